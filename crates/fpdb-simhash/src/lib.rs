@@ -1,0 +1,50 @@
+//! Text to 64-bit simhash fingerprints.
+//!
+//! A simhash (Charikar 2002, used for web crawling by Manku, Jain and Das
+//! Sarma, WWW 2007) maps a document to 64 bits such that similar documents
+//! get fingerprints that differ in few bits. The document is split into
+//! features (words or character shingles), each feature is hashed to 64
+//! bits, and each bit of the fingerprint is the sign of the weighted vote of
+//! all features: a feature adds its weight where its hash has a 1 and
+//! subtracts it where it has a 0. A small edit changes a few light features
+//! and flips few, if any, bits.
+//!
+//! ```
+//! use fpdb_simhash::{Simhasher, SimhashOptions};
+//!
+//! let simhasher = Simhasher::new(SimhashOptions::default());
+//! let a = simhasher.fingerprint("近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同。");
+//! let b = simhasher.fingerprint("近重复网页检测：同一篇文章出现在很多网址下，只有广告和日期不同。");
+//! let c = simhasher.fingerprint("The quick brown fox jumps over the lazy dog near the river bank.");
+//! assert!(a.distance(b) < a.distance(c));
+//! println!("{a} is {} bits from {b}", a.distance(b));
+//! ```
+//!
+//! # What defines a fingerprint
+//! Fingerprints are stored for years, so everything that shapes them is
+//! fixed and tested against golden vectors (`data/golden/`): the text is
+//! folded (full-width forms to ASCII, lower case), split by the
+//! [`Tokenizer`], filtered (stop words, numbers, punctuation), weighted by
+//! the [`Weighting`], each feature hashed with xxh3-64 and seed
+//! [`FEATURE_HASH_SEED`], and bit *i* (bit 0 the most significant) is 1
+//! exactly when the weighted vote is strictly positive. A tie gives 0, so a
+//! text without features has the fingerprint 0.
+#![warn(missing_docs)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
+
+mod chunks;
+mod error;
+mod fingerprint;
+mod normalize;
+mod simhasher;
+mod stop_words;
+mod tokenizer;
+mod votes;
+mod weighting;
+
+pub use error::OptionsError;
+pub use fingerprint::{Fingerprint, ParseFingerprintError};
+pub use simhasher::{hash_feature, Feature, SimhashOptions, Simhasher, FEATURE_HASH_SEED};
+pub use stop_words::is_stop_word;
+pub use tokenizer::{Tokenizer, MAX_SHINGLE_CHARS};
+pub use weighting::Weighting;

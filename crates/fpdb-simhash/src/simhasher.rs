@@ -1,0 +1,237 @@
+//! Text in, fingerprint out.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::LazyLock;
+
+use jieba_rs::{KeywordExtract, KeywordExtractConfig, TfIdf};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::chunks::for_each_chunk;
+use crate::normalize::{fold_into, has_alphanumeric, is_number};
+use crate::stop_words::{is_stop_word, stop_words};
+use crate::tokenizer::{for_each_shingle, JIEBA};
+use crate::votes::BitVotes;
+use crate::{Fingerprint, Tokenizer, Weighting};
+
+/// Seed of the xxh3-64 hash of each feature's UTF-8 bytes. Part of the
+/// fingerprint definition: changing it changes every fingerprint.
+pub const FEATURE_HASH_SEED: u64 = 0x6670_6462_5f73_6831; // "fpdb_sh1"
+
+/// Longest piece of text segmented at once with term-frequency weights.
+const TF_CHUNK_BYTES: usize = 64 * 1024;
+/// Longest piece of text scored at once with tf-idf weights. Longer than for
+/// tf, since keyword scores of one piece are only approximately comparable
+/// with another's (see [`Simhasher::tfidf_features`]).
+const TFIDF_CHUNK_BYTES: usize = 1024 * 1024;
+/// tf-idf scores are fixed-point integers with this many units per 1.0, so
+/// that summing them is exact and independent of order.
+const TFIDF_SCALE: f64 = 1_000_000.0;
+
+/// jieba's keyword extractor with fpdb's stop words added to jieba's own.
+static KEYWORDS: LazyLock<TfIdf> = LazyLock::new(|| {
+    let mut extractor = TfIdf::default();
+    let mut config = KeywordExtractConfig::builder()
+        .min_keyword_length(2)
+        .use_hmm(false);
+    for word in stop_words() {
+        config = config.add_stop_word(word);
+    }
+    *extractor.config_mut() = config.build();
+    extractor
+});
+
+/// The options that define a fingerprint. Two databases agree on
+/// fingerprints exactly when their options are equal.
+///
+/// The default, jieba words weighted by tf-idf keeping the 8 best keywords,
+/// was chosen by the detection-quality report (`benches/src/bin/quality.rs`,
+/// numbers in docs/BENCHMARKS.md): at k = 3 it finds more than twice as
+/// many planted near-duplicates as plain term frequency while reporting no
+/// false pair, and a fixed keyword count keeps a page's features stable when
+/// a site template changes its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SimhashOptions {
+    /// How text becomes features.
+    pub tokenizer: Tokenizer,
+    /// How much each feature counts.
+    pub weighting: Weighting,
+}
+
+impl SimhashOptions {
+    /// Keywords kept by the default tf-idf weighting.
+    pub const DEFAULT_KEYWORDS: usize = 8;
+}
+
+impl Default for SimhashOptions {
+    fn default() -> Self {
+        SimhashOptions {
+            tokenizer: Tokenizer::Jieba,
+            weighting: Weighting::TfIdf {
+                top_n: Some(Self::DEFAULT_KEYWORDS),
+            },
+        }
+    }
+}
+
+impl fmt::Display for SimhashOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tokenizer={} weights={}", self.tokenizer, self.weighting)
+    }
+}
+
+/// One feature of a text and its total weight, for explaining a fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Feature {
+    /// The feature's text, after folding.
+    pub text: String,
+    /// Its total weight in the vote.
+    pub weight: i64,
+    /// The xxh3-64 hash that decides which bits it votes for.
+    pub hash: u64,
+}
+
+/// Computes simhash fingerprints of text with fixed [`SimhashOptions`].
+///
+/// Cheap to create and to share between threads; jieba's dictionary is
+/// loaded once per process on first use.
+#[derive(Debug, Clone, Default)]
+pub struct Simhasher {
+    options: SimhashOptions,
+}
+
+impl Simhasher {
+    /// A simhasher with the given options.
+    pub fn new(options: SimhashOptions) -> Self {
+        Simhasher { options }
+    }
+
+    /// The options this simhasher uses.
+    pub fn options(&self) -> SimhashOptions {
+        self.options
+    }
+
+    /// The fingerprint of `text`. Text without any feature (empty, only
+    /// whitespace, punctuation or stop words) has the fingerprint 0.
+    pub fn fingerprint(&self, text: &str) -> Fingerprint {
+        let mut votes = BitVotes::default();
+        self.for_each_weighted(text, |feature, weight| {
+            votes.add(hash_feature(feature), weight);
+        });
+        votes.fingerprint()
+    }
+
+    /// The fingerprint of raw bytes that should be UTF-8. Invalid sequences
+    /// are decoded lossily: each becomes U+FFFD, which is not a letter or
+    /// digit and so never a feature. A page with a few broken bytes keeps
+    /// the fingerprint of its readable text.
+    pub fn fingerprint_bytes(&self, bytes: &[u8]) -> Fingerprint {
+        self.fingerprint(&String::from_utf8_lossy(bytes))
+    }
+
+    /// The features of `text` with their total weights, heaviest first (ties
+    /// by text): what the fingerprint is made of.
+    pub fn features(&self, text: &str) -> Vec<Feature> {
+        let mut totals: HashMap<String, i64> = HashMap::new();
+        self.for_each_weighted(text, |feature, weight| {
+            *totals.entry(feature.to_string()).or_insert(0) += weight;
+        });
+        let mut features: Vec<Feature> = totals
+            .into_iter()
+            .map(|(text, weight)| Feature {
+                hash: hash_feature(&text),
+                text,
+                weight,
+            })
+            .collect();
+        features.sort_by(|a, b| b.weight.cmp(&a.weight).then_with(|| a.text.cmp(&b.text)));
+        features
+    }
+
+    /// Calls `vote` for every (feature, weight) of `text`. With tf weights a
+    /// feature may come several times; the vote is linear, so that equals
+    /// one call with the summed weight.
+    fn for_each_weighted(&self, text: &str, mut vote: impl FnMut(&str, i64)) {
+        match (self.options.tokenizer, self.options.weighting) {
+            (Tokenizer::Chars(n), Weighting::Tf) => for_each_shingle(text, n, |s| vote(s, 1)),
+            (tokenizer, Weighting::Tf) => {
+                let mut folded = String::new();
+                for_each_chunk(text, TF_CHUNK_BYTES, |chunk| {
+                    folded.clear();
+                    fold_into(chunk, &mut folded);
+                    tokenizer.for_each_word(&folded, |w| vote(w, 1));
+                });
+            }
+            (_, Weighting::TfIdf { .. }) => {
+                for (feature, weight) in self.tfidf_features(text) {
+                    vote(&feature, weight);
+                }
+            }
+        }
+    }
+
+    /// The top keywords of `text` with fixed-point tf-idf weights.
+    ///
+    /// A text longer than one chunk is scored chunk by chunk and each
+    /// keyword's scores are summed, weighted by the chunk's length in bytes:
+    /// jieba's score is tf·idf divided by the chunk's token count, which is
+    /// close to proportional to its length. This keeps memory bounded by
+    /// the vocabulary rather than by the text.
+    fn tfidf_features(&self, text: &str) -> Vec<(String, i64)> {
+        let keep = self.options.weighting.keywords_for(text.len());
+        let mut scores: HashMap<String, f64> = HashMap::new();
+        let mut folded = String::new();
+        for_each_chunk(text, TFIDF_CHUNK_BYTES, |chunk| {
+            folded.clear();
+            fold_into(chunk, &mut folded);
+            let chunk_share = chunk.len() as f64 / text.len().max(1) as f64;
+            self.for_each_keyword_score(&folded, |word, score| {
+                *scores.entry(word.to_string()).or_insert(0.0) += score * chunk_share;
+            });
+        });
+        let mut ranked: Vec<(String, i64)> = scores
+            .into_iter()
+            // jieba's extractor keeps any token of two characters, even
+            // whitespace; only words with letters or digits are features.
+            .filter(|(word, _)| has_alphanumeric(word) && !is_number(word) && !is_stop_word(word))
+            .map(|(word, score)| (word, (score * TFIDF_SCALE).round().max(1.0) as i64))
+            .collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        ranked.truncate(keep);
+        ranked
+    }
+
+    /// Every keyword candidate of one folded chunk with its tf-idf score.
+    fn for_each_keyword_score(&self, folded: &str, mut each: impl FnMut(&str, f64)) {
+        match self.options.tokenizer {
+            Tokenizer::Jieba => {
+                for keyword in KEYWORDS.extract_keywords(&JIEBA, folded, usize::MAX, Vec::new()) {
+                    each(&keyword.keyword, keyword.weight);
+                }
+            }
+            tokenizer => {
+                // No IDF is known for these features: all share one IDF, so
+                // the score is the relative frequency.
+                let mut counts: HashMap<String, u64> = HashMap::new();
+                let mut total = 0u64;
+                let mut count = |w: &str| {
+                    *counts.entry(w.to_string()).or_insert(0) += 1;
+                    total += 1;
+                };
+                match tokenizer {
+                    Tokenizer::Chars(n) => for_each_shingle(folded, n, &mut count),
+                    _ => tokenizer.for_each_word(folded, &mut count),
+                }
+                for (word, n) in counts {
+                    each(&word, n as f64 / total as f64);
+                }
+            }
+        }
+    }
+}
+
+/// The 64-bit hash of one feature.
+#[inline]
+pub fn hash_feature(feature: &str) -> u64 {
+    xxh3_64_with_seed(feature.as_bytes(), FEATURE_HASH_SEED)
+}

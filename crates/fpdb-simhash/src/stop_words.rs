@@ -1,0 +1,190 @@
+//! Words too common to tell documents apart, in Chinese and English.
+//!
+//! A near-duplicate detector must weigh what a page is about, not its
+//! grammar: particles, pronouns and prepositions appear everywhere and would
+//! pull unrelated pages' fingerprints together. The list is short on purpose;
+//! rarer words are handled by weighting (tf-idf), not by this list.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+const CHINESE: &[&str] = &[
+    "的",
+    "了",
+    "是",
+    "在",
+    "和",
+    "就",
+    "都",
+    "而",
+    "及",
+    "与",
+    "着",
+    "或",
+    "之",
+    "也",
+    "还",
+    "但",
+    "又",
+    "被",
+    "把",
+    "让",
+    "给",
+    "从",
+    "对",
+    "向",
+    "于",
+    "以",
+    "为",
+    "则",
+    "即",
+    "并",
+    "很",
+    "更",
+    "最",
+    "再",
+    "已",
+    "将",
+    "能",
+    "会",
+    "要",
+    "得",
+    "地",
+    "所",
+    "其",
+    "此",
+    "该",
+    "这",
+    "那",
+    "哪",
+    "个",
+    "些",
+    "每",
+    "各",
+    "我",
+    "你",
+    "您",
+    "他",
+    "她",
+    "它",
+    "们",
+    "啊",
+    "吗",
+    "呢",
+    "吧",
+    "呀",
+    "哦",
+    "嗯",
+    "么",
+    "一个",
+    "一些",
+    "一种",
+    "这个",
+    "那个",
+    "这些",
+    "那些",
+    "这样",
+    "那样",
+    "这种",
+    "那种",
+    "我们",
+    "你们",
+    "他们",
+    "她们",
+    "它们",
+    "自己",
+    "什么",
+    "怎么",
+    "怎样",
+    "为什么",
+    "因为",
+    "所以",
+    "如果",
+    "虽然",
+    "但是",
+    "然后",
+    "而且",
+    "并且",
+    "或者",
+    "还是",
+    "就是",
+    "可以",
+    "没有",
+    "不是",
+    "已经",
+    "以及",
+    "其中",
+    "之后",
+    "之前",
+    "以后",
+    "以前",
+    "通过",
+    "进行",
+    "对于",
+    "关于",
+    "由于",
+    "这里",
+    "那里",
+    "如何",
+    "等等",
+    "的话",
+    "一下",
+    "一样",
+    "一直",
+    "只是",
+    "只有",
+    "不过",
+    "而是",
+    "以上",
+    "以下",
+];
+
+const ENGLISH: &[&str] = &[
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
+    "at", "be", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could",
+    "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had",
+    "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in",
+    "into", "is", "it", "its", "itself", "just", "may", "me", "might", "more", "most", "must",
+    "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our",
+    "ours", "out", "over", "own", "same", "shall", "she", "should", "so", "some", "such", "than",
+    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "under", "until", "up", "us", "very", "was", "we", "were", "what",
+    "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you",
+    "your", "yours",
+];
+
+static STOP_WORDS: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| CHINESE.iter().chain(ENGLISH).copied().collect());
+
+/// Whether `word` (already folded to lower case) is a stop word.
+#[inline]
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(word)
+}
+
+/// Every stop word, Chinese first, for building other filters from.
+pub fn stop_words() -> impl Iterator<Item = &'static str> {
+    CHINESE.iter().chain(ENGLISH).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knows_both_languages() {
+        assert!(is_stop_word("的"));
+        assert!(is_stop_word("我们"));
+        assert!(is_stop_word("the"));
+        assert!(!is_stop_word("指纹"));
+        assert!(!is_stop_word("fingerprint"));
+    }
+
+    #[test]
+    fn list_is_lower_case_without_duplicates() {
+        let all: Vec<&str> = stop_words().collect();
+        let unique: HashSet<&str> = all.iter().copied().collect();
+        assert_eq!(all.len(), unique.len());
+        assert!(all.iter().all(|w| w.to_lowercase() == *w));
+    }
+}
