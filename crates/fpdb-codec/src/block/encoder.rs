@@ -1,0 +1,181 @@
+//! Encoding sorted keys into blocks.
+//!
+//! In a block the first key is written whole (64 bits). Each further key is
+//! written as the Huffman code word of `h`, the index (from the MSB) of the
+//! first bit where it differs from its predecessor, followed by its
+//! `63 - h` bits below position `h`. Bit `h` itself is 1 (keys ascend), and
+//! the bits above it equal the predecessor's, so neither is stored.
+
+use super::header::{BlockHeader, MAX_BLOCK_KEYS};
+use crate::bits::BitWriter;
+use crate::error::CodecError;
+use crate::huffman::HuffmanCode;
+
+/// Default target size of an encoded block, header included.
+pub const DEFAULT_BLOCK_BYTES: usize = 1024;
+
+/// One encoded block and what a directory needs to know about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedBlock {
+    bytes: Vec<u8>,
+    first_key: u64,
+    last_key: u64,
+    count: u32,
+}
+
+impl EncodedBlock {
+    /// Header and payload.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Takes the bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+
+    /// Smallest key.
+    pub fn first_key(&self) -> u64 {
+        self.first_key
+    }
+
+    /// Largest key.
+    pub fn last_key(&self) -> u64 {
+        self.last_key
+    }
+
+    /// Number of keys.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+}
+
+/// Encodes strictly ascending keys with one table's Huffman code.
+#[derive(Debug, Clone, Copy)]
+pub struct BlockEncoder<'c> {
+    code: &'c HuffmanCode,
+    target_block_bytes: usize,
+}
+
+/// Bits a key costs after its predecessor: code word plus residual.
+#[inline]
+fn key_cost(code: &HuffmanCode, previous: u64, key: u64) -> (u32, u32, u32) {
+    let h = (previous ^ key).leading_zeros();
+    let (word, length) = code.code_word(h).unwrap_or((0, 0));
+    (word, length, 63 - h)
+}
+
+/// A block under construction.
+struct OpenBlock {
+    writer: BitWriter,
+    first_key: u64,
+    last_key: u64,
+    count: u32,
+}
+
+impl OpenBlock {
+    fn start(key: u64, capacity: usize) -> Self {
+        let mut writer = BitWriter::with_capacity(capacity);
+        writer.write(key, 64);
+        OpenBlock {
+            writer,
+            first_key: key,
+            last_key: key,
+            count: 1,
+        }
+    }
+
+    #[inline]
+    fn append(&mut self, key: u64, word: u32, length: u32, residual_bits: u32) {
+        self.writer.write(u64::from(word), length);
+        let residual = if residual_bits == 0 {
+            0
+        } else {
+            key & (u64::MAX >> (64 - residual_bits))
+        };
+        self.writer.write(residual, residual_bits);
+        self.last_key = key;
+        self.count += 1;
+    }
+
+    fn seal(self) -> Result<EncodedBlock, CodecError> {
+        let count = u16::try_from(self.count).map_err(|_| CodecError::BlockTooLarge {
+            keys: self.count as usize,
+        })?;
+        let payload_bits = self.writer.bit_len() as usize;
+        let payload = self.writer.finish();
+        Ok(EncodedBlock {
+            bytes: super::header::seal_block(count, payload_bits, &payload),
+            first_key: self.first_key,
+            last_key: self.last_key,
+            count: self.count,
+        })
+    }
+}
+
+impl<'c> BlockEncoder<'c> {
+    /// An encoder cutting blocks of at most `target_block_bytes` (header
+    /// included). A block always holds at least one key, so targets below
+    /// 16 bytes (header plus one key) give one key per block. A block is also
+    /// cut at [`MAX_BLOCK_KEYS`] keys.
+    pub fn new(code: &'c HuffmanCode, target_block_bytes: usize) -> Self {
+        BlockEncoder {
+            code,
+            target_block_bytes,
+        }
+    }
+
+    /// The code keys are encoded with.
+    pub fn code(&self) -> &'c HuffmanCode {
+        self.code
+    }
+
+    /// Cuts a whole table into blocks of about the target size.
+    pub fn encode_table(&self, keys: &[u64]) -> Result<Vec<EncodedBlock>, CodecError> {
+        let capacity = self.target_block_bytes.min(1 << 20);
+        let payload_budget_bits =
+            (self.target_block_bytes.saturating_sub(BlockHeader::LEN) as u64) * 8;
+        let mut blocks = Vec::new();
+        let mut iter = keys.iter().copied().enumerate();
+        let Some((_, first)) = iter.next() else {
+            return Ok(blocks);
+        };
+        let mut open = OpenBlock::start(first, capacity);
+        for (index, key) in iter {
+            if key <= open.last_key {
+                return Err(CodecError::NotStrictlyAscending { index });
+            }
+            let (word, length, residual_bits) = key_cost(self.code, open.last_key, key);
+            let bits = open.writer.bit_len() + u64::from(length + residual_bits);
+            // Whole bytes count: the payload is padded to a byte boundary.
+            if bits.div_ceil(8) * 8 > payload_budget_bits || open.count as usize >= MAX_BLOCK_KEYS {
+                let full = std::mem::replace(&mut open, OpenBlock::start(key, capacity));
+                blocks.push(full.seal()?);
+            } else {
+                open.append(key, word, length, residual_bits);
+            }
+        }
+        blocks.push(open.seal()?);
+        Ok(blocks)
+    }
+
+    /// Encodes all `keys` as one block, whatever its size (for re-encoding
+    /// a single block after a merge), up to [`MAX_BLOCK_KEYS`] keys.
+    pub fn encode_block(&self, keys: &[u64]) -> Result<EncodedBlock, CodecError> {
+        let Some((&first, rest)) = keys.split_first() else {
+            return Err(CodecError::EmptyBlock);
+        };
+        if keys.len() > MAX_BLOCK_KEYS {
+            return Err(CodecError::BlockTooLarge { keys: keys.len() });
+        }
+        let mut open = OpenBlock::start(first, 8 + rest.len() * 8);
+        for (index, &key) in (1..).zip(rest) {
+            if key <= open.last_key {
+                return Err(CodecError::NotStrictlyAscending { index });
+            }
+            let (word, length, residual_bits) = key_cost(self.code, open.last_key, key);
+            open.append(key, word, length, residual_bits);
+        }
+        open.seal()
+    }
+}

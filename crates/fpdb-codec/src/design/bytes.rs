@@ -1,0 +1,243 @@
+//! The byte form of a design, stored in a database manifest.
+//!
+//! Layout (version 1), every multi-byte integer big-endian:
+//!
+//! ```text
+//! offset  size  field
+//! 0       1     format version = 1
+//! 1       1     k
+//! 2       1     shape kind: 0 = evenly split levels, 1 = explicit widths
+//! 3       1     n = number of shape entries
+//! 4       n     shape entries (blocks per level, or block widths), u8 each
+//! 4+n     2     t = number of tables
+//! …             t times: prefix bits (u8), r = range count (u8),
+//!               r times (start bit u8, length u8), MSB = bit 0
+//! end-4   4     checksum: low 32 bits of xxh3-64 over all preceding bytes
+//! ```
+//!
+//! The tables are stored explicitly and, on decoding, compared with the
+//! tables this build generates from the shape: a design whose data was laid
+//! out under different permutations is rejected instead of silently
+//! answering wrongly.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::{DesignShape, Table, TableDesign, MAX_K, MAX_TABLES};
+use crate::error::CodecError;
+use crate::permutation::{BitRange, Permutation};
+
+/// Version of the design byte format.
+pub const DESIGN_FORMAT_VERSION: u8 = 1;
+
+const WHAT: &str = "table design";
+
+impl TableDesign {
+    /// Serializes the design (see the module docs for the layout).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let (kind, entries) = match self.shape() {
+            DesignShape::Levels(levels) => (0u8, levels),
+            DesignShape::Widths(widths) => (1u8, widths),
+        };
+        let mut out = vec![
+            DESIGN_FORMAT_VERSION,
+            self.k() as u8,
+            kind,
+            entries.len() as u8,
+        ];
+        out.extend(entries.iter().map(|&entry| entry as u8));
+        out.extend_from_slice(&(self.tables().len() as u16).to_be_bytes());
+        for table in self.tables() {
+            let ranges = table.permutation().ranges();
+            out.push(table.prefix_bits() as u8);
+            out.push(ranges.len() as u8);
+            for range in ranges {
+                out.push(range.start);
+                out.push(range.len);
+            }
+        }
+        let checksum = xxh3_64(&out) as u32;
+        out.extend_from_slice(&checksum.to_be_bytes());
+        out
+    }
+
+    /// Parses [`TableDesign::to_bytes`] output; any damage is a typed error.
+    pub fn from_bytes(bytes: &[u8]) -> Result<TableDesign, CodecError> {
+        let Some((body, stored)) = bytes.split_last_chunk::<4>() else {
+            return Err(CodecError::corrupt(WHAT, "shorter than its checksum"));
+        };
+        let stored = u32::from_be_bytes(*stored);
+        let computed = xxh3_64(body) as u32;
+        let mut reader = ByteReader { rest: body };
+        let version = reader.u8()?;
+        if version != DESIGN_FORMAT_VERSION {
+            return Err(CodecError::Version {
+                what: WHAT,
+                expected: DESIGN_FORMAT_VERSION,
+                got: version,
+            });
+        }
+        if stored != computed {
+            return Err(CodecError::ChecksumMismatch {
+                what: WHAT,
+                expected: stored,
+                got: computed,
+            });
+        }
+        let k = u32::from(reader.u8()?);
+        if k > MAX_K {
+            return Err(CodecError::corrupt(WHAT, format!("k = {k} above {MAX_K}")));
+        }
+        let kind = reader.u8()?;
+        let entry_count = reader.u8()?;
+        let entries: Vec<u32> = reader
+            .take(usize::from(entry_count))?
+            .iter()
+            .map(|&entry| u32::from(entry))
+            .collect();
+        let shape = match kind {
+            0 => DesignShape::Levels(entries),
+            1 => DesignShape::Widths(entries),
+            other => {
+                return Err(CodecError::corrupt(
+                    WHAT,
+                    format!("unknown shape kind {other}"),
+                ))
+            }
+        };
+        let table_count = usize::from(reader.u16()?);
+        if table_count > MAX_TABLES {
+            return Err(CodecError::corrupt(WHAT, format!("{table_count} tables")));
+        }
+        let mut tables = Vec::with_capacity(table_count);
+        for _ in 0..table_count {
+            let prefix_bits = u32::from(reader.u8()?);
+            let range_count = usize::from(reader.u8()?);
+            let ranges: Vec<BitRange> = reader
+                .take(range_count * 2)?
+                .chunks_exact(2)
+                .map(|pair| match pair {
+                    [start, len] => BitRange::new(*start, *len),
+                    _ => BitRange::new(0, 0),
+                })
+                .collect();
+            let permutation = Permutation::moving_to_top(&ranges)
+                .map_err(|error| CodecError::corrupt(WHAT, error.to_string()))?;
+            let table = Table::new(permutation);
+            if table.prefix_bits() != prefix_bits {
+                return Err(CodecError::corrupt(
+                    WHAT,
+                    "prefix bits disagree with the ranges",
+                ));
+            }
+            tables.push(table);
+        }
+        if !reader.rest.is_empty() {
+            return Err(CodecError::corrupt(WHAT, "trailing bytes"));
+        }
+        // Regenerate rather than trust: this also proves completeness, since
+        // every generated design is complete.
+        let design = TableDesign::from_shape(k, shape)
+            .map_err(|error| CodecError::corrupt(WHAT, error.to_string()))?;
+        if design.tables() != tables.as_slice() {
+            return Err(CodecError::corrupt(
+                WHAT,
+                "stored tables differ from the ones this build generates for the shape",
+            ));
+        }
+        Ok(design)
+    }
+}
+
+/// A cursor over bytes whose reads fail, instead of panicking, at the end.
+pub(crate) struct ByteReader<'a> {
+    pub(crate) rest: &'a [u8],
+}
+
+impl<'a> ByteReader<'a> {
+    pub(crate) fn take(&mut self, count: usize) -> Result<&'a [u8], CodecError> {
+        if count > self.rest.len() {
+            return Err(CodecError::corrupt(WHAT, "truncated"));
+        }
+        let (head, tail) = self.rest.split_at(count);
+        self.rest = tail;
+        Ok(head)
+    }
+
+    pub(crate) fn u8(&mut self) -> Result<u8, CodecError> {
+        match self.take(1)? {
+            [byte] => Ok(*byte),
+            _ => Err(CodecError::corrupt(WHAT, "truncated")),
+        }
+    }
+
+    pub(crate) fn u16(&mut self) -> Result<u16, CodecError> {
+        match self.take(2)? {
+            [high, low] => Ok(u16::from_be_bytes([*high, *low])),
+            _ => Err(CodecError::corrupt(WHAT, "truncated")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_design_round_trips() {
+        for k in 0..=MAX_K {
+            for design in TableDesign::family(k).unwrap() {
+                let bytes = design.to_bytes();
+                assert_eq!(TableDesign::from_bytes(&bytes).unwrap(), design);
+            }
+        }
+        let uneven = TableDesign::split(2, &[30, 20, 14]).unwrap();
+        assert_eq!(TableDesign::from_bytes(&uneven.to_bytes()).unwrap(), uneven);
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_an_error() {
+        let bytes = TableDesign::levels(3, &[4, 4]).unwrap().to_bytes();
+        for len in 0..bytes.len() {
+            assert!(TableDesign::from_bytes(&bytes[..len]).is_err());
+        }
+        for bit in 0..bytes.len() * 8 {
+            let mut flipped = bytes.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            assert!(TableDesign::from_bytes(&flipped).is_err(), "bit {bit}");
+        }
+    }
+
+    #[test]
+    fn other_versions_are_reported_as_such() {
+        let mut bytes = TableDesign::levels(3, &[4]).unwrap().to_bytes();
+        bytes[0] = 2;
+        assert_eq!(
+            TableDesign::from_bytes(&bytes),
+            Err(CodecError::Version {
+                what: WHAT,
+                expected: 1,
+                got: 2
+            })
+        );
+    }
+
+    #[test]
+    fn consistent_but_wrong_tables_are_rejected() {
+        // Swap two tables and fix the checksum: structurally valid, wrong.
+        let design = TableDesign::levels(2, &[3]).unwrap();
+        let mut bytes = design.to_bytes();
+        bytes.truncate(bytes.len() - 4);
+        let header_len = 4 + 1 + 2;
+        let mut body: Vec<u8> = bytes.split_off(header_len);
+        let first_len = 2 + 2 * usize::from(body[1]);
+        let first: Vec<u8> = body.drain(..first_len).collect();
+        body.extend(first);
+        bytes.extend(body);
+        let checksum = xxh3_64(&bytes) as u32;
+        bytes.extend_from_slice(&checksum.to_be_bytes());
+        assert!(matches!(
+            TableDesign::from_bytes(&bytes),
+            Err(CodecError::Corrupt { .. })
+        ));
+    }
+}

@@ -1,0 +1,483 @@
+//! The per-table Huffman code for `h`, the position of the first bit in
+//! which a key differs from its predecessor.
+//!
+//! The `huffman-compress` crate computes optimal code *lengths* from the
+//! histogram of `h` over a whole table (the cold path). Codes are then
+//! assigned canonically (shorter codes first, ties by symbol), so the code
+//! book is just 64 lengths, and decoding uses a table lookup on the next
+//! [`LUT_BITS`] bits instead of walking a tree bit by bit.
+//!
+//! Every symbol `0..=63` gets a code (each count is incremented by one) so
+//! keys inserted later can always be encoded with the table's code. Lengths
+//! are capped at [`MAX_CODE_LEN`] by repeatedly halving the counts, which
+//! flattens the distribution until the longest code fits.
+
+use huffman_compress::CodeBuilder;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::error::CodecError;
+
+/// Number of symbols: `h` ranges over bit positions `0..=63`.
+pub const SYMBOLS: usize = 64;
+
+/// Longest code word. A code word plus a 63-bit residual must fit the
+/// decoder's 120 usable window bits.
+pub const MAX_CODE_LEN: u32 = 24;
+
+/// Bits looked up at once by the fast decoder; codes up to this long take
+/// one lookup (for random keys that is every code), longer ones a short
+/// canonical search.
+pub const LUT_BITS: u32 = 11;
+
+/// Version of the code book byte format.
+pub const CODE_BOOK_VERSION: u8 = 1;
+
+/// Serialized size: version, 64 lengths, 4-byte checksum.
+pub const CODE_BOOK_BYTES: usize = 1 + SYMBOLS + 4;
+
+const WHAT: &str = "code book";
+
+/// A canonical, complete prefix code for `h ∈ 0..=63`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct HuffmanCode {
+    lengths: [u8; SYMBOLS],
+    codes: [u32; SYMBOLS],
+    /// Indexed by the next `LUT_BITS` bits: a [`LookupEntry`] packed as
+    /// `length | h << 8 | advance << 16`, or 0 when the code word is longer
+    /// than `LUT_BITS`.
+    lookup: Box<[u32; 1 << LUT_BITS]>,
+    /// Canonical decoding of long codes, indexed by length: the first code
+    /// of that length, how many codes have it, and where their symbols
+    /// start in `symbols_by_code`.
+    first_code: [u32; MAX_CODE_LEN as usize + 1],
+    code_count: [u32; MAX_CODE_LEN as usize + 1],
+    first_index: [u32; MAX_CODE_LEN as usize + 1],
+    symbols_by_code: [u8; SYMBOLS],
+}
+
+impl std::fmt::Debug for HuffmanCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HuffmanCode")
+            .field("lengths", &self.lengths)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Packs a lookup entry: code length, `h`, and the bits the key occupies
+/// (`length + 63 - h`, the decoder's step to the next key).
+const fn pack_entry(length: u32, h: u32) -> u32 {
+    length | (h << 8) | ((length + 63 - h) << 16)
+}
+
+/// Code length of a packed lookup entry.
+#[inline(always)]
+pub(crate) const fn entry_length(entry: u32) -> u32 {
+    entry & 0xff
+}
+
+/// `h` of a packed lookup entry.
+#[inline(always)]
+pub(crate) const fn entry_h(entry: u32) -> u32 {
+    (entry >> 8) & 0xff
+}
+
+/// Bits from this key's start to the next key's of a packed lookup entry.
+#[inline(always)]
+pub(crate) const fn entry_advance(entry: u32) -> u32 {
+    entry >> 16
+}
+
+/// Packs `(length, h)` from the slow path like a lookup entry.
+#[inline]
+pub(crate) const fn entry_from(length: u32, h: u32) -> u32 {
+    pack_entry(length, h)
+}
+
+/// Histogram of `h` over consecutive pairs of strictly ascending keys.
+/// Pairs that are not ascending are skipped (they cannot be encoded anyway).
+pub fn h_histogram(sorted_keys: &[u64]) -> [u64; SYMBOLS] {
+    let mut histogram = [0u64; SYMBOLS];
+    for pair in sorted_keys.windows(2) {
+        if let [previous, key] = pair {
+            if key > previous {
+                let h = (previous ^ key).leading_zeros() as usize;
+                if let Some(count) = histogram.get_mut(h) {
+                    *count += 1;
+                }
+            }
+        }
+    }
+    histogram
+}
+
+/// Optimal code lengths from `huffman-compress` for positive weights.
+fn library_lengths(weights: &[u64; SYMBOLS]) -> [u8; SYMBOLS] {
+    let builder: CodeBuilder<u8, u64> = (0u8..).zip(weights.iter().copied()).collect();
+    let (book, _tree) = builder.finish();
+    let mut lengths = [0u8; SYMBOLS];
+    for (symbol, code) in book.iter() {
+        if let Some(slot) = lengths.get_mut(usize::from(*symbol)) {
+            *slot = u8::try_from(code.len()).unwrap_or(u8::MAX);
+        }
+    }
+    lengths
+}
+
+impl HuffmanCode {
+    /// The Huffman code for a histogram of `h`: weights are `count + 1`
+    /// (every symbol gets a code). If the longest code would exceed
+    /// [`MAX_CODE_LEN`], the histogram is flattened to `(count >> s) + 1`
+    /// with the smallest shift `s` that fits, found by binary search (at
+    /// most 7 more code builds; shift 64 makes all weights 1, 6-bit codes).
+    pub fn from_histogram(histogram: &[u64; SYMBOLS]) -> HuffmanCode {
+        let attempt = |shift: u32| {
+            let weights =
+                histogram.map(|count| count.checked_shr(shift).unwrap_or(0).saturating_add(1));
+            let lengths = library_lengths(&weights);
+            let longest = lengths.iter().copied().max().unwrap_or(u8::MAX);
+            if u32::from(longest) <= MAX_CODE_LEN {
+                HuffmanCode::from_lengths(&lengths).ok()
+            } else {
+                None
+            }
+        };
+        if let Some(code) = attempt(0) {
+            return code;
+        }
+        // Invariant: `low` fails, `high` passes.
+        let (mut low, mut high) = (0u32, 64u32);
+        let mut best = None;
+        while high - low > 1 {
+            let middle = (low + high) / 2;
+            match attempt(middle) {
+                Some(code) => {
+                    high = middle;
+                    best = Some(code);
+                }
+                None => low = middle,
+            }
+        }
+        best.or_else(|| attempt(64))
+            .unwrap_or_else(HuffmanCode::uniform)
+    }
+
+    /// The code for a table of strictly ascending keys.
+    pub fn for_sorted_keys(sorted_keys: &[u64]) -> HuffmanCode {
+        Self::from_histogram(&h_histogram(sorted_keys))
+    }
+
+    /// A code where every `h` costs 6 bits (no statistics needed).
+    pub fn uniform() -> HuffmanCode {
+        match Self::from_lengths(&[6; SYMBOLS]) {
+            Ok(code) => code,
+            Err(_) => unreachable!("64 codes of 6 bits form a complete code"),
+        }
+    }
+
+    /// Builds the canonical code for these lengths. The lengths must be in
+    /// `1..=MAX_CODE_LEN` and form a complete code (Kraft sum exactly 1),
+    /// so that every bit string decodes.
+    pub fn from_lengths(lengths: &[u8; SYMBOLS]) -> Result<HuffmanCode, CodecError> {
+        let mut kraft: u64 = 0;
+        let mut code_count = [0u32; MAX_CODE_LEN as usize + 1];
+        for (symbol, &length) in lengths.iter().enumerate() {
+            if length == 0 || u32::from(length) > MAX_CODE_LEN {
+                return Err(CodecError::corrupt(
+                    WHAT,
+                    format!("symbol {symbol} has code length {length}"),
+                ));
+            }
+            kraft += 1u64 << (MAX_CODE_LEN - u32::from(length));
+            if let Some(count) = code_count.get_mut(usize::from(length)) {
+                *count += 1;
+            }
+        }
+        if kraft != 1u64 << MAX_CODE_LEN {
+            return Err(CodecError::corrupt(
+                WHAT,
+                "code lengths do not form a complete code",
+            ));
+        }
+        let mut first_code = [0u32; MAX_CODE_LEN as usize + 1];
+        let mut first_index = [0u32; MAX_CODE_LEN as usize + 1];
+        let mut code = 0u32;
+        let mut index = 0u32;
+        for length in 1..=MAX_CODE_LEN as usize {
+            code <<= 1;
+            let count = code_count.get(length).copied().unwrap_or(0);
+            if let (Some(first), Some(first_at)) =
+                (first_code.get_mut(length), first_index.get_mut(length))
+            {
+                *first = code;
+                *first_at = index;
+            }
+            code += count;
+            index += count;
+        }
+        let mut next_code = first_code;
+        let mut codes = [0u32; SYMBOLS];
+        let mut symbols_by_code = [0u8; SYMBOLS];
+        let mut lookup = Box::new([0u32; 1 << LUT_BITS]);
+        // Symbols in canonical order: by length, then by symbol.
+        let mut order: Vec<u8> = (0..SYMBOLS as u8).collect();
+        order.sort_by_key(|&symbol| (lengths.get(usize::from(symbol)).copied(), symbol));
+        for (position, &symbol) in order.iter().enumerate() {
+            let length = lengths.get(usize::from(symbol)).copied().unwrap_or(0);
+            let Some(next) = next_code.get_mut(usize::from(length)) else {
+                continue;
+            };
+            let assigned = *next;
+            *next += 1;
+            if let Some(slot) = codes.get_mut(usize::from(symbol)) {
+                *slot = assigned;
+            }
+            if let Some(slot) = symbols_by_code.get_mut(position) {
+                *slot = symbol;
+            }
+            if u32::from(length) <= LUT_BITS {
+                // Every LUT index starting with this code word maps to it.
+                let spread = LUT_BITS - u32::from(length);
+                let start = (assigned << spread) as usize;
+                let entry = pack_entry(u32::from(length), u32::from(symbol));
+                for slot in lookup.iter_mut().skip(start).take(1 << spread) {
+                    *slot = entry;
+                }
+            }
+        }
+        Ok(HuffmanCode {
+            lengths: *lengths,
+            codes,
+            lookup,
+            first_code,
+            code_count,
+            first_index,
+            symbols_by_code,
+        })
+    }
+
+    /// Code length of every symbol.
+    pub fn lengths(&self) -> &[u8; SYMBOLS] {
+        &self.lengths
+    }
+
+    /// The code word of `h` (right-aligned) and its length in bits;
+    /// `None` if `h > 63`.
+    #[inline]
+    pub fn code_word(&self, h: u32) -> Option<(u32, u32)> {
+        let code = self.codes.get(h as usize)?;
+        let length = self.lengths.get(h as usize)?;
+        Some((*code, u32::from(*length)))
+    }
+
+    /// Bits needed to encode keys with this histogram of `h` (code words
+    /// plus residuals), excluding first keys and headers.
+    pub fn encoded_bits(&self, histogram: &[u64; SYMBOLS]) -> u64 {
+        (0u32..)
+            .zip(histogram.iter().zip(self.lengths.iter()))
+            .map(|(h, (&count, &length))| count * (u64::from(length) + 63 - u64::from(h)))
+            .sum()
+    }
+
+    /// Decodes one symbol from the top of `window` (left-aligned bits):
+    /// returns `(code length, h)`. Never fails for a complete code; `None`
+    /// only guards against impossible states without panicking. (The block
+    /// decoder inlines this with its own peeking; tests use it directly.)
+    #[cfg(test)]
+    pub(crate) fn decode(&self, window: u128) -> Option<(u32, u32)> {
+        let index = (window >> (128 - LUT_BITS)) as usize;
+        let entry = self.lookup.get(index).copied().unwrap_or(0);
+        if entry != 0 {
+            return Some((entry_length(entry), entry_h(entry)));
+        }
+        self.decode_long(window)
+    }
+
+    /// The lookup table, indexed by the next [`LUT_BITS`] bits: packed
+    /// entries (see `entry_length`, `entry_h`, `entry_advance`), 0 meaning
+    /// the code word is longer (use [`HuffmanCode::decode_long`]).
+    #[inline(always)]
+    pub(crate) fn lookup_table(&self) -> &[u32; 1 << LUT_BITS] {
+        &self.lookup
+    }
+
+    /// Canonical decoding of a code word longer than [`LUT_BITS`].
+    #[cold]
+    pub(crate) fn decode_long(&self, window: u128) -> Option<(u32, u32)> {
+        let top = (window >> (128 - MAX_CODE_LEN)) as u32;
+        for length in LUT_BITS + 1..=MAX_CODE_LEN {
+            let candidate = top >> (MAX_CODE_LEN - length);
+            let first = self.first_code.get(length as usize).copied()?;
+            let count = self.code_count.get(length as usize).copied()?;
+            let offset = candidate.wrapping_sub(first);
+            if offset < count {
+                let index = self.first_index.get(length as usize).copied()? + offset;
+                let symbol = self.symbols_by_code.get(index as usize).copied()?;
+                return Some((length, u32::from(symbol)));
+            }
+        }
+        None
+    }
+
+    /// Serialized form: version, the 64 code lengths, checksum.
+    ///
+    /// ```text
+    /// offset  size  field
+    /// 0       1     format version = 1
+    /// 1       64    code length of h = 0, 1, …, 63 (each 1..=24)
+    /// 65      4     low 32 bits of xxh3-64 over bytes 0..65, big-endian
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(CODE_BOOK_BYTES);
+        out.push(CODE_BOOK_VERSION);
+        out.extend_from_slice(&self.lengths);
+        let checksum = xxh3_64(&out) as u32;
+        out.extend_from_slice(&checksum.to_be_bytes());
+        out
+    }
+
+    /// Parses [`HuffmanCode::to_bytes`] output; any damage is a typed error.
+    pub fn from_bytes(bytes: &[u8]) -> Result<HuffmanCode, CodecError> {
+        let Some(&version) = bytes.first() else {
+            return Err(CodecError::corrupt(WHAT, "empty"));
+        };
+        if version != CODE_BOOK_VERSION {
+            return Err(CodecError::Version {
+                what: WHAT,
+                expected: CODE_BOOK_VERSION,
+                got: version,
+            });
+        }
+        if bytes.len() != CODE_BOOK_BYTES {
+            return Err(CodecError::corrupt(
+                WHAT,
+                format!("{} bytes, expected {CODE_BOOK_BYTES}", bytes.len()),
+            ));
+        }
+        let Some((body, stored)) = bytes.split_last_chunk::<4>() else {
+            return Err(CodecError::corrupt(WHAT, "truncated"));
+        };
+        let stored = u32::from_be_bytes(*stored);
+        let computed = xxh3_64(body) as u32;
+        if stored != computed {
+            return Err(CodecError::ChecksumMismatch {
+                what: WHAT,
+                expected: stored,
+                got: computed,
+            });
+        }
+        let lengths: &[u8; SYMBOLS] = body
+            .get(1..)
+            .and_then(|tail| tail.try_into().ok())
+            .ok_or_else(|| CodecError::corrupt(WHAT, "truncated"))?;
+        HuffmanCode::from_lengths(lengths)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skewed_histogram(seed: u64) -> [u64; SYMBOLS] {
+        let mut state = seed | 1;
+        let mut histogram = [0u64; SYMBOLS];
+        for (h, count) in histogram.iter_mut().enumerate() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let shift = (h as u32 * 7 + (state % 5) as u32) % 40;
+            *count = (1u64 << shift) + state % 1000;
+        }
+        histogram
+    }
+
+    #[test]
+    fn lengths_match_the_library_when_no_capping_is_needed() {
+        let mut histogram = [0u64; SYMBOLS];
+        for (h, count) in histogram.iter_mut().enumerate() {
+            *count = 1000 / (1 + (h as u64).abs_diff(20));
+        }
+        let code = HuffmanCode::from_histogram(&histogram);
+        let expected = library_lengths(&histogram.map(|count| count + 1));
+        assert_eq!(code.lengths(), &expected);
+    }
+
+    #[test]
+    fn extreme_histograms_are_capped_and_complete() {
+        let mut fibonacci = [0u64; SYMBOLS];
+        let (mut a, mut b) = (1u64, 1u64);
+        for count in fibonacci.iter_mut() {
+            *count = a;
+            (a, b) = (b, a.saturating_add(b));
+        }
+        for histogram in [
+            fibonacci,
+            skewed_histogram(7),
+            [u64::MAX; SYMBOLS],
+            [0; SYMBOLS],
+        ] {
+            let code = HuffmanCode::from_histogram(&histogram);
+            let longest = code.lengths().iter().copied().max().unwrap();
+            assert!(u32::from(longest) <= MAX_CODE_LEN);
+            assert!(code.lengths().iter().all(|&length| length >= 1));
+        }
+        // Without the cap the Fibonacci histogram would need ~63-bit codes.
+        let uncapped = library_lengths(&fibonacci.map(|count| count.saturating_add(1)));
+        assert!(uncapped.iter().copied().max().unwrap() > MAX_CODE_LEN as u8);
+    }
+
+    #[test]
+    fn fast_decode_agrees_with_code_words() {
+        for seed in 1..20 {
+            let code = HuffmanCode::from_histogram(&skewed_histogram(seed));
+            for h in 0..64u32 {
+                let (word, length) = code.code_word(h).unwrap();
+                // Put the code word at the top of a window with noise below.
+                let window = (u128::from(word) << (128 - length))
+                    | (0x5555_5555_5555_5555_5555u128 >> length);
+                assert_eq!(code.decode(window), Some((length, h)), "seed {seed} h {h}");
+            }
+        }
+    }
+
+    #[test]
+    fn code_words_are_prefix_free() {
+        let code = HuffmanCode::from_histogram(&skewed_histogram(3));
+        for a in 0..64 {
+            for b in 0..64 {
+                if a == b {
+                    continue;
+                }
+                let (word_a, len_a) = code.code_word(a).unwrap();
+                let (word_b, len_b) = code.code_word(b).unwrap();
+                if len_a <= len_b {
+                    assert_ne!(word_b >> (len_b - len_a), word_a, "{a} prefixes {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_round_trip_and_damage_is_an_error() {
+        let code = HuffmanCode::from_histogram(&skewed_histogram(11));
+        let bytes = code.to_bytes();
+        assert_eq!(bytes.len(), CODE_BOOK_BYTES);
+        assert_eq!(HuffmanCode::from_bytes(&bytes).unwrap(), code);
+        for len in 0..bytes.len() {
+            assert!(HuffmanCode::from_bytes(&bytes[..len]).is_err());
+        }
+        for bit in 0..bytes.len() * 8 {
+            let mut flipped = bytes.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            assert!(HuffmanCode::from_bytes(&flipped).is_err(), "bit {bit}");
+        }
+    }
+
+    #[test]
+    fn incomplete_or_overlong_lengths_are_rejected() {
+        assert!(HuffmanCode::from_lengths(&[7; SYMBOLS]).is_err());
+        assert!(HuffmanCode::from_lengths(&[5; SYMBOLS]).is_err());
+        let mut lengths = [6u8; SYMBOLS];
+        lengths[0] = 0;
+        assert!(HuffmanCode::from_lengths(&lengths).is_err());
+    }
+}

@@ -1,0 +1,250 @@
+//! The block codec: fast paths against the bit-by-bit reference, block
+//! cutting, early-stopping decode and behaviour on damaged bytes.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use fpdb_codec::block::reference::{decode_block_reference, encode_block_reference};
+use fpdb_codec::{
+    block_first_key, seal_block, BlockDecoder, BlockEncoder, BlockHeader, ChecksumPolicy,
+    CodecError, HuffmanCode, DEFAULT_BLOCK_BYTES, SYMBOLS,
+};
+use proptest::prelude::*;
+
+/// Sorted unique keys from several shapes: uniform, clustered under shared
+/// prefixes (long runs of small `h`… and large `h`), and the extremes.
+fn key_sets() -> impl Strategy<Value = Vec<u64>> {
+    let uniform = proptest::collection::vec(any::<u64>(), 1..600);
+    let clustered = (
+        any::<u64>(),
+        0u32..64,
+        proptest::collection::vec(any::<u64>(), 1..600),
+    )
+        .prop_map(|(base, free_bits, noise)| {
+            let mask = if free_bits == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - free_bits)
+            };
+            noise
+                .into_iter()
+                .map(|n| (base & !mask) | (n & mask))
+                .collect()
+        });
+    let dense = (any::<u64>(), 1usize..600)
+        .prop_map(|(start, len)| (0..len as u64).map(|i| start.wrapping_add(i)).collect());
+    (
+        prop_oneof![uniform, clustered, dense],
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(mut keys, with_zero, with_max)| {
+            if with_zero {
+                keys.push(0);
+            }
+            if with_max {
+                keys.push(u64::MAX);
+            }
+            keys.sort_unstable();
+            keys.dedup();
+            keys
+        })
+}
+
+/// Either the keys' own code or an unrelated skewed one: any code must
+/// encode any key set, since later inserts reuse a table's code.
+fn code_for(keys: &[u64], foreign: Option<u64>) -> HuffmanCode {
+    match foreign {
+        None => HuffmanCode::for_sorted_keys(keys),
+        Some(seed) => {
+            let mut histogram = [0u64; SYMBOLS];
+            let mut state = seed | 1;
+            for count in histogram.iter_mut() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *count = state >> (state % 64);
+            }
+            HuffmanCode::from_histogram(&histogram)
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn fast_paths_match_the_reference(keys in key_sets(), foreign in proptest::option::of(any::<u64>())) {
+        let code = code_for(&keys, foreign);
+        let fast = BlockEncoder::new(&code, DEFAULT_BLOCK_BYTES).encode_block(&keys).unwrap();
+        let reference = encode_block_reference(&code, &keys).unwrap();
+        prop_assert_eq!(fast.bytes(), reference.as_slice());
+        prop_assert_eq!(decode_block_reference(&code, &reference).unwrap(), keys.clone());
+        let mut decoded = Vec::new();
+        BlockDecoder::new(&code, ChecksumPolicy::Verify).decode(fast.bytes(), &mut decoded).unwrap();
+        prop_assert_eq!(&decoded, &keys);
+        prop_assert_eq!(fast.first_key(), keys[0]);
+        prop_assert_eq!(fast.last_key(), *keys.last().unwrap());
+        prop_assert_eq!(fast.count() as usize, keys.len());
+        prop_assert_eq!(block_first_key(fast.bytes()).unwrap(), keys[0]);
+    }
+
+    #[test]
+    fn tables_cut_into_blocks_within_target(keys in key_sets(), target in 16usize..400) {
+        let code = HuffmanCode::for_sorted_keys(&keys);
+        let blocks = BlockEncoder::new(&code, target).encode_table(&keys).unwrap();
+        let decoder = BlockDecoder::new(&code, ChecksumPolicy::Verify);
+        let mut all = Vec::new();
+        let mut buffer = Vec::new();
+        for (index, block) in blocks.iter().enumerate() {
+            // Over target only when a single key cannot fit anyway.
+            prop_assert!(block.bytes().len() <= target || block.count() == 1);
+            decoder.decode(block.bytes(), &mut buffer).unwrap();
+            prop_assert_eq!(buffer.first().copied(), Some(block.first_key()));
+            prop_assert_eq!(buffer.last().copied(), Some(block.last_key()));
+            // A block is cut only when the next key would not fit.
+            if let Some(next) = blocks.get(index + 1) {
+                let mut grown = buffer.clone();
+                grown.push(next.first_key());
+                let bigger = BlockEncoder::new(&code, target).encode_block(&grown).unwrap();
+                prop_assert!(bigger.bytes().len() > target);
+            }
+            all.extend_from_slice(&buffer);
+        }
+        prop_assert_eq!(all, keys);
+    }
+
+    #[test]
+    fn decode_until_stops_at_the_bound(keys in key_sets(), bound in any::<u64>(), pick in any::<prop::sample::Index>()) {
+        let code = HuffmanCode::for_sorted_keys(&keys);
+        let block = BlockEncoder::new(&code, DEFAULT_BLOCK_BYTES).encode_block(&keys).unwrap();
+        let decoder = BlockDecoder::new(&code, ChecksumPolicy::Skip);
+        let mut out = vec![42];
+        for upper in [bound, keys[pick.index(keys.len())], keys[0].wrapping_sub(1)] {
+            decoder.decode_until(block.bytes(), upper, &mut out).unwrap();
+            let expected: Vec<u64> = keys.iter().copied().take_while(|&key| key <= upper).collect();
+            prop_assert_eq!(&out, &expected);
+        }
+    }
+
+    #[test]
+    fn garbage_payloads_never_panic(payload in proptest::collection::vec(any::<u8>(), 0..300), count in any::<u16>(), bits in any::<u32>(), seed in any::<u64>()) {
+        let code = code_for(&[], Some(seed));
+        let mut out = Vec::new();
+        let decoder = BlockDecoder::new(&code, ChecksumPolicy::Verify);
+        // Header consistent with the payload length, checksum valid: only
+        // the decoder's own checks stand between garbage and a panic.
+        let payload_bits = (payload.len() * 8).saturating_sub(bits as usize % 8);
+        let count = 1 + (count as usize % payload_bits.saturating_sub(63).clamp(1, 65535)) as u16;
+        let block = seal_block(count, payload_bits, &payload);
+        let result = decoder.decode(&block, &mut out);
+        prop_assert!(out.len() <= count as usize);
+        if result.is_ok() {
+            prop_assert_eq!(out.len(), count as usize);
+            prop_assert!(out.windows(2).all(|pair| pair[0] < pair[1]));
+        }
+        // Fully arbitrary bytes too.
+        let _ = decoder.decode(&payload, &mut out);
+        let _ = BlockHeader::parse(&payload);
+    }
+}
+
+fn sample_block() -> (HuffmanCode, Vec<u8>) {
+    let mut state = 7u64;
+    let mut keys: Vec<u64> = (0..150)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state
+        })
+        .collect();
+    keys.sort_unstable();
+    let code = HuffmanCode::for_sorted_keys(&keys);
+    let block = BlockEncoder::new(&code, 4096).encode_block(&keys).unwrap();
+    (code, block.into_bytes())
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let (code, block) = sample_block();
+    let mut out = Vec::new();
+    for policy in [ChecksumPolicy::Verify, ChecksumPolicy::Skip] {
+        let decoder = BlockDecoder::new(&code, policy);
+        for len in 0..block.len() {
+            assert!(
+                decoder.decode(&block[..len], &mut out).is_err(),
+                "length {len}"
+            );
+            assert!(out.is_empty());
+        }
+    }
+}
+
+#[test]
+fn every_bit_flip_is_an_error_with_checksums_and_harmless_without() {
+    let (code, block) = sample_block();
+    let mut out = Vec::new();
+    let verify = BlockDecoder::new(&code, ChecksumPolicy::Verify);
+    let skip = BlockDecoder::new(&code, ChecksumPolicy::Skip);
+    let mut caught_without_checksum = 0;
+    for bit in 0..block.len() * 8 {
+        let mut flipped = block.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        assert!(verify.decode(&flipped, &mut out).is_err(), "bit {bit}");
+        let unchecked = skip.decode(&flipped, &mut out);
+        // Without the checksum, structure checks alone catch every flip in
+        // the version, count and bit-length fields: the keys would no
+        // longer end exactly at the payload's end.
+        if bit < 4 * 8 {
+            assert!(unchecked.is_err(), "header bit {bit}");
+        }
+        caught_without_checksum += usize::from(unchecked.is_err());
+    }
+    println!(
+        "{caught_without_checksum} of {} flips caught without checksum",
+        block.len() * 8
+    );
+}
+
+#[test]
+fn errors_are_typed() {
+    let (code, block) = sample_block();
+    let decoder = BlockDecoder::new(&code, ChecksumPolicy::Verify);
+    let mut out = Vec::new();
+    let mut wrong_version = block.clone();
+    wrong_version[0] = 9;
+    assert!(matches!(
+        decoder.decode(&wrong_version, &mut out),
+        Err(CodecError::Version {
+            expected: 1,
+            got: 9,
+            ..
+        })
+    ));
+    let mut wrong_payload = block.clone();
+    *wrong_payload.last_mut().unwrap() ^= 0x80;
+    assert!(matches!(
+        decoder.decode(&wrong_payload, &mut out),
+        Err(CodecError::ChecksumMismatch { .. })
+    ));
+    assert!(matches!(
+        decoder.decode(&block[..5], &mut out),
+        Err(CodecError::Corrupt { .. })
+    ));
+}
+
+#[test]
+fn encoders_reject_bad_input() {
+    let code = HuffmanCode::uniform();
+    let encoder = BlockEncoder::new(&code, DEFAULT_BLOCK_BYTES);
+    assert_eq!(encoder.encode_block(&[]), Err(CodecError::EmptyBlock));
+    assert_eq!(
+        encoder.encode_block(&[1, 5, 5]),
+        Err(CodecError::NotStrictlyAscending { index: 2 })
+    );
+    assert_eq!(
+        encoder.encode_table(&[9, 3]),
+        Err(CodecError::NotStrictlyAscending { index: 1 })
+    );
+    assert!(encoder.encode_table(&[]).unwrap().is_empty());
+    assert!(encode_block_reference(&code, &[2, 1]).is_err());
+}

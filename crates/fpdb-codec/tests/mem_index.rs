@@ -1,0 +1,178 @@
+//! `MemIndex` answers exactly what a brute-force scan answers.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use fpdb_codec::{CodecError, MemIndex, TableDesign};
+use fpdb_simhash::Fingerprint;
+use proptest::prelude::*;
+
+fn brute_query(stored: &[Fingerprint], query: Fingerprint, k: u32) -> Vec<(Fingerprint, u32)> {
+    let mut unique = stored.to_vec();
+    unique.sort_unstable();
+    unique.dedup();
+    let mut hits: Vec<_> = unique
+        .into_iter()
+        .map(|fp| (fp, fp.distance(query)))
+        .filter(|&(_, distance)| distance <= k)
+        .collect();
+    hits.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
+    hits
+}
+
+fn brute_pairs(stored: &[Fingerprint], k: u32) -> Vec<(Fingerprint, Fingerprint, u32)> {
+    let mut unique = stored.to_vec();
+    unique.sort_unstable();
+    unique.dedup();
+    let mut pairs = Vec::new();
+    for (i, &a) in unique.iter().enumerate() {
+        for &b in &unique[i + 1..] {
+            let distance = a.distance(b);
+            if distance <= k {
+                pairs.push((a, b, distance));
+            }
+        }
+    }
+    pairs
+}
+
+fn designs() -> Vec<TableDesign> {
+    vec![
+        TableDesign::levels(0, &[1]).unwrap(),
+        TableDesign::levels(1, &[2]).unwrap(),
+        TableDesign::levels(2, &[3, 3]).unwrap(),
+        TableDesign::levels(3, &[4]).unwrap(),
+        TableDesign::levels(3, &[4, 4]).unwrap(),
+        TableDesign::levels(3, &[6]).unwrap(),
+        TableDesign::split(3, &[30, 10, 10, 14]).unwrap(),
+        TableDesign::levels(4, &[5]).unwrap(),
+        TableDesign::levels(7, &[8]).unwrap(),
+    ]
+}
+
+/// A few bases, each with planted near-duplicates at distance 0..=8 and
+/// neighbours sharing long prefixes, plus uniform noise and the extremes.
+fn fingerprint_sets() -> impl Strategy<Value = Vec<Fingerprint>> {
+    (
+        proptest::collection::vec(any::<u64>(), 1..12),
+        proptest::collection::vec(any::<u64>(), 0..200),
+        proptest::collection::vec(
+            (any::<prop::sample::Index>(), any::<u64>(), 0u32..=8),
+            0..120,
+        ),
+        proptest::collection::vec(
+            (any::<prop::sample::Index>(), 1u32..30, any::<u64>()),
+            0..80,
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(bases, noise, planted, shared_prefix, extremes)| {
+            let mut set: Vec<u64> = bases.clone();
+            set.extend(noise);
+            for (base, seed, distance) in planted {
+                let mut value = *base.get(&bases);
+                let mut state = seed | 1;
+                let mut flipped = 0u64;
+                while flipped.count_ones() < distance {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    flipped |= 1 << (state % 64);
+                }
+                value ^= flipped;
+                set.push(value);
+            }
+            for (base, low_bits, noise) in shared_prefix {
+                let mask = (1u64 << low_bits) - 1;
+                set.push((*base.get(&bases) & !mask) | (noise & mask));
+            }
+            if extremes {
+                set.extend([0, u64::MAX, 1, u64::MAX - 1]);
+            }
+            // Duplicates on purpose.
+            let again: Vec<u64> = set.iter().step_by(7).copied().collect();
+            set.extend(again);
+            set.into_iter().map(Fingerprint).collect()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn query_equals_brute_force(
+        stored in fingerprint_sets(),
+        design_index in 0usize..9,
+        block_bytes in prop_oneof![Just(24usize), 40usize..300, Just(1024)],
+        extra_queries in proptest::collection::vec(any::<u64>(), 0..8),
+        flips in any::<u64>(),
+    ) {
+        let design = designs().swap_remove(design_index);
+        let max_k = design.k();
+        let index = MemIndex::build(design, &stored, block_bytes).unwrap();
+        let mut unique = stored.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        prop_assert_eq!(index.len(), unique.len());
+        let mut queries: Vec<Fingerprint> = stored.iter().step_by(5).copied().collect();
+        queries.extend(stored.iter().step_by(3).map(|fp| Fingerprint(fp.0 ^ (flips & flips.rotate_left(17)))));
+        queries.extend(extra_queries.into_iter().map(Fingerprint));
+        for query in queries {
+            for k in 0..=max_k {
+                prop_assert_eq!(index.query(query, k).unwrap(), brute_query(&stored, query, k), "k = {}", k);
+            }
+        }
+    }
+
+    #[test]
+    fn near_pairs_equal_brute_force(
+        stored in fingerprint_sets(),
+        design_index in 0usize..9,
+        block_bytes in prop_oneof![Just(24usize), 40usize..300, Just(1024)],
+    ) {
+        let design = designs().swap_remove(design_index);
+        let max_k = design.k();
+        let index = MemIndex::build(design, &stored, block_bytes).unwrap();
+        for k in 0..=max_k {
+            prop_assert_eq!(index.near_pairs(k).unwrap(), brute_pairs(&stored, k), "k = {}", k);
+        }
+    }
+}
+
+#[test]
+fn distance_above_the_design_is_an_error() {
+    let index = MemIndex::build(
+        TableDesign::levels(3, &[4]).unwrap(),
+        &[Fingerprint(1)],
+        1024,
+    )
+    .unwrap();
+    assert_eq!(
+        index.query(Fingerprint(1), 4),
+        Err(CodecError::DistanceTooLarge { k: 4, max: 3 })
+    );
+    assert!(index.near_pairs(4).is_err());
+}
+
+#[test]
+fn empty_index_answers_nothing() {
+    let index = MemIndex::build(TableDesign::auto(3, 0).unwrap(), &[], 1024).unwrap();
+    assert!(index.is_empty());
+    assert!(index.query(Fingerprint(123), 3).unwrap().is_empty());
+    assert!(index.near_pairs(3).unwrap().is_empty());
+}
+
+/// Many fingerprints in one prefix group of every table (all differ only
+/// in the low 8 bits) must still be compared pairwise correctly, across
+/// many small blocks.
+#[test]
+fn one_huge_prefix_group() {
+    let stored: Vec<Fingerprint> = (0..256u64)
+        .map(|low| Fingerprint(0xabcd_ef00_0000_0000 | low))
+        .collect();
+    let design = TableDesign::levels(3, &[4]).unwrap();
+    let index = MemIndex::build(design, &stored, 32).unwrap();
+    assert_eq!(index.near_pairs(3).unwrap(), brute_pairs(&stored, 3));
+    assert_eq!(
+        index.query(stored[17], 2).unwrap(),
+        brute_query(&stored, stored[17], 2)
+    );
+}
