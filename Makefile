@@ -1,0 +1,82 @@
+# fpdb: the two commands a newcomer needs are `make demo` and `make test`.
+# Both install what is missing (libclang for RocksDB's bindgen, a C++
+# compiler) and build in the one release profile, so RocksDB's C++ is
+# compiled once and shared by tests, the demo and the benches.
+
+SHELL := /bin/bash
+CARGO ?= cargo
+# A target directory outside the clone, so CI and fresh clones reuse the
+# ~10-minute RocksDB build when it is there (and still work when it is not).
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/fpdb-target
+BIN := $(CARGO_TARGET_DIR)/release/fpdb
+
+.PHONY: all demo test setup build lint fmt bench quality fuzz clean help
+
+all: test
+
+help:
+	@echo "make demo     build (release) and run the demo on data/"
+	@echo "make test     lint and run the whole test suite (what CI runs)"
+	@echo "make bench    criterion benchmarks (numbers go to docs/BENCHMARKS.md)"
+	@echo "make quality  detection-quality report on the seed articles"
+	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
+
+## Installs the native build's needs when missing: libclang and clang's
+## builtin headers (bindgen; libclang-cpp, which Debian ships by default, is
+## not enough) and a
+## C++ compiler (RocksDB). As root it installs them with apt-get; otherwise
+## it prints the exact command and stops.
+setup:
+	@command -v $(CARGO) >/dev/null || { echo "error: cargo not found; install Rust from rustup first" >&2; exit 1; }
+	@missing=""; \
+	if [ -z "$${LIBCLANG_PATH:-}" ] && ! { ls /usr/lib/llvm-*/lib/libclang.so /usr/lib/*/libclang-[0-9]*.so >/dev/null 2>&1 \
+		&& ls -d /usr/lib/llvm-*/lib/clang/*/include >/dev/null 2>&1; }; then \
+		missing="$$missing libclang-dev"; \
+	fi; \
+	if ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1; then missing="$$missing g++"; fi; \
+	if ! command -v make >/dev/null 2>&1; then missing="$$missing make"; fi; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "setup: installing$$missing (needed to build RocksDB)"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update -qq && apt-get install -y -qq $$missing >/dev/null || exit 1; \
+		else \
+			echo "error: missing$$missing; install with:" >&2; \
+			echo "  sudo apt-get update && sudo apt-get install -y$$missing" >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+build: setup
+	$(CARGO) build --release --workspace --all-targets
+
+demo: setup
+	$(CARGO) build --release -p fpdb-cli
+	$(BIN) demo
+
+test: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	$(CARGO) test --release --workspace
+
+lint: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+bench: setup
+	$(CARGO) bench -p fpdb-benches
+
+quality: setup
+	$(CARGO) run --release -p fpdb-benches --bin quality
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	cd fuzz && for target in $$(cargo fuzz list); do \
+		RUSTC_BOOTSTRAP=1 cargo fuzz run $$target -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done
+
+clean:
+	$(CARGO) clean

@@ -1,0 +1,12 @@
+//! Shared pieces of fpdb's benches and harnesses: a seeded random number
+//! generator, real text from the seed articles, and the edits a crawler sees
+//! between two copies of one page.
+#![allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    reason = "bench and harness code: a broken setup should panic loudly"
+)]
+
+pub mod edits;
+pub mod rng;
+pub mod seeds;

@@ -1,0 +1,34 @@
+//! `fpdb`: the admin command line of the fpdb near-duplicate fingerprint
+//! database. Parsing and printing live here; the work is done by the
+//! library, so everything this binary does is possible from Rust too.
+
+mod cli;
+mod commands;
+mod input;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match commands::run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // A closed pipe (`fpdb hash | head`) is not an error worth a message.
+            if is_broken_pipe(&error) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("fpdb: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
