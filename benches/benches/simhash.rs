@@ -4,7 +4,9 @@
 //! Chinese: the seed articles' paragraphs, repeated to 1 MiB. English: text
 //! composed from a fixed vocabulary by a seeded generator, 1 MiB. The
 //! baseline in the same run is the bare cost of reading the text once
-//! (counting its characters), which no tokenizer can beat.
+//! (counting its characters), which no tokenizer can beat, and jieba-rs's
+//! segmentation alone (`Jieba::cut` without HMM), the floor for the jieba
+//! tokenizer.
 #![allow(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -136,6 +138,15 @@ fn throughput(c: &mut Criterion) {
                 documents
                     .iter()
                     .map(|d| black_box(d).chars().count())
+                    .sum::<usize>()
+            })
+        });
+        let jieba = jieba_rs::Jieba::new();
+        group.bench_function("baseline: jieba-rs cut alone", |b| {
+            b.iter(|| {
+                documents
+                    .iter()
+                    .map(|d| jieba.cut(black_box(d), false).len())
                     .sum::<usize>()
             })
         });
