@@ -3,11 +3,44 @@
 //! Pages become 64-bit simhash fingerprints ([`simhash`]); the database keeps
 //! them in permuted, sorted, compressed tables ([`codec`]) stored in RocksDB
 //! column families, so that every stored fingerprint within k bits of a
-//! query is found by decompressing about one block per table.
+//! query is found by decompressing about one block per table. Document ids
+//! (URLs, numbers) are kept beside the fingerprints, many per fingerprint.
 //!
-//! This crate re-exports the two pure crates it is built on.
+//! ```
+//! use fpdb::{Db, Fingerprint, Options};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let db = Db::create(dir.path().join("pages"), Options::default())?;
+//! db.insert("https://example.com/a", Fingerprint(0x0123_4567_89ab_cdef))?;
+//! // A page whose fingerprint differs in 2 bits is a near-duplicate of /a.
+//! let matches = db.query(Fingerprint(0x0123_4567_89ab_cdec), 3)?;
+//! assert_eq!(matches[0].distance, 2);
+//! assert_eq!(matches[0].ids, ["https://example.com/a"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Writes go to RocksDB's write-ahead log and to a small in-memory delta
+//! that queries consult beside the blocks; deltas are merged into the
+//! blocks in batches, each merge one atomic RocksDB write. See
+//! docs/ARCHITECTURE.md and docs/FORMAT.md.
 #![warn(missing_docs)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
 
+mod db;
+mod delta;
+mod error;
+mod keys;
+mod manifest;
+mod merge;
+mod options;
+mod stats;
+mod write;
+
+pub use db::{Db, Match, MAX_ID_BYTES};
+pub use error::{Error, Result};
 pub use fpdb_codec as codec;
 pub use fpdb_simhash as simhash;
 pub use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
+pub use manifest::FORMAT_VERSION;
+pub use options::{OpenOptions, Options, DEFAULT_K};
+pub use stats::{Stats, TableStats};

@@ -1,0 +1,533 @@
+//! The database handle: open, create, query.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, TableDesign, MAX_K};
+use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
+use rayon::prelude::*;
+use rocksdb::{
+    ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode, WriteBatch,
+    WriteOptions, DB,
+};
+
+use crate::delta::Delta;
+use crate::keys::{self, block_key, decode_u64, directory_key, table_cf};
+use crate::manifest::Manifest;
+use crate::{Error, OpenOptions, Options, Result};
+
+/// Longest document id, in bytes of UTF-8.
+pub const MAX_ID_BYTES: usize = 1024;
+
+/// A stored fingerprint within the asked distance of a query, with the ids
+/// of every document that has it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    /// The stored fingerprint.
+    pub fingerprint: Fingerprint,
+    /// Its Hamming distance to the query.
+    pub distance: u32,
+    /// The documents with this fingerprint, in byte order.
+    pub ids: Vec<String>,
+}
+
+/// What can change while the database is open; guarded by one lock that
+/// queries hold for reading, so a query never sees a half-applied merge.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub directories: Vec<BlockDirectory>,
+    pub table_bytes: Vec<u64>,
+    pub delta: Delta,
+    pub fingerprints: u64,
+    pub ids: u64,
+}
+
+/// An open fpdb database. `Send + Sync`: share it between threads with an
+/// `Arc`; queries run in parallel, writes are serialised.
+pub struct Db {
+    pub(crate) rocks: DB,
+    pub(crate) path: PathBuf,
+    pub(crate) read_only: bool,
+    pub(crate) design: TableDesign,
+    pub(crate) codes: Vec<HuffmanCode>,
+    pub(crate) k: u32,
+    pub(crate) block_bytes: usize,
+    pub(crate) simhasher: Simhasher,
+    pub(crate) open_options: OpenOptions,
+    pub(crate) state: RwLock<State>,
+    /// Held by every writer for the whole write, so that read-modify-write
+    /// of ids, counters and the delta is atomic with respect to writers.
+    pub(crate) writer: Mutex<()>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("path", &self.path)
+            .field("k", &self.k)
+            .field("design", &self.design.name())
+            .field("read_only", &self.read_only)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Db {
+    /// Creates a database in `path`, which must not exist or be an empty
+    /// directory.
+    pub fn create(path: impl AsRef<Path>, options: Options) -> Result<Db> {
+        let path = path.as_ref().to_path_buf();
+        if options.k > MAX_K {
+            return Err(Error::Options(format!(
+                "k = {} is above the largest supported k = {MAX_K}",
+                options.k
+            )));
+        }
+        if !(64..=1 << 20).contains(&options.block_bytes) {
+            return Err(Error::Options(format!(
+                "block size {} bytes is outside 64 ..= 1048576",
+                options.block_bytes
+            )));
+        }
+        if path.exists() && !path.is_dir() {
+            return Err(Error::AlreadyExists { path });
+        }
+        let occupied = match std::fs::read_dir(&path) {
+            Ok(mut entries) => entries.next().is_some(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(source) => return Err(Error::Io { path, source }),
+        };
+        if occupied {
+            return Err(Error::AlreadyExists { path });
+        }
+        let design = options.design.resolve(options.k, options.expected_size)?;
+        let codes = vec![HuffmanCode::uniform(); design.tables().len()];
+        let manifest = Manifest {
+            k: options.k,
+            block_bytes: options.block_bytes as u32,
+            design: design.to_bytes(),
+            codes: codes.iter().map(HuffmanCode::to_bytes).collect(),
+            tokenizer: options.simhash.tokenizer.to_string(),
+            weighting: options.simhash.weighting.to_string(),
+        };
+        let mut db_options = rocksdb::Options::default();
+        db_options.create_if_missing(true);
+        db_options.create_missing_column_families(true);
+        db_options.set_error_if_exists(true);
+        let families = column_families(design.tables().len());
+        let rocks = DB::open_cf_descriptors(&db_options, &path, families)
+            .map_err(|e| rocks_error(e, &path))?;
+        let mut batch = WriteBatch::default();
+        let meta = cf(&rocks, keys::META)?;
+        batch.put_cf(meta, keys::MANIFEST_KEY, manifest.to_bytes()?);
+        for index in 0..design.tables().len() {
+            batch.put_cf(meta, directory_key(index), []);
+            batch.put_cf(meta, table_bytes_key(index), 0u64.to_be_bytes());
+        }
+        batch.put_cf(meta, keys::FINGERPRINT_COUNT_KEY, 0u64.to_be_bytes());
+        batch.put_cf(meta, keys::ID_COUNT_KEY, 0u64.to_be_bytes());
+        let mut sync = WriteOptions::default();
+        sync.set_sync(true);
+        rocks.write_opt(batch, &sync)?;
+        drop(rocks);
+        Db::open_with(path, OpenOptions::default())
+    }
+
+    /// Opens an existing database for reading and writing. A second opener
+    /// gets [`Error::Locked`].
+    pub fn open(path: impl AsRef<Path>) -> Result<Db> {
+        Db::open_with(path, OpenOptions::default())
+    }
+
+    /// [`Db::open`] with per-handle options (durability, merge threshold).
+    pub fn open_with(path: impl AsRef<Path>, open_options: OpenOptions) -> Result<Db> {
+        Db::open_inner(path.as_ref(), open_options, false)
+    }
+
+    /// Opens an existing database read-only. It may be open for writing by
+    /// another process at the same time; this handle sees the database as
+    /// it was when opened.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Db> {
+        Db::open_inner(path.as_ref(), OpenOptions::default(), true)
+    }
+
+    fn open_inner(path: &Path, open_options: OpenOptions, read_only: bool) -> Result<Db> {
+        let path = path.to_path_buf();
+        if !path.join("CURRENT").is_file() {
+            return Err(Error::NotFound { path });
+        }
+        let db_options = rocksdb::Options::default();
+        let names = DB::list_cf(&db_options, &path).map_err(|e| rocks_error(e, &path))?;
+        let tables = names.iter().filter(|n| n.starts_with("table-")).count();
+        for needed in [keys::META, keys::ID_TO_FP, keys::FP_TO_IDS, keys::DELTA] {
+            if !names.iter().any(|n| n == needed) {
+                return Err(Error::corrupt(format!("column family {needed}"), "missing"));
+            }
+        }
+        let families = column_families(tables);
+        let rocks = if read_only {
+            let names: Vec<String> = families.iter().map(|d| d.name().to_string()).collect();
+            DB::open_cf_for_read_only(&db_options, &path, names, false)
+        } else {
+            DB::open_cf_descriptors(&db_options, &path, families)
+        }
+        .map_err(|e| rocks_error(e, &path))?;
+
+        let meta = cf(&rocks, keys::META)?;
+        let manifest_bytes = rocks
+            .get_cf(meta, keys::MANIFEST_KEY)?
+            .ok_or_else(|| Error::corrupt("manifest", "missing"))?;
+        let manifest = Manifest::from_bytes(&manifest_bytes)?;
+        let design = TableDesign::from_bytes(&manifest.design)
+            .map_err(|e| Error::corrupt("manifest: table design", e.to_string()))?;
+        if design.k() != manifest.k
+            || design.tables().len() != tables
+            || manifest.codes.len() != tables
+        {
+            return Err(Error::corrupt(
+                "manifest",
+                format!(
+                    "design {} (k = {}) with {} code books does not match k = {} and {tables} table column families",
+                    design.name(),
+                    design.k(),
+                    manifest.codes.len(),
+                    manifest.k
+                ),
+            ));
+        }
+        let codes = manifest
+            .codes
+            .iter()
+            .enumerate()
+            .map(|(i, bytes)| {
+                HuffmanCode::from_bytes(bytes).map_err(|e| {
+                    Error::corrupt(format!("manifest: code book of table {i}"), e.to_string())
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let simhash = SimhashOptions {
+            tokenizer: manifest.tokenizer.parse()?,
+            weighting: manifest.weighting.parse()?,
+        };
+
+        let mut directories = Vec::with_capacity(tables);
+        let mut table_bytes = Vec::with_capacity(tables);
+        for index in 0..tables {
+            let bytes = rocks
+                .get_cf(meta, directory_key(index))?
+                .ok_or_else(|| Error::corrupt(format!("directory of table {index}"), "missing"))?;
+            directories.push(BlockDirectory::from_bytes(&bytes).map_err(|e| {
+                Error::corrupt(format!("directory of table {index}"), e.to_string())
+            })?);
+            table_bytes.push(read_counter(&rocks, meta, &table_bytes_key(index))?);
+        }
+        let fingerprints = read_counter(&rocks, meta, keys::FINGERPRINT_COUNT_KEY)?;
+        let ids = read_counter(&rocks, meta, keys::ID_COUNT_KEY)?;
+        let mut delta = Delta::new(tables);
+        for entry in rocks.iterator_cf(cf(&rocks, keys::DELTA)?, IteratorMode::Start) {
+            let (key, value) = entry?;
+            let fp = decode_u64(&key)
+                .map(Fingerprint)
+                .ok_or_else(|| Error::corrupt("delta", format!("key of {} bytes", key.len())))?;
+            match value.as_ref() {
+                [keys::DELTA_ADDED] => delta.add(&design, fp),
+                [keys::DELTA_REMOVED] => delta.remove(fp),
+                _ => return Err(Error::corrupt("delta", format!("bad value for {fp}"))),
+            }
+        }
+        Ok(Db {
+            rocks,
+            path,
+            read_only,
+            k: manifest.k,
+            block_bytes: manifest.block_bytes as usize,
+            design,
+            codes,
+            simhasher: Simhasher::new(simhash),
+            open_options,
+            state: RwLock::new(State {
+                directories,
+                table_bytes,
+                delta,
+                fingerprints,
+                ids,
+            }),
+            writer: Mutex::new(()),
+        })
+    }
+
+    /// The directory the database lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The largest distance this database answers.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// The permuted tables.
+    pub fn design(&self) -> &TableDesign {
+        &self.design
+    }
+
+    /// The simhasher this database's text entry points use (its options
+    /// are stored in the manifest, so text always hashes the same way).
+    pub fn simhasher(&self) -> &Simhasher {
+        &self.simhasher
+    }
+
+    /// The fingerprint stored for document `id`.
+    pub fn get(&self, id: &str) -> Result<Option<Fingerprint>> {
+        let value = self.rocks.get_cf(self.cf(keys::ID_TO_FP)?, id.as_bytes())?;
+        value
+            .map(|v| {
+                decode_u64(&v).map(Fingerprint).ok_or_else(|| {
+                    Error::corrupt(
+                        format!("fingerprint of id {id:?}"),
+                        format!("{} bytes", v.len()),
+                    )
+                })
+            })
+            .transpose()
+    }
+
+    /// Every stored fingerprint within `k` bits of `fp`, nearest first
+    /// (ties by fingerprint), each with its document ids.
+    pub fn query(&self, fp: Fingerprint, k: u32) -> Result<Vec<Match>> {
+        self.check_k(k)?;
+        let state = self.read_state();
+        self.query_locked(&state, fp, k)
+    }
+
+    /// [`Db::query`] for many fingerprints, in parallel; answers in input
+    /// order.
+    pub fn query_batch(&self, fps: &[Fingerprint], k: u32) -> Result<Vec<Vec<Match>>> {
+        self.check_k(k)?;
+        let state = self.read_state();
+        fps.par_iter()
+            .map(|&fp| self.query_locked(&state, fp, k))
+            .collect()
+    }
+
+    /// The fingerprint of `text` under the database's simhash options.
+    pub fn fingerprint_text(&self, text: &str) -> Fingerprint {
+        self.simhasher.fingerprint(text)
+    }
+
+    /// [`Db::query`] for the fingerprint of `text`.
+    pub fn query_text(&self, text: &str, k: u32) -> Result<Vec<Match>> {
+        self.query(self.fingerprint_text(text), k)
+    }
+
+    pub(crate) fn query_locked(
+        &self,
+        state: &State,
+        fp: Fingerprint,
+        k: u32,
+    ) -> Result<Vec<Match>> {
+        let mut found = self.matching_fingerprints(state, fp, k)?;
+        found.sort_unstable_by_key(|&(f, d)| (d, f));
+        let mut matches = Vec::with_capacity(found.len());
+        for (fingerprint, distance) in found {
+            let ids = self.ids_of(fingerprint)?;
+            // A fingerprint whose last id is being removed right now has
+            // no ids: it is already gone.
+            if !ids.is_empty() {
+                matches.push(Match {
+                    fingerprint,
+                    distance,
+                    ids,
+                });
+            }
+        }
+        Ok(matches)
+    }
+
+    /// (fingerprint, distance) of every member of the set within `k`.
+    fn matching_fingerprints(
+        &self,
+        state: &State,
+        fp: Fingerprint,
+        k: u32,
+    ) -> Result<Vec<(Fingerprint, u32)>> {
+        let mut found = Vec::new();
+        let mut keys = Vec::new();
+        for (index, table) in self.design.tables().iter().enumerate() {
+            let permutation = table.permutation();
+            let query = permutation.permute(fp.0);
+            let (lo, hi) = table.prefix_range(query);
+            let mut consider = |key: u64| {
+                // Popcount does not care about the bit order, so the
+                // distance is computed on permuted keys.
+                let distance = (key ^ query).count_ones();
+                if distance <= k {
+                    let stored = permutation.inverse(key);
+                    // A fingerprint sharing prefixes with the query in
+                    // several tables is reported by the first of them only.
+                    if self.design.first_table_sharing(stored ^ fp.0) == Some(index) {
+                        found.push((Fingerprint(stored), distance));
+                    }
+                }
+            };
+            if let (Some(directory), Some(code)) =
+                (state.directories.get(index), self.codes.get(index))
+            {
+                let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
+                for block in directory.locate(lo, hi) {
+                    let last_key = directory
+                        .last_keys()
+                        .get(block)
+                        .copied()
+                        .unwrap_or_default();
+                    let bytes = self.read_block(index, block, last_key)?;
+                    decoder.decode_until(&bytes, hi, &mut keys).map_err(|e| {
+                        Error::corrupt(format!("table {index}, block {block}"), e.to_string())
+                    })?;
+                    keys.iter()
+                        .filter(|&&key| key >= lo)
+                        .for_each(|&key| consider(key));
+                }
+            }
+            state.delta.added_in(index, lo, hi).for_each(&mut consider);
+        }
+        found.retain(|&(f, _)| !state.delta.is_removed(f));
+        Ok(found)
+    }
+
+    pub(crate) fn read_block(
+        &self,
+        table: usize,
+        block: usize,
+        last_key: u64,
+    ) -> Result<rocksdb::DBPinnableSlice<'_>> {
+        self.rocks
+            .get_pinned_cf(self.table_cf(table)?, block_key(last_key))?
+            .ok_or_else(|| {
+                Error::corrupt(
+                    format!("table {table}, block {block}"),
+                    "missing from the store",
+                )
+            })
+    }
+
+    /// Ids of documents with fingerprint `fp`, in byte order.
+    pub(crate) fn ids_of(&self, fp: Fingerprint) -> Result<Vec<String>> {
+        let mut ids = Vec::new();
+        self.scan_ids_of(fp, |id| {
+            ids.push(id.to_string());
+            true
+        })?;
+        Ok(ids)
+    }
+
+    /// Calls `each` with the ids of `fp` in byte order until it returns
+    /// false.
+    pub(crate) fn scan_ids_of(
+        &self,
+        fp: Fingerprint,
+        mut each: impl FnMut(&str) -> bool,
+    ) -> Result<()> {
+        let prefix = fp.0.to_be_bytes();
+        let iter = self.rocks.iterator_cf(
+            self.cf(keys::FP_TO_IDS)?,
+            IteratorMode::From(&prefix, Direction::Forward),
+        );
+        for entry in iter {
+            let (key, _) = entry?;
+            let Some(id) = key.strip_prefix(&prefix) else {
+                break;
+            };
+            let id = std::str::from_utf8(id)
+                .map_err(|_| Error::corrupt(format!("ids of {fp}"), "an id is not UTF-8"))?;
+            if !each(id) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_k(&self, k: u32) -> Result<()> {
+        if k > self.k {
+            return Err(Error::KTooLarge { k, max: self.k });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn cf(&self, name: &str) -> Result<&ColumnFamily> {
+        cf(&self.rocks, name)
+    }
+
+    pub(crate) fn table_cf(&self, index: usize) -> Result<&ColumnFamily> {
+        cf(&self.rocks, &table_cf(index))
+    }
+
+    pub(crate) fn read_state(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn write_state(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn lock_writer(&self) -> Result<MutexGuard<'_, ()>> {
+        if self.read_only {
+            return Err(Error::ReadOnly);
+        }
+        Ok(self.writer.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub(crate) fn write_options(&self) -> WriteOptions {
+        let mut options = WriteOptions::default();
+        options.set_sync(self.open_options.sync);
+        options
+    }
+}
+
+pub(crate) fn table_bytes_key(index: usize) -> Vec<u8> {
+    format!("bytes/{index:03}").into_bytes()
+}
+
+fn cf<'a>(rocks: &'a DB, name: &str) -> Result<&'a ColumnFamily> {
+    rocks
+        .cf_handle(name)
+        .ok_or_else(|| Error::corrupt(format!("column family {name}"), "missing"))
+}
+
+fn read_counter(rocks: &DB, meta: &ColumnFamily, key: &[u8]) -> Result<u64> {
+    let value = rocks
+        .get_cf(meta, key)?
+        .ok_or_else(|| Error::corrupt(String::from_utf8_lossy(key), "missing"))?;
+    decode_u64(&value).ok_or_else(|| Error::corrupt(String::from_utf8_lossy(key), "not 8 bytes"))
+}
+
+/// The column families of a database with `tables` tables. Blocks are
+/// already compressed, so RocksDB does not compress them again.
+fn column_families(tables: usize) -> Vec<ColumnFamilyDescriptor> {
+    let mut families = Vec::with_capacity(4 + tables);
+    for name in [keys::META, keys::ID_TO_FP, keys::FP_TO_IDS, keys::DELTA] {
+        let mut options = rocksdb::Options::default();
+        options.set_compression_type(DBCompressionType::Lz4);
+        families.push(ColumnFamilyDescriptor::new(name, options));
+    }
+    for index in 0..tables {
+        let mut options = rocksdb::Options::default();
+        options.set_compression_type(DBCompressionType::None);
+        families.push(ColumnFamilyDescriptor::new(table_cf(index), options));
+    }
+    families
+}
+
+/// RocksDB reports a held LOCK file as an I/O error; name it.
+fn rocks_error(error: rocksdb::Error, path: &Path) -> Error {
+    let text = error.to_string();
+    if text.contains("LOCK")
+        || text.contains("lock hold")
+        || text.contains("Resource temporarily unavailable")
+    {
+        Error::Locked {
+            path: path.to_path_buf(),
+        }
+    } else {
+        Error::Rocks(error)
+    }
+}

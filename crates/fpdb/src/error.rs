@@ -1,0 +1,101 @@
+//! Errors of the database, each naming what went wrong.
+
+use std::path::PathBuf;
+
+use fpdb_codec::{CodecError, DesignError};
+use fpdb_simhash::OptionsError;
+
+/// Everything that can go wrong in [`crate::Db`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Another process (or another `Db` in this one) has the database open
+    /// for writing.
+    #[error("database {path} is locked: another process has it open for writing")]
+    Locked {
+        /// The database directory.
+        path: PathBuf,
+    },
+    /// No database at this path.
+    #[error("no fpdb database at {path}")]
+    NotFound {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// `create` on a path that already holds something.
+    #[error("{path} already exists; fpdb creates databases only in new or empty directories")]
+    AlreadyExists {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// Stored data that fails its checks.
+    #[error("database is damaged: {what}: {reason}")]
+    Corrupt {
+        /// What is damaged (the manifest, a table's block, an id entry, …).
+        what: String,
+        /// How it is damaged.
+        reason: String,
+    },
+    /// A database written by a format this version cannot read.
+    #[error("unsupported database format version {got} (this fpdb reads version {expected})")]
+    Version {
+        /// The version this build reads.
+        expected: u32,
+        /// The version found.
+        got: u32,
+    },
+    /// A query distance larger than the database's tables guarantee.
+    #[error("k = {k} is larger than this database's k = {max}; its tables can only answer k ≤ {max} exactly (create a database with a larger --k)")]
+    KTooLarge {
+        /// The requested distance.
+        k: u32,
+        /// The database's distance.
+        max: u32,
+    },
+    /// A document id that is empty or longer than [`crate::MAX_ID_BYTES`].
+    #[error("document id of {len} bytes: ids are 1 to {max} bytes of UTF-8")]
+    BadId {
+        /// Its length in bytes.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A write on a database opened read-only.
+    #[error("database is open read-only")]
+    ReadOnly,
+    /// Invalid creation options.
+    #[error("invalid options: {0}")]
+    Options(String),
+    /// A table design that cannot be built.
+    #[error(transparent)]
+    Design(#[from] DesignError),
+    /// Simhash options that cannot be parsed.
+    #[error(transparent)]
+    Simhash(#[from] OptionsError),
+    /// A block or code book that cannot be encoded or decoded.
+    #[error("codec: {0}")]
+    Codec(#[from] CodecError),
+    /// RocksDB failed (I/O error, full disk, damaged files, …).
+    #[error("rocksdb: {0}")]
+    Rocks(#[from] rocksdb::Error),
+    /// A file-system operation outside RocksDB failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub(crate) fn corrupt(what: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Corrupt {
+            what: what.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Result of database operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,222 @@
+//! Merging the delta into the compressed tables.
+//!
+//! Per table, each changed key is routed to the block that holds (or would
+//! hold) it: the first block whose last key is ≥ the key, or the last block
+//! for keys beyond every block. Only those blocks are decoded, changed and
+//! re-encoded with the table's code; a block that grows past the target
+//! size is split by the encoder, one that empties is deleted. All tables'
+//! block changes, the new directories and the cleared delta go into one
+//! RocksDB `WriteBatch`, so a crash leaves either the state before the
+//! merge or the state after it.
+
+use std::collections::BTreeMap;
+
+use fpdb_codec::{BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy};
+use rocksdb::WriteBatch;
+
+use crate::db::table_bytes_key;
+use crate::keys::{self, block_key, directory_key};
+use crate::{Db, Error, Result};
+
+/// Changes routed to one block: keys to add and keys to remove, sorted.
+#[derive(Default)]
+struct BlockChanges {
+    add: Vec<u64>,
+    remove: Vec<u64>,
+}
+
+impl Db {
+    /// Merges every pending change into the tables now (it also happens by
+    /// itself when the delta reaches `OpenOptions::delta_limit`).
+    pub fn merge(&self) -> Result<()> {
+        let _writer = self.lock_writer()?;
+        self.merge_locked()
+    }
+
+    /// Merges the delta, then compacts RocksDB's files.
+    pub fn compact(&self) -> Result<()> {
+        self.merge()?;
+        for index in 0..self.design.tables().len() {
+            self.rocks
+                .compact_range_cf(self.table_cf(index)?, None::<&[u8]>, None::<&[u8]>);
+        }
+        for name in [keys::META, keys::ID_TO_FP, keys::FP_TO_IDS, keys::DELTA] {
+            self.rocks
+                .compact_range_cf(self.cf(name)?, None::<&[u8]>, None::<&[u8]>);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn merge_locked(&self) -> Result<()> {
+        let (added, removed) = {
+            let state = self.read_state();
+            (
+                state
+                    .delta
+                    .added_fingerprints(&self.design)
+                    .collect::<Vec<_>>(),
+                state.delta.removed_fingerprints().collect::<Vec<_>>(),
+            )
+        };
+        if added.is_empty() && removed.is_empty() {
+            return Ok(());
+        }
+        let mut batch = WriteBatch::default();
+        let mut directories = Vec::with_capacity(self.design.tables().len());
+        let mut table_bytes = Vec::with_capacity(self.design.tables().len());
+        {
+            let state = self.read_state();
+            for (index, table) in self.design.tables().iter().enumerate() {
+                let permutation = table.permutation();
+                let mut add: Vec<u64> = added.iter().map(|f| permutation.permute(f.0)).collect();
+                let mut remove: Vec<u64> =
+                    removed.iter().map(|f| permutation.permute(f.0)).collect();
+                add.sort_unstable();
+                remove.sort_unstable();
+                let directory = state.directories.get(index).ok_or_else(|| {
+                    Error::corrupt(format!("directory of table {index}"), "missing")
+                })?;
+                let bytes = state.table_bytes.get(index).copied().unwrap_or(0);
+                let (new_directory, new_bytes) =
+                    self.merge_table(index, directory, bytes, &add, &remove, &mut batch)?;
+                batch.put_cf(
+                    self.cf(keys::META)?,
+                    directory_key(index),
+                    new_directory.to_bytes(),
+                );
+                batch.put_cf(
+                    self.cf(keys::META)?,
+                    table_bytes_key(index),
+                    new_bytes.to_be_bytes(),
+                );
+                directories.push(new_directory);
+                table_bytes.push(new_bytes);
+            }
+        }
+        let delta_cf = self.cf(keys::DELTA)?;
+        for fp in added.iter().chain(&removed) {
+            batch.delete_cf(delta_cf, fp.0.to_be_bytes());
+        }
+        // The merge rewrites blocks that took many writes to fill: make it
+        // durable whatever the per-write setting.
+        let mut options = rocksdb::WriteOptions::default();
+        options.set_sync(true);
+        let mut state = self.write_state();
+        self.rocks.write_opt(batch, &options)?;
+        state.directories = directories;
+        state.table_bytes = table_bytes;
+        state.delta.clear();
+        Ok(())
+    }
+
+    /// Writes table `index`'s changed blocks into `batch`; returns its new
+    /// directory and byte count.
+    fn merge_table(
+        &self,
+        index: usize,
+        directory: &BlockDirectory,
+        mut bytes: u64,
+        add: &[u64],
+        remove: &[u64],
+        batch: &mut WriteBatch,
+    ) -> Result<(BlockDirectory, u64)> {
+        let last_keys = directory.last_keys();
+        let route = |key: u64| {
+            last_keys
+                .partition_point(|&last| last < key)
+                .min(last_keys.len().saturating_sub(1))
+        };
+        let mut per_block: BTreeMap<usize, BlockChanges> = BTreeMap::new();
+        for &key in add {
+            per_block.entry(route(key)).or_default().add.push(key);
+        }
+        for &key in remove {
+            per_block.entry(route(key)).or_default().remove.push(key);
+        }
+        let code = self
+            .codes
+            .get(index)
+            .ok_or_else(|| Error::corrupt(format!("code book of table {index}"), "missing"))?;
+        let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
+        let encoder = BlockEncoder::new(code, self.block_bytes);
+        let cf = self.table_cf(index)?;
+        let mut new_last_keys: Vec<u64> = Vec::with_capacity(last_keys.len() + per_block.len());
+        let mut copied_up_to = 0;
+        let mut keys = Vec::new();
+        for (block, changes) in per_block {
+            if let Some(unchanged) = last_keys.get(copied_up_to..block) {
+                new_last_keys.extend_from_slice(unchanged);
+            }
+            copied_up_to = block + 1;
+            keys.clear();
+            if let Some(&last_key) = last_keys.get(block) {
+                let old = self.read_block(index, block, last_key)?;
+                decoder.decode(&old, &mut keys).map_err(|e| {
+                    Error::corrupt(format!("table {index}, block {block}"), e.to_string())
+                })?;
+                bytes = bytes.saturating_sub(old.len() as u64);
+                batch.delete_cf(cf, block_key(last_key));
+            }
+            let merged = merge_sorted(&keys, &changes.add, &changes.remove);
+            for encoded in encoder.encode_table(&merged)? {
+                bytes += encoded.bytes().len() as u64;
+                new_last_keys.push(encoded.last_key());
+                batch.put_cf(cf, block_key(encoded.last_key()), encoded.bytes());
+            }
+        }
+        if let Some(rest) = last_keys.get(copied_up_to..) {
+            new_last_keys.extend_from_slice(rest);
+        }
+        let directory = BlockDirectory::new(new_last_keys).map_err(|e| {
+            Error::corrupt(
+                format!("directory of table {index} after merge"),
+                e.to_string(),
+            )
+        })?;
+        Ok((directory, bytes))
+    }
+}
+
+/// `(keys ∪ add) \ remove`, all sorted; the result is sorted and distinct.
+fn merge_sorted(keys: &[u64], add: &[u64], remove: &[u64]) -> Vec<u64> {
+    let mut merged = Vec::with_capacity(keys.len() + add.len());
+    let (mut i, mut j) = (0, 0);
+    while i < keys.len() || j < add.len() {
+        let next = match (keys.get(i), add.get(j)) {
+            (Some(&a), Some(&b)) if a == b => {
+                i += 1;
+                j += 1;
+                a
+            }
+            (Some(&a), Some(&b)) if a < b => {
+                i += 1;
+                a
+            }
+            (Some(&a), None) => {
+                i += 1;
+                a
+            }
+            (_, Some(&b)) => {
+                j += 1;
+                b
+            }
+            (None, None) => break,
+        };
+        if remove.binary_search(&next).is_err() {
+            merged.push(next);
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_sorted;
+
+    #[test]
+    fn merges_adds_and_removes() {
+        assert_eq!(merge_sorted(&[1, 3, 5], &[2, 3, 6], &[5]), [1, 2, 3, 6]);
+        assert_eq!(merge_sorted(&[], &[4], &[]), [4]);
+        assert!(merge_sorted(&[7], &[], &[7]).is_empty());
+    }
+}

@@ -1,0 +1,85 @@
+//! What a database holds and what it costs.
+
+use fpdb_codec::bits_per_fingerprint;
+
+use crate::{Db, SimhashOptions};
+
+/// Counts and sizes of a database, cheap to compute (no block is read).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stats {
+    /// Distinct fingerprints stored.
+    pub fingerprints: u64,
+    /// Document ids stored.
+    pub ids: u64,
+    /// Largest distance answered.
+    pub k: u32,
+    /// The table design's name.
+    pub design: String,
+    /// Per table.
+    pub tables: Vec<TableStats>,
+    /// Memory of the in-memory block directories.
+    pub directory_bytes: usize,
+    /// Fingerprints added since the last merge.
+    pub delta_added: usize,
+    /// Fingerprints removed since the last merge.
+    pub delta_removed: usize,
+    /// How text is fingerprinted.
+    pub simhash: SimhashOptions,
+    /// Expected keys per probe of the table with the shortest prefix: far
+    /// above one block's worth (~170) means the database has outgrown its
+    /// design.
+    pub candidates_per_probe: f64,
+}
+
+/// One permuted table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableStats {
+    /// Leading bits a query must share with a key in this table.
+    pub prefix_bits: u32,
+    /// Compressed blocks.
+    pub blocks: usize,
+    /// Bytes of all blocks.
+    pub bytes: u64,
+    /// Block bytes × 8 / fingerprints in the blocks (0 when empty).
+    pub bits_per_fingerprint: f64,
+}
+
+impl Db {
+    /// Counts and sizes; reads no block.
+    pub fn stats(&self) -> Stats {
+        let state = self.read_state();
+        let in_blocks = (state.fingerprints as usize + state.delta.removed_len())
+            .saturating_sub(state.delta.added_len());
+        let tables = self
+            .design
+            .tables()
+            .iter()
+            .zip(&state.directories)
+            .zip(&state.table_bytes)
+            .map(|((table, directory), &bytes)| TableStats {
+                prefix_bits: table.prefix_bits(),
+                blocks: directory.len(),
+                bytes,
+                bits_per_fingerprint: if in_blocks == 0 {
+                    0.0
+                } else {
+                    bits_per_fingerprint(bytes as usize, in_blocks)
+                },
+            })
+            .collect();
+        Stats {
+            fingerprints: state.fingerprints,
+            ids: state.ids,
+            k: self.k,
+            design: self.design.name(),
+            tables,
+            directory_bytes: state.directories.iter().map(|d| d.len() * 8).sum(),
+            delta_added: state.delta.added_len(),
+            delta_removed: state.delta.removed_len(),
+            simhash: self.simhasher.options(),
+            candidates_per_probe: self
+                .design
+                .expected_candidates_per_probe(state.fingerprints),
+        }
+    }
+}

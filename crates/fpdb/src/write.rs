@@ -1,0 +1,246 @@
+//! Online writes: insert, remove, check-and-insert.
+//!
+//! A write updates the id column families, the counters and the delta in
+//! one RocksDB `WriteBatch` (so it is in the write-ahead log, and fsynced
+//! with `OpenOptions::sync`, before it returns), then the in-memory delta.
+//! The tables themselves change only in merges (`merge.rs`).
+
+use std::collections::{HashMap, HashSet};
+
+use fpdb_simhash::Fingerprint;
+use rocksdb::WriteBatch;
+
+use crate::db::Match;
+use crate::keys::{self, fp_ids_key};
+use crate::{Db, Error, Result, MAX_ID_BYTES};
+
+/// One change to apply.
+enum Op<'a> {
+    Insert(&'a str, Fingerprint),
+    Remove(&'a str),
+}
+
+/// Changes of one write batch not yet in RocksDB, read through by later
+/// operations of the same batch.
+#[derive(Default)]
+struct Overlay<'a> {
+    id_to_fp: HashMap<&'a str, Option<Fingerprint>>,
+    added_ids: HashMap<Fingerprint, HashSet<&'a str>>,
+    removed_ids: HashMap<Fingerprint, HashSet<&'a str>>,
+    /// Set membership of each touched fingerprint before the batch.
+    member_before: HashMap<Fingerprint, bool>,
+}
+
+impl Db {
+    /// Stores document `id` with fingerprint `fp`. An existing id gets the
+    /// new fingerprint.
+    pub fn insert(&self, id: &str, fp: Fingerprint) -> Result<()> {
+        self.apply(&[Op::Insert(id, fp)])
+    }
+
+    /// Stores many documents in one atomic write.
+    pub fn insert_batch<S: AsRef<str>>(&self, documents: &[(S, Fingerprint)]) -> Result<()> {
+        let ops: Vec<Op<'_>> = documents
+            .iter()
+            .map(|(id, fp)| Op::Insert(id.as_ref(), *fp))
+            .collect();
+        self.apply(&ops)
+    }
+
+    /// Stores document `id` with the fingerprint of `text`.
+    pub fn insert_text(&self, id: &str, text: &str) -> Result<Fingerprint> {
+        let fp = self.fingerprint_text(text);
+        self.insert(id, fp)?;
+        Ok(fp)
+    }
+
+    /// Forgets document `id`; returns its fingerprint if it was stored.
+    pub fn remove(&self, id: &str) -> Result<Option<Fingerprint>> {
+        let old = self.get(id)?;
+        self.apply(&[Op::Remove(id)])?;
+        Ok(old)
+    }
+
+    /// The crawler's one call: every stored fingerprint within `k` of `fp`
+    /// (as [`Db::query`]), then `id` is stored with `fp`, atomically with
+    /// respect to other writers: of two crawlers checking the same new page
+    /// at once, exactly one sees the other's.
+    pub fn check_and_insert(&self, id: &str, fp: Fingerprint, k: u32) -> Result<Vec<Match>> {
+        self.check_k(k)?;
+        validate_id(id)?;
+        let _writer = self.lock_writer()?;
+        let matches = {
+            let state = self.read_state();
+            self.query_locked(&state, fp, k)?
+        };
+        self.apply_locked(&[Op::Insert(id, fp)])?;
+        Ok(matches)
+    }
+
+    fn apply(&self, ops: &[Op<'_>]) -> Result<()> {
+        for op in ops {
+            let (Op::Insert(id, _) | Op::Remove(id)) = op;
+            validate_id(id)?;
+        }
+        let _writer = self.lock_writer()?;
+        self.apply_locked(ops)
+    }
+
+    /// Applies `ops` with the writer lock held.
+    fn apply_locked(&self, ops: &[Op<'_>]) -> Result<()> {
+        let id_to_fp = self.cf(keys::ID_TO_FP)?;
+        let fp_to_ids = self.cf(keys::FP_TO_IDS)?;
+        let mut batch = WriteBatch::default();
+        let mut overlay = Overlay::default();
+        let mut ids_delta: i64 = 0;
+        for op in ops {
+            let (id, new_fp) = match *op {
+                Op::Insert(id, fp) => (id, Some(fp)),
+                Op::Remove(id) => (id, None),
+            };
+            let old_fp = match overlay.id_to_fp.get(id) {
+                Some(current) => *current,
+                None => self.get(id)?,
+            };
+            if old_fp == new_fp {
+                continue;
+            }
+            if let Some(old) = old_fp {
+                self.note_membership(&mut overlay, old)?;
+                batch.delete_cf(fp_to_ids, fp_ids_key(old, id));
+                overlay.added_ids.entry(old).or_default().remove(id);
+                overlay.removed_ids.entry(old).or_default().insert(id);
+            }
+            match new_fp {
+                Some(fp) => {
+                    self.note_membership(&mut overlay, fp)?;
+                    batch.put_cf(id_to_fp, id.as_bytes(), fp.0.to_be_bytes());
+                    batch.put_cf(fp_to_ids, fp_ids_key(fp, id), []);
+                    overlay.removed_ids.entry(fp).or_default().remove(id);
+                    overlay.added_ids.entry(fp).or_default().insert(id);
+                }
+                None => batch.delete_cf(id_to_fp, id.as_bytes()),
+            }
+            ids_delta += i64::from(old_fp.is_none()) - i64::from(new_fp.is_none());
+            overlay.id_to_fp.insert(id, new_fp);
+        }
+        if overlay.id_to_fp.is_empty() {
+            return Ok(());
+        }
+
+        // Which fingerprints joined or left the set, and what that means
+        // for the delta.
+        let delta_cf = self.cf(keys::DELTA)?;
+        let mut changes: Vec<(Fingerprint, bool)> = Vec::new();
+        for (&fp, &before) in &overlay.member_before {
+            let after = self.has_ids(&overlay, fp)?;
+            if after != before {
+                changes.push((fp, after));
+            }
+        }
+        let mut state_changes = Vec::with_capacity(changes.len());
+        let mut fingerprints_delta: i64 = 0;
+        {
+            let state = self.read_state();
+            for &(fp, joined) in &changes {
+                fingerprints_delta += if joined { 1 } else { -1 };
+                let key = fp.0.to_be_bytes();
+                let change = if joined {
+                    if state.delta.is_removed(fp) {
+                        batch.delete_cf(delta_cf, key);
+                        DeltaChange::Unremove
+                    } else {
+                        batch.put_cf(delta_cf, key, [keys::DELTA_ADDED]);
+                        DeltaChange::Add
+                    }
+                } else if state.delta.is_added(&self.design, fp) {
+                    batch.delete_cf(delta_cf, key);
+                    DeltaChange::Unadd
+                } else {
+                    batch.put_cf(delta_cf, key, [keys::DELTA_REMOVED]);
+                    DeltaChange::Remove
+                };
+                state_changes.push((fp, change));
+            }
+        }
+        let (fingerprints, ids) = {
+            let state = self.read_state();
+            (
+                state.fingerprints.saturating_add_signed(fingerprints_delta),
+                state.ids.saturating_add_signed(ids_delta),
+            )
+        };
+        let meta = self.cf(keys::META)?;
+        batch.put_cf(
+            meta,
+            keys::FINGERPRINT_COUNT_KEY,
+            fingerprints.to_be_bytes(),
+        );
+        batch.put_cf(meta, keys::ID_COUNT_KEY, ids.to_be_bytes());
+        self.rocks.write_opt(batch, &self.write_options())?;
+
+        let delta_len = {
+            let mut state = self.write_state();
+            for (fp, change) in state_changes {
+                match change {
+                    DeltaChange::Add => state.delta.add(&self.design, fp),
+                    DeltaChange::Unadd => state.delta.unadd(&self.design, fp),
+                    DeltaChange::Remove => state.delta.remove(fp),
+                    DeltaChange::Unremove => state.delta.unremove(fp),
+                }
+            }
+            state.fingerprints = fingerprints;
+            state.ids = ids;
+            state.delta.len()
+        };
+        if delta_len >= self.open_options.delta_limit {
+            self.merge_locked()?;
+        }
+        Ok(())
+    }
+
+    /// Records whether `fp` was in the set before this batch touched it.
+    fn note_membership<'a>(&self, overlay: &mut Overlay<'a>, fp: Fingerprint) -> Result<()> {
+        if !overlay.member_before.contains_key(&fp) {
+            let member = self.has_ids(overlay, fp)?;
+            overlay.member_before.insert(fp, member);
+        }
+        Ok(())
+    }
+
+    /// Whether any document has `fp`, counting the batch's own changes.
+    fn has_ids(&self, overlay: &Overlay<'_>, fp: Fingerprint) -> Result<bool> {
+        if overlay
+            .added_ids
+            .get(&fp)
+            .is_some_and(|ids| !ids.is_empty())
+        {
+            return Ok(true);
+        }
+        let removed = overlay.removed_ids.get(&fp);
+        let mut found = false;
+        self.scan_ids_of(fp, |id| {
+            found = !removed.is_some_and(|r| r.contains(id));
+            !found
+        })?;
+        Ok(found)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum DeltaChange {
+    Add,
+    Unadd,
+    Remove,
+    Unremove,
+}
+
+fn validate_id(id: &str) -> Result<()> {
+    if id.is_empty() || id.len() > MAX_ID_BYTES {
+        return Err(Error::BadId {
+            len: id.len(),
+            max: MAX_ID_BYTES,
+        });
+    }
+    Ok(())
+}

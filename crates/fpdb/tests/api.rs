@@ -1,0 +1,213 @@
+//! The database's contract at its edges: errors that name what is wrong,
+//! locking, read-only handles, text entry points and check-and-insert.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use fpdb::{Db, Error, Fingerprint, Options, MAX_ID_BYTES};
+
+fn new_db() -> (tempfile::TempDir, Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::create(dir.path().join("db"), Options::default()).unwrap();
+    (dir, db)
+}
+
+#[test]
+fn a_second_writer_is_refused_with_locked() {
+    let (_dir, db) = new_db();
+    assert!(matches!(Db::open(db.path()), Err(Error::Locked { .. })));
+    // A read-only handle may open beside the writer.
+    let reader = Db::open_read_only(db.path()).unwrap();
+    assert!(reader.query(Fingerprint(1), 3).unwrap().is_empty());
+}
+
+#[test]
+fn read_only_handles_refuse_writes_and_see_what_was_written() {
+    let (dir, db) = new_db();
+    db.insert("a", Fingerprint(42)).unwrap();
+    let path = db.path().to_path_buf();
+    drop(db);
+    let reader = Db::open_read_only(&path).unwrap();
+    assert!(matches!(
+        reader.insert("b", Fingerprint(1)),
+        Err(Error::ReadOnly)
+    ));
+    assert!(matches!(reader.remove("a"), Err(Error::ReadOnly)));
+    assert_eq!(reader.query(Fingerprint(43), 1).unwrap()[0].ids, ["a"]);
+    drop(dir);
+}
+
+#[test]
+fn create_and_open_name_bad_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(matches!(
+        Db::open(dir.path().join("missing")),
+        Err(Error::NotFound { .. })
+    ));
+    std::fs::write(dir.path().join("file"), b"x").unwrap();
+    assert!(matches!(
+        Db::create(dir.path().join("file"), Options::default()),
+        Err(Error::AlreadyExists { .. })
+    ));
+    assert!(matches!(
+        Db::create(dir.path(), Options::default()),
+        Err(Error::AlreadyExists { .. })
+    ));
+    let too_large_k = Options {
+        k: 8,
+        ..Options::default()
+    };
+    assert!(matches!(
+        Db::create(dir.path().join("k8"), too_large_k),
+        Err(Error::Options(_))
+    ));
+}
+
+#[test]
+fn k_above_the_database_k_is_an_error_that_says_so() {
+    let (_dir, db) = new_db();
+    let error = db.query(Fingerprint(0), 4).unwrap_err();
+    assert!(matches!(error, Error::KTooLarge { k: 4, max: 3 }));
+    assert!(error.to_string().contains("k = 4"));
+    assert!(matches!(
+        db.query_batch(&[Fingerprint(0)], 9),
+        Err(Error::KTooLarge { .. })
+    ));
+}
+
+#[test]
+fn ids_must_be_1_to_1024_bytes_and_bad_ids_change_nothing() {
+    let (_dir, db) = new_db();
+    let longest = "x".repeat(MAX_ID_BYTES);
+    db.insert(&longest, Fingerprint(7)).unwrap();
+    assert_eq!(db.get(&longest).unwrap(), Some(Fingerprint(7)));
+    let too_long = "x".repeat(MAX_ID_BYTES + 1);
+    assert!(matches!(
+        db.insert(&too_long, Fingerprint(7)),
+        Err(Error::BadId { len: 1025, .. })
+    ));
+    assert!(matches!(
+        db.insert("", Fingerprint(7)),
+        Err(Error::BadId { len: 0, .. })
+    ));
+    // A batch with one bad id is refused whole.
+    let batch = [("good", Fingerprint(1)), ("", Fingerprint(2))];
+    assert!(db.insert_batch(&batch).is_err());
+    assert_eq!(db.get("good").unwrap(), None);
+    assert_eq!(db.stats().ids, 1);
+}
+
+#[test]
+fn many_ids_share_a_fingerprint_and_the_last_removal_removes_it() {
+    let (_dir, db) = new_db();
+    db.insert_batch(&[
+        ("a", Fingerprint(5)),
+        ("b", Fingerprint(5)),
+        ("c", Fingerprint(6)),
+    ])
+    .unwrap();
+    let matches = db.query(Fingerprint(5), 0).unwrap();
+    assert_eq!(matches[0].ids, ["a", "b"]);
+    assert_eq!(db.stats().fingerprints, 2);
+    // Re-inserting an id moves it to its new fingerprint.
+    db.insert("a", Fingerprint(6)).unwrap();
+    assert_eq!(db.query(Fingerprint(6), 0).unwrap()[0].ids, ["a", "c"]);
+    assert_eq!(db.remove("b").unwrap(), Some(Fingerprint(5)));
+    assert!(db.query(Fingerprint(5), 0).unwrap().is_empty());
+    assert_eq!(db.stats().fingerprints, 1);
+    db.merge().unwrap();
+    assert!(db.query(Fingerprint(5), 0).unwrap().is_empty());
+    assert_eq!(db.remove("nobody").unwrap(), None);
+}
+
+#[test]
+fn check_and_insert_reports_what_was_there_and_remembers() {
+    let (_dir, db) = new_db();
+    assert!(db
+        .check_and_insert("p1", Fingerprint(0b1111), 3)
+        .unwrap()
+        .is_empty());
+    let seen = db.check_and_insert("p2", Fingerprint(0b0111), 3).unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(
+        (seen[0].distance, seen[0].ids.clone()),
+        (1, vec!["p1".to_string()])
+    );
+    assert_eq!(db.query(Fingerprint(0b0111), 0).unwrap()[0].ids, ["p2"]);
+}
+
+#[test]
+fn text_is_hashed_with_the_stored_options() {
+    let (_dir, db) = new_db();
+    let page =
+        "网络爬虫每天抓取大量网页，其中许多网页内容几乎相同，只是广告、日期或计数器有所不同。";
+    let fp = db.insert_text("https://a.example/1", page).unwrap();
+    assert_eq!(fp, fpdb::Simhasher::default().fingerprint(page));
+    let matches = db.query_text(page, 3).unwrap();
+    assert_eq!(matches[0].ids, ["https://a.example/1"]);
+}
+
+#[test]
+fn writes_survive_reopen_with_and_without_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Db::create(&path, Options::default()).unwrap();
+    db.insert("kept-in-delta", Fingerprint(100)).unwrap();
+    drop(db);
+    let db = Db::open(&path).unwrap();
+    assert_eq!(db.stats().delta_added, 1);
+    db.merge().unwrap();
+    db.insert("after-merge", Fingerprint(101)).unwrap();
+    drop(db);
+    let db = Db::open(&path).unwrap();
+    let stats = db.stats();
+    assert_eq!(
+        (stats.fingerprints, stats.ids, stats.delta_added),
+        (2, 2, 1)
+    );
+    assert_eq!(db.query(Fingerprint(100), 1).unwrap().len(), 2);
+    assert!(stats.tables.iter().all(|t| t.blocks == 1 && t.bytes > 0));
+}
+
+#[test]
+fn a_damaged_manifest_is_named_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    drop(Db::create(&path, Options::default()).unwrap());
+    // Overwrite the manifest through RocksDB itself with garbage.
+    {
+        let names = rocksdb::DB::list_cf(&rocksdb::Options::default(), &path).unwrap();
+        let rocks = rocksdb::DB::open_cf(&rocksdb::Options::default(), &path, names).unwrap();
+        let meta = rocks.cf_handle("meta").unwrap();
+        rocks
+            .put_cf(meta, b"manifest", b"not a manifest at all")
+            .unwrap();
+    }
+    match Db::open(&path) {
+        Err(Error::Corrupt { what, .. }) => assert_eq!(what, "manifest"),
+        other => panic!("expected a corrupt manifest, got {other:?}"),
+    }
+}
+
+#[test]
+fn db_is_send_and_sync_and_serves_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Db>();
+    let (_dir, db) = new_db();
+    let db = std::sync::Arc::new(db);
+    let writers: Vec<_> = (0..4u64)
+        .map(|t| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                for i in 0..50u64 {
+                    db.insert(&format!("t{t}-{i}"), Fingerprint((t << 32) | i))
+                        .unwrap();
+                    // Read-your-writes from the writing thread.
+                    assert!(!db.query(Fingerprint((t << 32) | i), 0).unwrap().is_empty());
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    assert_eq!(db.stats().ids, 200);
+}
