@@ -1,77 +1,308 @@
-//! Reading documents: JSON Lines, plain lines, or whole files. A bad line is
-//! an error naming the file and line number.
+//! Reading documents: fingerprint lines, JSON Lines, plain lines, or whole
+//! files. A bad line is reported as `file:line: what is wrong`; it stops the
+//! command unless `--skip-bad` is given, in which case it is reported on
+//! standard error, counted and skipped.
+//!
+//! Commands that write (`add`, `check`) read their inputs twice: once to
+//! validate every line, then again to apply them, so that a bad line stops
+//! the command before anything is stored. Standard input is spooled to a
+//! temporary file for that, so inputs larger than memory work.
 
+use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use fpdb::{Fingerprint, Simhasher, MAX_ID_BYTES};
 use serde::Deserialize;
 
-use crate::cli::InputFormat;
+use crate::cli::{InputArgs, InputFormat};
+
+/// What a document is: a fingerprint already computed, or text to hash.
+#[derive(Debug, Clone)]
+pub enum Payload {
+    Fingerprint(Fingerprint),
+    Text(String),
+}
 
 /// One input document.
 #[derive(Debug, Clone)]
-pub struct Document {
+pub struct Record {
     pub id: String,
-    pub text: String,
+    pub payload: Payload,
 }
 
-#[derive(Deserialize)]
-struct JsonDocument {
-    id: String,
-    text: String,
+impl Record {
+    /// The record's fingerprint under `simhasher` (texts are hashed).
+    pub fn fingerprint(&self, simhasher: &Simhasher) -> Fingerprint {
+        match &self.payload {
+            Payload::Fingerprint(fp) => *fp,
+            Payload::Text(text) => simhasher.fingerprint(text),
+        }
+    }
 }
+
+/// What the records are for; decides which shapes are accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Records to store: every record needs an id.
+    Store,
+    /// Records to look up: a bare fingerprint is its own id, a JSON line
+    /// without an id gets its line number.
+    Query,
+    /// `fpdb hash`: texts whose fingerprints are printed.
+    Hash,
+}
+
+/// A line that cannot be read, and where it is.
+#[derive(Debug, Clone)]
+pub struct BadLine {
+    pub location: String,
+    pub what: String,
+}
+
+impl fmt::Display for BadLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.what)
+    }
+}
+
+impl std::error::Error for BadLine {}
 
 /// The format to read `path` with: the explicit one, else by extension.
-pub fn format_for(explicit: Option<InputFormat>, path: Option<&Path>) -> InputFormat {
-    explicit.unwrap_or_else(|| match path {
-        Some(p) if p.extension().is_some_and(|e| e == "jsonl") => InputFormat::Jsonl,
+pub fn format_for(explicit: Option<InputFormat>, path: Option<&Path>, role: Role) -> InputFormat {
+    if let Some(format) = explicit {
+        return format;
+    }
+    let extension = path
+        .and_then(Path::extension)
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match (extension.as_deref(), role) {
+        (Some("jsonl"), _) => InputFormat::Jsonl,
+        (_, Role::Hash) => InputFormat::Lines,
+        (Some("tsv" | "fps"), _) => InputFormat::Fps,
+        (None, _) if path.is_none() => InputFormat::Fps,
         _ => InputFormat::Lines,
-    })
+    }
 }
 
-/// Calls `each` with every document of the inputs (standard input when
-/// `paths` is empty), stopping at the first bad line or failing callback.
-pub fn for_each_document(
-    format: Option<InputFormat>,
-    paths: &[PathBuf],
-    mut each: impl FnMut(Document) -> Result<()>,
-) -> Result<()> {
-    if paths.is_empty() {
-        let stdin = io::stdin();
-        return read_stream(format_for(format, None), "<stdin>", stdin.lock(), &mut each);
-    }
-    for path in paths {
-        let format = format_for(format, Some(path));
-        if format == InputFormat::Files {
-            let mut text = String::new();
-            File::open(path)
-                .and_then(|mut f| f.read_to_string(&mut text))
-                .with_context(|| format!("{}: cannot read as UTF-8 text", path.display()))?;
-            each(Document {
-                id: path.display().to_string(),
-                text,
-            })?;
-            continue;
+/// One input: a file or standard input.
+#[derive(Debug)]
+enum Source {
+    Stdin,
+    File(PathBuf),
+    /// Standard input saved to a temporary file (for reading it twice).
+    Spooled(tempfile::NamedTempFile),
+}
+
+impl Source {
+    fn name(&self) -> String {
+        match self {
+            Source::Stdin | Source::Spooled(_) => "<stdin>".to_string(),
+            Source::File(path) => path.display().to_string(),
         }
-        let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-        read_stream(
-            format,
-            &path.display().to_string(),
-            BufReader::new(file),
-            &mut each,
-        )?;
     }
-    Ok(())
+
+    /// The path the format is chosen by (none for standard input).
+    fn path(&self) -> Option<&Path> {
+        match self {
+            Source::File(path) => Some(path),
+            Source::Stdin | Source::Spooled(_) => None,
+        }
+    }
+
+    fn open(&self) -> Result<Box<dyn Read + '_>> {
+        Ok(match self {
+            Source::Stdin => Box::new(io::stdin().lock()),
+            Source::File(path) => Box::new(
+                File::open(path).with_context(|| format!("{}: cannot open", path.display()))?,
+            ),
+            Source::Spooled(file) => {
+                let mut file = file
+                    .reopen()
+                    .context("cannot reopen spooled standard input")?;
+                file.rewind()?;
+                Box::new(file)
+            }
+        })
+    }
 }
 
-fn read_stream(
+/// The documents of a command's inputs.
+#[derive(Debug)]
+pub struct Inputs {
+    format: Option<InputFormat>,
+    role: Role,
+    skip_bad: bool,
+    sources: Vec<Source>,
+    /// Bad lines skipped so far (with `--skip-bad`).
+    skipped: u64,
+}
+
+/// Records per batch handed to a command.
+pub const CHUNK: usize = 10_000;
+
+impl Inputs {
+    pub fn new(args: &InputArgs, role: Role) -> Self {
+        Inputs::from_parts(args.input, &args.inputs, args.skip_bad, role)
+    }
+
+    pub fn from_parts(
+        format: Option<InputFormat>,
+        paths: &[PathBuf],
+        skip_bad: bool,
+        role: Role,
+    ) -> Self {
+        let mut sources: Vec<Source> = paths
+            .iter()
+            .map(|p| {
+                if p.as_os_str() == "-" {
+                    Source::Stdin
+                } else {
+                    Source::File(p.clone())
+                }
+            })
+            .collect();
+        if sources.is_empty() {
+            sources.push(Source::Stdin);
+        }
+        Inputs {
+            format,
+            role,
+            skip_bad,
+            sources,
+            skipped: 0,
+        }
+    }
+
+    /// Bad lines skipped so far.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// Calls `each` with the records of all inputs, `CHUNK` at a time.
+    /// A bad line stops with an error, or with `--skip-bad` is reported
+    /// and skipped.
+    pub fn stream(&mut self, each: impl FnMut(Vec<Record>) -> Result<()>) -> Result<()> {
+        let skip_bad = self.skip_bad;
+        let mut skipped = 0;
+        let result = self.read_all(each, |bad| {
+            if skip_bad {
+                eprintln!("fpdb: skipping {bad}");
+                skipped += 1;
+                Ok(())
+            } else {
+                Err(bad.into())
+            }
+        });
+        self.skipped += skipped;
+        result
+    }
+
+    /// [`Inputs::stream`], but every input is read and checked completely
+    /// before `each` sees the first record: a bad line (without
+    /// `--skip-bad`) stops the command with nothing applied.
+    pub fn validated(&mut self, each: impl FnMut(Vec<Record>) -> Result<()>) -> Result<()> {
+        let multiple = self
+            .sources
+            .iter()
+            .filter(|s| matches!(s, Source::Stdin))
+            .count();
+        if multiple > 1 {
+            bail!("standard input (-) can be given only once");
+        }
+        for source in &mut self.sources {
+            if matches!(source, Source::Stdin) {
+                let mut spool =
+                    tempfile::NamedTempFile::new().context("cannot spool standard input")?;
+                io::copy(&mut io::stdin().lock(), &mut spool)
+                    .context("cannot spool standard input")?;
+                spool.flush()?;
+                *source = Source::Spooled(spool);
+            }
+        }
+        // Pass 1: validate.
+        self.stream(|_| Ok(()))?;
+        // Pass 2: apply, skipping (silently now) what pass 1 reported.
+        self.read_all(each, |_| Ok(()))
+    }
+
+    fn read_all(
+        &self,
+        mut each: impl FnMut(Vec<Record>) -> Result<()>,
+        mut bad: impl FnMut(BadLine) -> Result<()>,
+    ) -> Result<()> {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let numbered_by_file = self.sources.len() > 1;
+        for source in &self.sources {
+            let format = format_for(self.format, source.path(), self.role);
+            let name = source.name();
+            let mut handle = |item: Result<Record, BadLine>| -> Result<()> {
+                match item {
+                    Ok(record) => {
+                        chunk.push(record);
+                        if chunk.len() >= CHUNK {
+                            each(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)))?;
+                        }
+                        Ok(())
+                    }
+                    Err(line) => bad(line),
+                }
+            };
+            if format == InputFormat::Files {
+                let Source::File(path) = source else {
+                    bail!("--input files needs file paths, not standard input");
+                };
+                handle(read_whole_file(path)?)?;
+                continue;
+            }
+            let reader = BufReader::new(source.open()?);
+            let context = LineContext {
+                name: &name,
+                format,
+                role: self.role,
+                numbered_by_file,
+            };
+            read_lines(&context, reader, &mut handle)?;
+        }
+        if !chunk.is_empty() {
+            each(chunk)?;
+        }
+        Ok(())
+    }
+}
+
+fn read_whole_file(path: &Path) -> Result<Result<Record, BadLine>> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let id = path.display().to_string();
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => check_id(&id).map(|()| Record {
+            id,
+            payload: Payload::Text(text),
+        }),
+        Err(_) => Err("file is not valid UTF-8 text".to_string()),
+    }
+    .map_err(|what| BadLine {
+        location: path.display().to_string(),
+        what,
+    }))
+}
+
+struct LineContext<'a> {
+    name: &'a str,
     format: InputFormat,
-    name: &str,
+    role: Role,
+    /// Several inputs: `lines` ids are FILE:LINE, not just LINE.
+    numbered_by_file: bool,
+}
+
+fn read_lines(
+    context: &LineContext<'_>,
     mut reader: impl BufRead,
-    each: &mut impl FnMut(Document) -> Result<()>,
+    handle: &mut impl FnMut(Result<Record, BadLine>) -> Result<()>,
 ) -> Result<()> {
+    let name = context.name;
     let mut raw = Vec::new();
     let mut number = 0u64;
     loop {
@@ -84,29 +315,191 @@ fn read_stream(
             return Ok(());
         }
         number += 1;
+        let parsed = match std::str::from_utf8(&raw) {
+            Ok(line) => parse_line(context, number, line.trim_end_matches(['\n', '\r'])),
+            Err(_) => Err("line is not valid UTF-8".to_string()),
+        };
+        match parsed {
+            Ok(None) => {}
+            Ok(Some(record)) => handle(Ok(record))?,
+            Err(what) => handle(Err(BadLine {
+                location: format!("{name}:{number}"),
+                what,
+            }))?,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum JsonId {
+    Text(String),
+    Number(u64),
+}
+
+#[derive(Deserialize)]
+struct JsonRecord {
+    id: Option<JsonId>,
+    text: Option<String>,
+    fp: Option<String>,
+}
+
+/// One line as a record; `None` for a line that holds nothing (blank).
+fn parse_line(
+    context: &LineContext<'_>,
+    number: u64,
+    line: &str,
+) -> Result<Option<Record>, String> {
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let line_id = || {
+        if context.numbered_by_file {
+            format!("{}:{number}", context.name)
+        } else {
+            number.to_string()
+        }
+    };
+    let record = match context.format {
+        InputFormat::Lines => Record {
+            id: line_id(),
+            payload: Payload::Text(line.to_string()),
+        },
+        InputFormat::Fps => {
+            let fields: Vec<&str> = line.split('\t').collect();
+            match fields.as_slice() {
+                [id, hex] => {
+                    check_id(id)?;
+                    Record {
+                        id: (*id).to_string(),
+                        payload: Payload::Fingerprint(parse_fingerprint(hex)?),
+                    }
+                }
+                [hex] if context.role != Role::Store => {
+                    let fp = parse_fingerprint(hex)?;
+                    Record {
+                        id: hex.trim().to_string(),
+                        payload: Payload::Fingerprint(fp),
+                    }
+                }
+                _ => {
+                    return Err(format!(
+                        "expected 2 tab-separated fields, <id>\\t<16 hex digits>, found {}",
+                        fields.len()
+                    ))
+                }
+            }
+        }
+        InputFormat::Jsonl => {
+            let parsed: JsonRecord = serde_json::from_str(line).map_err(|e| {
+                format!(
+                    "invalid JSON (expected {{\"id\": ..., \"text\": ...}} or {{\"id\": ..., \"fp\": ...}}): {e}"
+                )
+            })?;
+            let payload = match (parsed.text, parsed.fp) {
+                (Some(text), None) => Payload::Text(text),
+                (None, Some(hex)) => Payload::Fingerprint(parse_fingerprint(&hex)?),
+                (Some(_), Some(_)) => return Err("has both \"text\" and \"fp\"".to_string()),
+                (None, None) => return Err("needs \"text\" or \"fp\"".to_string()),
+            };
+            let id = match (parsed.id, &payload) {
+                (Some(JsonId::Text(id)), _) => id,
+                (Some(JsonId::Number(n)), _) => n.to_string(),
+                (None, _) if context.role == Role::Store => {
+                    return Err("missing \"id\"".to_string())
+                }
+                (None, Payload::Fingerprint(fp)) => fp.to_string(),
+                (None, Payload::Text(_)) => line_id(),
+            };
+            check_id(&id)?;
+            Record { id, payload }
+        }
+        InputFormat::Files => unreachable!("files are read whole"),
+    };
+    Ok(Some(record))
+}
+
+fn parse_fingerprint(hex: &str) -> Result<Fingerprint, String> {
+    let hex = hex.trim();
+    hex.parse()
+        .map_err(|e| format!("invalid fingerprint {hex:?}: {e}"))
+}
+
+fn check_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("empty id".to_string());
+    }
+    if id.len() > MAX_ID_BYTES {
+        return Err(format!(
+            "id of {} bytes is longer than {MAX_ID_BYTES} bytes",
+            id.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Fingerprints of `records` under `simhasher`, texts hashed on all cores.
+pub fn fingerprints(simhasher: &Simhasher, records: &[Record]) -> Vec<Fingerprint> {
+    let texts = records
+        .iter()
+        .filter(|r| matches!(r.payload, Payload::Text(_)))
+        .count();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if texts < 64 || threads == 1 {
+        return records.iter().map(|r| r.fingerprint(simhasher)).collect();
+    }
+    let per_thread = records.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = records
+            .chunks(per_thread)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|r| r.fingerprint(simhasher))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| match w.join() {
+                Ok(fps) => fps,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
+}
+
+/// The ids of an id file (`-`: standard input), one per line; a line
+/// `<id>\t<16 hex digits>` (as `fpdb hash` and fingerprint files hold)
+/// gives its id. Blank lines are skipped. Every line is checked before the
+/// list is returned, so a bad line stops the caller with nothing done.
+pub fn read_ids(path: &Path) -> Result<Vec<String>> {
+    let (name, reader): (String, Box<dyn BufRead>) = if path.as_os_str() == "-" {
+        ("<stdin>".to_string(), Box::new(io::stdin().lock()))
+    } else {
+        let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+        (path.display().to_string(), Box::new(BufReader::new(file)))
+    };
+    let mut ids = Vec::new();
+    for (index, line) in reader.split(b'\n').enumerate() {
+        let number = index + 1;
+        let raw = line.with_context(|| format!("{name}: read failed at line {number}"))?;
         let Ok(line) = std::str::from_utf8(&raw) else {
             bail!("{name}:{number}: line is not valid UTF-8");
         };
-        let line = line.trim_end_matches(['\n', '\r']);
-        let document = match format {
-            InputFormat::Lines => Document {
-                id: number.to_string(),
-                text: line.to_string(),
-            },
-            InputFormat::Jsonl => {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let parsed: JsonDocument = serde_json::from_str(line).with_context(|| {
-                    format!("{name}:{number}: expected {{\"id\": ..., \"text\": ...}}")
-                })?;
-                Document {
-                    id: parsed.id,
-                    text: parsed.text,
-                }
-            }
-            InputFormat::Files => unreachable!("files are read whole"),
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let id = match line.rsplit_once('\t') {
+            Some((id, hex)) if parse_fingerprint(hex).is_ok() => id,
+            _ => line,
         };
-        each(document)?;
+        if let Err(what) = check_id(id) {
+            bail!("{name}:{number}: {what}");
+        }
+        ids.push(id.to_string());
     }
+    Ok(ids)
 }

@@ -211,3 +211,116 @@ fn db_is_send_and_sync_and_serves_threads() {
     }
     assert_eq!(db.stats().ids, 200);
 }
+
+#[test]
+fn a_damaged_block_is_reported_as_corruption_naming_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Db::create(&path, Options::default()).unwrap();
+    let fps: Vec<(String, Fingerprint)> = (0..500u64)
+        .map(|i| {
+            (
+                format!("d{i}"),
+                Fingerprint(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            )
+        })
+        .collect();
+    db.insert_batch(&fps).unwrap();
+    db.merge().unwrap();
+    drop(db);
+    // Flip one payload bit in every block of table 0.
+    {
+        let names = rocksdb::DB::list_cf(&rocksdb::Options::default(), &path).unwrap();
+        let rocks = rocksdb::DB::open_cf(&rocksdb::Options::default(), &path, names).unwrap();
+        let table = rocks.cf_handle("table-000").unwrap();
+        let blocks: Vec<(Box<[u8]>, Box<[u8]>)> = rocks
+            .iterator_cf(table, rocksdb::IteratorMode::Start)
+            .map(Result::unwrap)
+            .collect();
+        for (key, value) in blocks {
+            let mut damaged = value.to_vec();
+            damaged[20] ^= 0x10;
+            rocks.put_cf(table, key, damaged).unwrap();
+        }
+    }
+    let db = Db::open(&path).unwrap();
+    let mut errors = 0;
+    for (_, fp) in &fps {
+        match db.query(*fp, 3) {
+            Err(Error::Corrupt { what, .. }) => {
+                assert!(what.starts_with("table 0, block"), "{what}");
+                errors += 1;
+            }
+            Ok(matches) => {
+                // Answered from other tables only when table 0 was not
+                // consulted; an answer must still be right.
+                assert!(matches.iter().all(|m| m.fingerprint.distance(*fp) <= 3));
+            }
+            Err(other) => panic!("unexpected error {other}"),
+        }
+    }
+    assert!(errors > 0, "no query noticed the damage");
+}
+
+#[test]
+fn readers_never_miss_what_was_inserted_while_a_writer_inserts_and_merges() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    drop(Db::create(&path, Options::default()).unwrap());
+    let db = Arc::new(
+        Db::open_with(
+            &path,
+            fpdb::OpenOptions {
+                delta_limit: 64,
+                ..Default::default()
+            },
+        )
+        .unwrap(),
+    );
+    let fp_of = |i: u64| Fingerprint(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5555);
+    // `inserted` is only raised after insert returned, so every i below it
+    // must be found by any reader from then on.
+    let inserted = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..3u64)
+        .map(|r| {
+            let (db, inserted, done) = (db.clone(), inserted.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut checks = 0u64;
+                let mut x: u64 = r;
+                while !done.load(Ordering::Acquire) {
+                    let upto = inserted.load(Ordering::Acquire);
+                    if upto == 0 {
+                        continue;
+                    }
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let i = x % upto;
+                    let matches = db.query(fp_of(i), 2).unwrap();
+                    assert!(
+                        matches
+                            .iter()
+                            .any(|m| m.fingerprint == fp_of(i) && m.ids == [format!("p{i}")]),
+                        "reader {r} lost p{i} (inserted up to {upto})"
+                    );
+                    checks += 1;
+                }
+                checks
+            })
+        })
+        .collect();
+    for i in 0..3000u64 {
+        db.insert(&format!("p{i}"), fp_of(i)).unwrap();
+        inserted.store(i + 1, Ordering::Release);
+        if i % 500 == 499 {
+            db.merge().unwrap();
+        }
+    }
+    done.store(true, Ordering::Release);
+    let checks: u64 = readers.into_iter().map(|r| r.join().unwrap()).sum();
+    assert!(checks > 100, "readers ran only {checks} checks");
+    assert_eq!(db.stats().fingerprints, 3000);
+}

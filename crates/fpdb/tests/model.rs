@@ -76,8 +76,32 @@ fn check_all(db: &Db, model: &BTreeMap<String, Fingerprint>, query: Fingerprint)
     }
 }
 
+/// A temporary directory in memory when the machine has one: RocksDB
+/// syncs files on create and merge, and thousands of cases would spend
+/// their time waiting for the disk.
+fn temp_dir() -> tempfile::TempDir {
+    let shm = std::path::Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(dir) = tempfile::Builder::new()
+            .prefix("fpdb-model-")
+            .tempdir_in(shm)
+        {
+            return dir;
+        }
+    }
+    tempfile::tempdir().unwrap()
+}
+
+/// Cases per property, `FPDB_MODEL_CASES` to run more (e.g. in a soak).
+fn cases() -> u32 {
+    std::env::var("FPDB_MODEL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400)
+}
+
 fn run(steps: Vec<Step>, design: &str, delta_limit: usize, block_bytes: usize) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = temp_dir();
     let path = dir.path().join("db");
     let options = Options {
         design: design.parse::<DesignChoice>().unwrap(),
@@ -134,7 +158,7 @@ fn run(steps: Vec<Step>, design: &str, delta_limit: usize, block_bytes: usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn matches_model_with_frequent_merges(steps in prop::collection::vec(step(), 1..120)) {

@@ -1,38 +1,60 @@
 //! `fpdb demo`: the main job on the bundled corpus in `data/`.
 //!
-//! Fingerprints every document, finds every pair within k bits, shows a
-//! few of them side by side, and checks the result against the list of
-//! near-duplicates planted when the corpus was made. Until the database
-//! lands, pairs are found by comparing every pair (brute force).
+//! Creates a database in a temporary directory, stores every document,
+//! then asks the database for the near-duplicates of every document and
+//! shows a few pairs side by side. The pairs are checked against the
+//! near-duplicates planted when the corpus was made, and against comparing
+//! every pair directly (brute force), which the database must agree with.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use fpdb::{Fingerprint, Simhasher};
+use fpdb::{Db, Fingerprint, Options};
 
 use crate::cli::{DemoArgs, InputFormat};
-use crate::input::{for_each_document, Document};
+use crate::input::{Inputs, Payload, Role};
 
 pub fn run(args: DemoArgs) -> Result<()> {
     let corpus = match args.corpus {
         Some(path) => path,
         None => default_corpus()?,
     };
-    let mut documents = Vec::new();
-    for_each_document(
+    let mut documents: Vec<Document> = Vec::new();
+    Inputs::from_parts(
         Some(InputFormat::Jsonl),
         std::slice::from_ref(&corpus),
-        |d| {
-            documents.push(d);
-            Ok(())
-        },
-    )?;
+        false,
+        Role::Store,
+    )
+    .stream(|records| {
+        for record in records {
+            let Payload::Text(text) = record.payload else {
+                bail!("{}: document {} has no text", corpus.display(), record.id);
+            };
+            documents.push(Document {
+                id: record.id,
+                text,
+            });
+        }
+        Ok(())
+    })?;
     if documents.is_empty() {
         bail!("{} holds no documents", corpus.display());
     }
-    let simhasher = Simhasher::default();
+    let by_id: HashMap<&str, &Document> = documents.iter().map(|d| (d.id.as_str(), d)).collect();
+    if by_id.len() != documents.len() {
+        bail!("{}: document ids are not unique", corpus.display());
+    }
+
+    let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let options = Options {
+        k: args.k,
+        expected_size: documents.len() as u64,
+        ..Options::default()
+    };
+    let db = Db::create(dir.path().join("demo.fpdb"), options)?;
     let bytes: usize = documents.iter().map(|d| d.text.len()).sum();
     println!(
         "fpdb demo: near-duplicate detection on {}",
@@ -42,48 +64,66 @@ pub fn run(args: DemoArgs) -> Result<()> {
         "  {} documents, {:.1} KiB of text, simhash options: {}",
         documents.len(),
         bytes as f64 / 1024.0,
-        simhasher.options()
+        db.simhasher().options()
     );
+    println!("  a temporary database with design {}\n", db.design());
 
+    // Text to fingerprints, with the database's own simhash options (the
+    // first text loads jieba's dictionary, which is not timed).
+    db.fingerprint_text("预热");
     let started = Instant::now();
     let fingerprints: Vec<Fingerprint> = documents
         .iter()
-        .map(|d| simhasher.fingerprint(&d.text))
+        .map(|d| db.fingerprint_text(&d.text))
         .collect();
-    let elapsed = started.elapsed();
-    println!(
-        "  fingerprinted in {:.1} ms ({:.1} MB/s on one core)",
-        elapsed.as_secs_f64() * 1e3,
-        bytes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6
-    );
-
+    let hash_time = started.elapsed();
+    let batch: Vec<(&str, Fingerprint)> = documents
+        .iter()
+        .map(|d| d.id.as_str())
+        .zip(fingerprints.iter().copied())
+        .collect();
     let started = Instant::now();
-    let hashed: Vec<(&Document, Fingerprint)> = documents.iter().zip(fingerprints).collect();
-    let mut pairs: Vec<Pair> = Vec::new();
-    for (i, &(a, fa)) in hashed.iter().enumerate() {
-        for &(b, fb) in hashed.iter().skip(i + 1) {
-            let distance = fa.distance(fb);
-            if distance <= args.k {
-                pairs.push(Pair {
-                    a,
-                    b,
-                    fa,
-                    fb,
-                    distance,
-                });
+    db.insert_batch(&batch)?;
+    let insert_time = started.elapsed();
+    let started = Instant::now();
+    db.merge()?;
+    let merge_time = started.elapsed();
+
+    // Ask the database for every document's near-duplicates.
+    let started = Instant::now();
+    let answers = db.query_batch(&fingerprints, args.k)?;
+    let query_time = started.elapsed();
+    let mut found: BTreeMap<(&str, &str), u32> = BTreeMap::new();
+    for (document, matches) in documents.iter().zip(&answers) {
+        for m in matches {
+            for other in &m.ids {
+                if *other != document.id {
+                    found.insert(ordered(&document.id, other), m.distance);
+                }
             }
         }
     }
+    let mut pairs: Vec<Pair<'_>> = Vec::with_capacity(found.len());
+    for (&(a, b), &distance) in &found {
+        let (Some(&a), Some(&b)) = (by_id.get(a), by_id.get(b)) else {
+            bail!("the database returned an id that is not in the corpus");
+        };
+        pairs.push(Pair {
+            fa: db.fingerprint_text(&a.text),
+            fb: db.fingerprint_text(&b.text),
+            a,
+            b,
+            distance,
+        });
+    }
     // The subtle pairs (largest distance still within k) are the interesting ones.
     pairs.sort_by_key(|p| std::cmp::Reverse(p.distance));
-    let compared = documents.len() * (documents.len() - 1) / 2;
     println!(
-        "  compared all {compared} pairs in {:.1} ms: {} within k = {} bits\n",
-        started.elapsed().as_secs_f64() * 1e3,
+        "near-duplicates: {} pairs of documents whose fingerprints differ in at most k = {} of 64 bits",
         pairs.len(),
         args.k
     );
-
+    println!("(the most subtle first; distance = number of differing bits)\n");
     for pair in pairs.iter().take(args.show) {
         pair.show();
     }
@@ -96,8 +136,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
 
     let truth_path = corpus.with_file_name("corpus-truth.tsv");
     if let Ok(truth) = read_truth(&truth_path) {
-        let found: HashSet<(&str, &str)> =
-            pairs.iter().map(|p| ordered(&p.a.id, &p.b.id)).collect();
+        let found: HashSet<(&str, &str)> = found.keys().copied().collect();
         let planted: HashSet<(&str, &str)> = truth.iter().map(|(a, b)| ordered(a, b)).collect();
         let hits = planted.intersection(&found).count();
         let other = found.len() - hits;
@@ -108,7 +147,75 @@ pub fn run(args: DemoArgs) -> Result<()> {
         );
         println!("(the edits are: 1% of characters replaced, a site header and footer, new dates and counters, one sentence dropped)");
     }
+
+    // The database must find exactly what comparing every pair finds.
+    let mut brute = 0usize;
+    for (i, fa) in fingerprints.iter().enumerate() {
+        brute += fingerprints
+            .iter()
+            .skip(i + 1)
+            .filter(|fb| fa.distance(**fb) <= args.k)
+            .count();
+    }
+    let compared = documents.len() * (documents.len() - 1) / 2;
+    if brute == found.len() {
+        println!(
+            "checked against comparing all {compared} pairs directly: the same {brute} pairs\n"
+        );
+    } else {
+        bail!(
+            "the database found {} pairs but comparing all {compared} pairs finds {brute}",
+            found.len()
+        );
+    }
+
+    let stats = db.stats();
+    let block_bytes: u64 = stats.tables.iter().map(|t| t.bytes).sum();
+    let bits: Vec<String> = stats
+        .tables
+        .iter()
+        .map(|t| format!("{:.1}", t.bits_per_fingerprint))
+        .collect();
+    println!("the database:");
+    println!(
+        "  {} fingerprints for {} ids in {} permuted tables (each a sorted copy of every fingerprint, compressed)",
+        stats.fingerprints,
+        stats.ids,
+        stats.tables.len()
+    );
+    println!(
+        "  {block_bytes} bytes of blocks; bits per fingerprint per table: {}",
+        bits.join(" ")
+    );
+    println!(
+        "  {} bytes of in-memory block directory",
+        stats.directory_bytes
+    );
+    let n = documents.len() as u64;
+    println!("timings:");
+    println!(
+        "  fingerprinting  {:>9.0} docs/s ({:.1} MB/s of text, one core)",
+        super::rate(n, hash_time),
+        bytes as f64 / hash_time.as_secs_f64().max(1e-9) / 1e6
+    );
+    println!(
+        "  insert          {:>9.0} docs/s (one batch), merge {:.1} ms",
+        super::rate(n, insert_time),
+        merge_time.as_secs_f64() * 1e3
+    );
+    println!(
+        "  query           {:>9.1} µs per query (k = {}, batch of {n})",
+        query_time.as_secs_f64() * 1e6 / n as f64,
+        args.k
+    );
     Ok(())
+}
+
+/// One corpus document.
+#[derive(Debug)]
+struct Document {
+    id: String,
+    text: String,
 }
 
 /// Two documents within k bits of each other.

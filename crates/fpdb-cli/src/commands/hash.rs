@@ -3,19 +3,22 @@
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
+use fpdb::Simhasher;
 
 use crate::cli::HashArgs;
-use crate::input::for_each_document;
+use crate::input::{fingerprints, Inputs, Role};
 
 pub fn run(args: HashArgs) -> Result<()> {
-    let simhasher = super::simhasher(&args.simhash)?;
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    for_each_document(args.input, &args.inputs, |document| {
-        let fingerprint = simhasher.fingerprint(&document.text);
-        writeln!(out, "{}\t{fingerprint}", document.id)?;
+    let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
+    let mut inputs = Inputs::from_parts(args.input, &args.inputs, args.skip_bad, Role::Hash);
+    let mut out = BufWriter::new(io::stdout().lock());
+    inputs.stream(|records| {
+        for (record, fp) in records.iter().zip(fingerprints(&simhasher, &records)) {
+            writeln!(out, "{}\t{fp}", record.id)?;
+        }
         Ok(())
     })?;
     out.flush()?;
+    super::report_skipped(&inputs);
     Ok(())
 }

@@ -1,25 +1,89 @@
 //! One module per subcommand, each with a `run` that calls the library.
 
+mod add;
+mod check;
+mod compact;
+mod create;
 mod demo;
 mod hash;
+mod query;
+mod remove;
+mod stats;
+
+use std::path::Path;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
-use fpdb::{SimhashOptions, Simhasher};
+use fpdb::{Db, OpenOptions, SimhashOptions};
 
 use crate::cli::{Command, SimhashArgs};
 
 pub fn run(command: Command) -> Result<()> {
     match command {
+        Command::Create(args) => create::run(args),
+        Command::Add(args) => add::run(args),
+        Command::Query(args) => query::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Remove(args) => remove::run(args),
+        Command::Stats(args) => stats::run(args),
+        Command::Compact(args) => compact::run(args),
         Command::Hash(args) => hash::run(args),
         Command::Demo(args) => demo::run(args),
     }
 }
 
-/// The simhasher the flags describe.
-fn simhasher(args: &SimhashArgs) -> Result<Simhasher> {
-    let options = SimhashOptions {
-        tokenizer: args.tokenizer.parse().context("--tokenizer")?,
-        weighting: args.weights.parse().context("--weights")?,
+/// The simhash options the flags describe (the library's defaults for
+/// flags not given).
+fn simhash_options(args: &SimhashArgs) -> Result<SimhashOptions> {
+    let mut options = SimhashOptions::default();
+    if let Some(tokenizer) = &args.tokenizer {
+        options.tokenizer = tokenizer.parse().context("--tokenizer")?;
+    }
+    if let Some(weights) = &args.weights {
+        options.weighting = weights.parse().context("--weights")?;
+    }
+    Ok(options)
+}
+
+/// Opens `path` for writing.
+fn open_writable(path: &Path, sync: bool) -> Result<Db> {
+    let options = OpenOptions {
+        sync,
+        ..OpenOptions::default()
     };
-    Ok(Simhasher::new(options))
+    Db::open_with(path, options).with_context(|| format!("cannot open {}", path.display()))
+}
+
+/// Opens `path` for reading only (a writer may have it open too).
+fn open_read_only(path: &Path) -> Result<Db> {
+    Db::open_read_only(path).with_context(|| format!("cannot open {}", path.display()))
+}
+
+/// The distance to query with: the asked one, else the database's. Fails
+/// now, before any input is read, when the database cannot answer it.
+fn query_k(db: &Db, asked: Option<u32>) -> Result<u32> {
+    let k = asked.unwrap_or_else(|| db.k());
+    db.query_batch(&[], k).context("--k")?;
+    Ok(k)
+}
+
+/// `n` things per second over `elapsed`.
+fn rate(n: u64, elapsed: Duration) -> f64 {
+    n as f64 / elapsed.as_secs_f64().max(1e-9)
+}
+
+/// `n` and `noun`, plural when `n` is not 1 ("1 document", "2 documents").
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Tells standard error how many bad lines `--skip-bad` skipped, if any.
+fn report_skipped(inputs: &crate::input::Inputs) {
+    if inputs.skipped() > 0 {
+        eprintln!("fpdb: {} skipped", count(inputs.skipped(), "bad line"));
+    }
 }

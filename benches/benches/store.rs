@@ -1,0 +1,147 @@
+//! The RocksDB-backed database: online insert throughput, open time, and
+//! `Db::query` latency at k = 3 against a brute-force scan of the same
+//! fingerprints in the same run.
+//!
+//! ```text
+//! cargo bench -p fpdb-benches --bench store
+//! FPDB_STORE_BENCH_N=10000000 cargo bench -p fpdb-benches --bench store
+//! ```
+//!
+//! N random fingerprints (default 1,000,000) are inserted through the
+//! online path (`insert_batch` of 10,000, merges as the delta fills), the
+//! delta is merged, and the database is reopened; then queries are half
+//! stored fingerprints with 0–3 bits flipped and half random ones.
+#![allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    reason = "bench code: a broken setup should panic loudly"
+)]
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use fpdb::{Db, Fingerprint, OpenOptions, Options};
+use fpdb_benches::rng::Rng;
+
+const K: u32 = 3;
+
+fn n() -> usize {
+    std::env::var("FPDB_STORE_BENCH_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+fn queries(stored: &[u64], rng: &mut Rng, count: usize) -> Vec<Fingerprint> {
+    (0..count)
+        .map(|i| {
+            if i % 2 == 0 {
+                let mut fp = stored[rng.below(stored.len())];
+                for _ in 0..rng.below(4) {
+                    fp ^= 1 << rng.below(64);
+                }
+                Fingerprint(fp)
+            } else {
+                Fingerprint(rng.next_u64())
+            }
+        })
+        .collect()
+}
+
+fn store(c: &mut Criterion) {
+    let n = n();
+    let mut rng = Rng::new(7);
+    let stored: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let options = Options {
+        expected_size: n as u64,
+        ..Options::default()
+    };
+    let db = Db::create(&path, options).unwrap();
+    let design = db.design().name();
+    drop(db);
+
+    let db = Db::open_with(&path, OpenOptions::default()).unwrap();
+    let started = Instant::now();
+    for (chunk_index, chunk) in stored.chunks(10_000).enumerate() {
+        let batch: Vec<(String, Fingerprint)> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, &fp)| {
+                (
+                    format!("https://example.com/{}", chunk_index * 10_000 + i),
+                    Fingerprint(fp),
+                )
+            })
+            .collect();
+        db.insert_batch(&batch).unwrap();
+    }
+    db.merge().unwrap();
+    let insert_seconds = started.elapsed().as_secs_f64();
+    let stats = db.stats();
+    println!(
+        "inserted {n} fingerprints into {design} ({} tables) through the online path in {insert_seconds:.1} s: {:.0} per second",
+        stats.tables.len(),
+        n as f64 / insert_seconds
+    );
+    println!(
+        "  {:.2} bits per fingerprint per table (uniform code of a new database), {} directory bytes",
+        stats.tables.iter().map(|t| t.bits_per_fingerprint).sum::<f64>() / stats.tables.len() as f64,
+        stats.directory_bytes
+    );
+    drop(db);
+
+    let mut group = c.benchmark_group(format!("store_n{n}"));
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(3));
+    group.bench_function("open (manifest + directories, no block read)", |b| {
+        b.iter(|| black_box(Db::open(&path).unwrap()))
+    });
+
+    let db = Db::open(&path).unwrap();
+    let probes = queries(&stored, &mut rng, 4096);
+    let mut next = 0usize;
+    group.bench_function("brute_force_scan", |b| {
+        b.iter(|| {
+            let q = probes[next % probes.len()];
+            next += 1;
+            stored
+                .iter()
+                .filter(|&&fp| (fp ^ q.0).count_ones() <= K)
+                .count()
+        })
+    });
+    group.bench_function("db_query_k3", |b| {
+        b.iter(|| {
+            let q = probes[next % probes.len()];
+            next += 1;
+            db.query(q, K).unwrap()
+        })
+    });
+    group.finish();
+
+    // Percentiles over single timed queries, since the target is a p50.
+    let mut latencies: Vec<Duration> = probes
+        .iter()
+        .map(|&q| {
+            let started = Instant::now();
+            black_box(db.query(q, K).unwrap());
+            started.elapsed()
+        })
+        .collect();
+    latencies.sort();
+    let at = |p: f64| latencies[((latencies.len() - 1) as f64 * p) as usize];
+    println!(
+        "Db::query k=3 n={n}: p50 {:?} p90 {:?} p99 {:?} over {} queries",
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        latencies.len()
+    );
+}
+
+criterion_group!(benches, store);
+criterion_main!(benches);

@@ -1,0 +1,43 @@
+//! `fpdb add`: store documents, `insert_batch` per 10,000.
+
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::cli::AddArgs;
+use crate::input::{fingerprints, Inputs, Role};
+
+pub fn run(args: AddArgs) -> Result<()> {
+    let db = super::open_writable(&args.db, args.sync)?;
+    let mut inputs = Inputs::new(&args.input, Role::Store);
+    let started = Instant::now();
+    let progress = std::io::stderr().is_terminal();
+    let mut added = 0u64;
+    inputs.validated(|records| {
+        let fps = fingerprints(db.simhasher(), &records);
+        let batch: Vec<(&str, fpdb::Fingerprint)> =
+            records.iter().map(|r| r.id.as_str()).zip(fps).collect();
+        db.insert_batch(&batch)?;
+        added += batch.len() as u64;
+        if progress {
+            eprint!("\rfpdb: added {added} documents…");
+        }
+        Ok(())
+    })?;
+    if progress && added > 0 {
+        eprint!("\r");
+    }
+    let elapsed = started.elapsed();
+    let skipped = match inputs.skipped() {
+        0 => String::new(),
+        n => format!(", {} skipped", super::count(n, "bad line")),
+    };
+    eprintln!(
+        "fpdb: added {} in {:.2} s ({:.0} docs/s){skipped}",
+        super::count(added, "document"),
+        elapsed.as_secs_f64(),
+        super::rate(added, elapsed)
+    );
+    Ok(())
+}

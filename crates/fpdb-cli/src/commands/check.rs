@@ -1,0 +1,27 @@
+//! `fpdb check`: for each document, its stored near-duplicates, then it is
+//! stored (`check_and_insert`), so later documents of the same input see
+//! earlier ones.
+
+use anyhow::Result;
+
+use crate::cli::CheckArgs;
+use crate::input::{fingerprints, Inputs, Role};
+use crate::output::Answers;
+
+pub fn run(args: CheckArgs) -> Result<()> {
+    let db = super::open_writable(&args.db, args.sync)?;
+    let k = super::query_k(&db, args.k)?;
+    let mut inputs = Inputs::new(&args.input, Role::Store);
+    let mut answers = Answers::new(args.format);
+    inputs.validated(|records| {
+        let fps = fingerprints(db.simhasher(), &records);
+        for (record, fp) in records.iter().zip(fps) {
+            let matches = db.check_and_insert(&record.id, fp, k)?;
+            answers.write(&record.id, fp, &matches)?;
+        }
+        Ok(())
+    })?;
+    answers.flush()?;
+    super::report_skipped(&inputs);
+    Ok(())
+}

@@ -1,0 +1,25 @@
+//! `fpdb compact`: merge the delta into the blocks, compact RocksDB.
+
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::cli::CompactArgs;
+
+pub fn run(args: CompactArgs) -> Result<()> {
+    let db = super::open_writable(&args.db, false)?;
+    let before = db.stats();
+    let started = Instant::now();
+    db.compact()?;
+    let after = db.stats();
+    let bytes: u64 = after.tables.iter().map(|t| t.bytes).sum();
+    eprintln!(
+        "fpdb: merged {} added and {} removed fingerprints and compacted in {:.2} s; {} fingerprints, {} ids, {bytes} bytes of blocks",
+        before.delta_added,
+        before.delta_removed,
+        started.elapsed().as_secs_f64(),
+        after.fingerprints,
+        after.ids
+    );
+    Ok(())
+}

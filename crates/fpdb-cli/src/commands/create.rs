@@ -1,0 +1,27 @@
+//! `fpdb create`: a new, empty database.
+
+use anyhow::{Context, Result};
+use fpdb::codec::DesignChoice;
+use fpdb::{Db, Options};
+
+use crate::cli::CreateArgs;
+
+pub fn run(args: CreateArgs) -> Result<()> {
+    let design: DesignChoice = args.design.parse().context("--design")?;
+    let options = Options {
+        k: args.k,
+        expected_size: args.expected,
+        design,
+        block_bytes: args.block_bytes,
+        simhash: super::simhash_options(&args.simhash)?,
+    };
+    let db = Db::create(&args.db, options)
+        .with_context(|| format!("cannot create a database in {}", args.db.display()))?;
+    println!(
+        "created {}: design {}, {}",
+        args.db.display(),
+        db.design(),
+        db.simhasher().options()
+    );
+    Ok(())
+}

@@ -1,0 +1,307 @@
+//! The `fpdb` binary, run end to end in temporary directories.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// Runs `fpdb args…` in `dir` with `stdin` as standard input.
+fn fpdb(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Runs and asserts success; returns stdout.
+fn ok(dir: &Path, args: &[&str], stdin: &str) -> String {
+    let out = fpdb(dir, args, stdin);
+    assert!(
+        out.status.success(),
+        "fpdb {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// (fp, distance, ids) of each match of one answer.
+fn matches(answer: &Value) -> Vec<(String, u64, Vec<String>)> {
+    answer["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["fp"].as_str().unwrap().to_string(),
+                m["distance"].as_u64().unwrap(),
+                m["ids"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|id| id.as_str().unwrap().to_string())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn stats(dir: &Path) -> Value {
+    serde_json::from_str(&ok(dir, &["stats", "db", "--json"], "")).unwrap()
+}
+
+const FPS: &str = "a\t0123456789abcdef\n\
+                   b\t0123456789abcdec\n\
+                   c\tffffffffffffffff\n\
+                   d\t0123456789abcdef\n";
+
+fn created(dir: &Path) {
+    let summary = ok(dir, &["create", "db", "--k", "3", "--expected", "1000"], "");
+    assert!(summary.contains("k=3"), "{summary}");
+}
+
+#[test]
+fn create_add_query_check_remove_stats() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    created(dir);
+    std::fs::write(dir.join("in.tsv"), FPS).unwrap();
+    let out = fpdb(dir, &["add", "db", "in.tsv"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("added 4 documents"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A bare fingerprint and an id'd one, from standard input (fps).
+    let answers = json_lines(&ok(
+        dir,
+        &["query", "db"],
+        "0123456789abcdee\nq\tfffffffffffffff0\n",
+    ));
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[0]["query"], "0123456789abcdee");
+    assert_eq!(answers[0]["fp"], "0123456789abcdee");
+    assert_eq!(
+        matches(&answers[0]),
+        vec![
+            ("0123456789abcdec".into(), 1, vec!["b".into()]),
+            ("0123456789abcdef".into(), 1, vec!["a".into(), "d".into()]),
+        ]
+    );
+    assert_eq!(answers[1]["query"], "q");
+    // ffffffffffffffff is 4 bits away: beyond k = 3.
+    assert_eq!(matches(&answers[1]), vec![]);
+    let answers = json_lines(&ok(
+        dir,
+        &["query", "db"],
+        "q	fffffffffffffff8
+",
+    ));
+    assert_eq!(
+        matches(&answers[0]),
+        vec![("ffffffffffffffff".into(), 3, vec!["c".into()])]
+    );
+
+    // A smaller k drops the distance-1 matches; tsv has one row per id.
+    let tsv = ok(
+        dir,
+        &["query", "db", "--k", "0", "--format", "tsv"],
+        "0123456789abcdef\n",
+    );
+    let rows: Vec<&str> = tsv.lines().collect();
+    assert_eq!(rows[0], "query\tfp\tmatch_fp\tdistance\tid");
+    assert_eq!(
+        rows[1..],
+        [
+            "0123456789abcdef\t0123456789abcdef\t0123456789abcdef\t0\ta",
+            "0123456789abcdef\t0123456789abcdef\t0123456789abcdef\t0\td",
+        ]
+    );
+
+    // check: answers, then stores, so the second line sees the first.
+    let answers = json_lines(&ok(
+        dir,
+        &["check", "db"],
+        "e\t0000000000000003\nf\t0000000000000001\n",
+    ));
+    assert_eq!(matches(&answers[0]), vec![]);
+    assert_eq!(
+        matches(&answers[1]),
+        vec![("0000000000000003".into(), 1, vec!["e".into()])]
+    );
+
+    let s = stats(dir);
+    assert_eq!(s["fingerprints"], 5);
+    assert_eq!(s["ids"], 6);
+    assert_eq!(s["k"], 3);
+
+    let out = fpdb(dir, &["remove", "db", "a", "nope"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("removed 1 of 2"), "{}", stderr(&out));
+    let answers = json_lines(&ok(dir, &["query", "db", "--k", "0"], "0123456789abcdef\n"));
+    assert_eq!(
+        matches(&answers[0]),
+        vec![("0123456789abcdef".into(), 0, vec!["d".into()])]
+    );
+
+    ok(dir, &["compact", "db"], "");
+    let s = stats(dir);
+    assert_eq!(s["ids"], 5);
+    assert_eq!(s["fingerprints"], 5);
+    assert_eq!(s["delta_added"], 0);
+    assert_eq!(s["tables"].as_array().unwrap().len(), 4);
+    let text = ok(dir, &["stats", "db"], "");
+    assert!(text.contains("fingerprints   5"), "{text}");
+}
+
+#[test]
+fn bad_line_stops_with_nothing_applied_and_skip_bad_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    created(dir);
+    std::fs::write(
+        dir.join("bad.tsv"),
+        "x\t0123456789abcdef\ny\tnot-a-fingerprint\nz\t0000000000000000\textra\n",
+    )
+    .unwrap();
+    let out = fpdb(dir, &["add", "db", "bad.tsv"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("bad.tsv:2: invalid fingerprint"),
+        "{}",
+        stderr(&out)
+    );
+    let answers = json_lines(&ok(dir, &["query", "db"], "0123456789abcdef\n"));
+    assert_eq!(matches(&answers[0]), vec![], "nothing of bad.tsv is stored");
+    assert_eq!(stats(dir)["ids"], 0);
+
+    // Standard input too, and JSON Lines.
+    let out = fpdb(
+        dir,
+        &["add", "db", "--input", "jsonl"],
+        "{\"id\": \"j\", \"fp\": \"0123456789abcdef\"}\n{\"id\": \"k\"\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("<stdin>:2: invalid JSON"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stats(dir)["ids"], 0);
+
+    let out = fpdb(dir, &["add", "db", "--skip-bad", "bad.tsv"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("bad.tsv:2:"), "{err}");
+    assert!(
+        err.contains("bad.tsv:3: expected 2 tab-separated fields"),
+        "{err}"
+    );
+    assert!(err.contains("2 bad lines skipped"), "{err}");
+    let answers = json_lines(&ok(dir, &["query", "db"], "0123456789abcdef\n"));
+    assert_eq!(
+        matches(&answers[0]),
+        vec![("0123456789abcdef".into(), 0, vec!["x".into()])]
+    );
+
+    // Overlong and empty ids are bad lines.
+    let long = "i".repeat(1025);
+    let out = fpdb(dir, &["add", "db"], &format!("{long}\t0123456789abcdef\n"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("<stdin>:1: id of 1025 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    let out = fpdb(dir, &["add", "db"], "\t0123456789abcdef\n");
+    assert!(
+        stderr(&out).contains("<stdin>:1: empty id"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn k_above_the_database_k_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    created(dir);
+    for command in ["query", "check"] {
+        let out = fpdb(dir, &[command, "db", "--k", "5"], "0123456789abcdef\n");
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            stderr(&out).contains("k = 5 is larger than this database's k = 3"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // A usage error is exit code 2.
+    assert_eq!(fpdb(dir, &["query"], "").status.code(), Some(2));
+}
+
+#[test]
+fn hash_output_round_trips_into_add_and_texts_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let common = ["--tokenizer", "words", "--weights", "tf"];
+    let mut create = vec!["create", "db"];
+    create.extend(common);
+    ok(dir, &create, "");
+    let texts = "the quick brown fox jumps over the lazy dog\n\
+                 a completely different sentence about databases\n";
+    let mut hash = vec!["hash"];
+    hash.extend(common);
+    let hashed = ok(dir, &hash, texts);
+    assert_eq!(hashed.lines().count(), 2);
+    assert!(hashed.starts_with("1\t"), "{hashed}");
+    ok(dir, &["add", "db"], &hashed);
+    assert_eq!(stats(dir)["ids"], 2);
+
+    // The same texts as JSON Lines are hashed with the stored options.
+    let jsonl = "{\"id\": \"fox\", \"text\": \"the quick brown fox jumps over the lazy dog\"}\n";
+    std::fs::write(dir.join("q.jsonl"), jsonl).unwrap();
+    let answers = json_lines(&ok(dir, &["query", "db", "q.jsonl"], ""));
+    assert_eq!(answers[0]["query"], "fox");
+    let first_fp = hashed.lines().next().unwrap().split('\t').nth(1).unwrap();
+    assert_eq!(answers[0]["fp"], first_fp);
+    let found = matches(&answers[0]);
+    assert_eq!(found[0], (first_fp.to_string(), 0, vec!["1".to_string()]));
+}
+
+#[test]
+fn demo_finds_the_planted_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/corpus.jsonl");
+    let out = ok(
+        dir.path(),
+        &["demo", "--corpus", corpus.to_str().unwrap()],
+        "",
+    );
+    assert!(out.contains("planted near-duplicates found: "), "{out}");
+    assert!(out.contains("checked against comparing all"), "{out}");
+    assert!(out.contains("µs per query"), "{out}");
+}
