@@ -7,8 +7,8 @@ use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, Tabl
 use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
 use rayon::prelude::*;
 use rocksdb::{
-    ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode, WriteBatch,
-    WriteOptions, DB,
+    BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Direction,
+    IteratorMode, ReadOptions, SliceTransform, WriteBatch, WriteOptions, DB,
 };
 
 use crate::delta::Delta;
@@ -428,8 +428,14 @@ impl Db {
         mut each: impl FnMut(&str) -> bool,
     ) -> Result<()> {
         let prefix = fp.0.to_be_bytes();
-        let iter = self.rocks.iterator_cf(
+        let mut read = ReadOptions::default();
+        read.set_prefix_same_as_start(true);
+        if let Some(next) = fp.0.checked_add(1) {
+            read.set_iterate_upper_bound(next.to_be_bytes());
+        }
+        let iter = self.rocks.iterator_cf_opt(
             self.cf(keys::FP_TO_IDS)?,
+            read,
             IteratorMode::From(&prefix, Direction::Forward),
         );
         for entry in iter {
@@ -483,6 +489,30 @@ impl Db {
     }
 }
 
+impl Drop for Db {
+    /// Flushes memtables so that the next open does not replay the whole
+    /// write-ahead log (which made opening a freshly loaded database take
+    /// as long as the load). Best effort: the WAL still has everything.
+    fn drop(&mut self) {
+        if !self.read_only {
+            let mut names = vec![
+                keys::META.to_string(),
+                keys::ID_TO_FP.to_string(),
+                keys::FP_TO_IDS.to_string(),
+                keys::DELTA.to_string(),
+            ];
+            names.extend((0..self.design.tables().len()).map(table_cf));
+            let families: Vec<&ColumnFamily> = names
+                .iter()
+                .filter_map(|n| self.rocks.cf_handle(n))
+                .collect();
+            let _ = self
+                .rocks
+                .flush_cfs_opt(&families, &rocksdb::FlushOptions::default());
+        }
+    }
+}
+
 pub(crate) fn table_bytes_key(index: usize) -> Vec<u8> {
     format!("bytes/{index:03}").into_bytes()
 }
@@ -500,18 +530,39 @@ fn read_counter(rocks: &DB, meta: &ColumnFamily, key: &[u8]) -> Result<u64> {
     decode_u64(&value).ok_or_else(|| Error::corrupt(String::from_utf8_lossy(key), "not 8 bytes"))
 }
 
-/// The column families of a database with `tables` tables. Blocks are
-/// already compressed, so RocksDB does not compress them again.
+/// Block cache shared by all column families of one handle.
+const BLOCK_CACHE_BYTES: usize = 256 << 20;
+
+/// The column families of a database with `tables` tables, tuned for how
+/// each is read: table blocks by exact key (bloom filters, no compression:
+/// blocks are compressed already), ids by exact key, fingerprint → ids by
+/// 8-byte prefix (prefix bloom filters, so a fingerprint without ids is
+/// usually answered without touching a file).
 fn column_families(tables: usize) -> Vec<ColumnFamilyDescriptor> {
+    let cache = Cache::new_lru_cache(BLOCK_CACHE_BYTES);
+    let block_options = |cache: &Cache| {
+        let mut options = BlockBasedOptions::default();
+        options.set_block_cache(cache);
+        options.set_bloom_filter(10.0, false);
+        options
+    };
     let mut families = Vec::with_capacity(4 + tables);
     for name in [keys::META, keys::ID_TO_FP, keys::FP_TO_IDS, keys::DELTA] {
         let mut options = rocksdb::Options::default();
         options.set_compression_type(DBCompressionType::Lz4);
+        options.set_block_based_table_factory(&block_options(&cache));
+        if name == keys::FP_TO_IDS {
+            options.set_prefix_extractor(SliceTransform::create_fixed_prefix(8));
+            options.set_memtable_prefix_bloom_ratio(0.1);
+        }
         families.push(ColumnFamilyDescriptor::new(name, options));
     }
     for index in 0..tables {
         let mut options = rocksdb::Options::default();
         options.set_compression_type(DBCompressionType::None);
+        options.set_block_based_table_factory(&block_options(&cache));
+        options.set_memtable_whole_key_filtering(true);
+        options.set_memtable_prefix_bloom_ratio(0.05);
         families.push(ColumnFamilyDescriptor::new(table_cf(index), options));
     }
     families
