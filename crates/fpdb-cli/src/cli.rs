@@ -47,6 +47,8 @@ pub enum Command {
     Stats(StatsArgs),
     /// Merge pending changes into the tables and compact the store.
     Compact(CompactArgs),
+    /// Print every stored document as `<id>\t<16 hex digits>` (what `add` reads).
+    Export(ExportArgs),
     /// Print the fingerprint of every input document as `<id>\t<hex>`.
     Hash(HashArgs),
     /// Load the bundled sample corpus into a temporary database and show
@@ -231,4 +233,10 @@ pub struct DemoArgs {
     /// How many pairs to show side by side.
     #[arg(long, default_value_t = 5)]
     pub show: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The database directory.
+    pub db: PathBuf,
 }

@@ -305,3 +305,24 @@ fn demo_finds_the_planted_pairs() {
     assert!(out.contains("checked against comparing all"), "{out}");
     assert!(out.contains("µs per query"), "{out}");
 }
+
+#[test]
+fn export_round_trips_through_add() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    created(dir);
+    let documents = "https://a.example/1\t00000000000000ff\nhttps://a.example/2\t00000000000000fe\nb\tffffffffffffffff\n";
+    ok(dir, &["add", "db", "--input", "fps"], documents);
+    let exported = ok(dir, &["export", "db"], "");
+    let mut want: Vec<&str> = documents.lines().collect();
+    want.sort_unstable();
+    assert_eq!(exported.lines().collect::<Vec<_>>(), want);
+    // Loading the export into a fresh database gives the same export.
+    ok(
+        dir,
+        &["create", "copy", "--k", "3", "--expected", "1000"],
+        "",
+    );
+    ok(dir, &["add", "copy", "--input", "fps"], &exported);
+    assert_eq!(ok(dir, &["export", "copy"], ""), exported);
+}

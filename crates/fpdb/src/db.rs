@@ -582,3 +582,25 @@ fn rocks_error(error: rocksdb::Error, path: &Path) -> Error {
         Error::Rocks(error)
     }
 }
+
+impl Db {
+    /// Every stored (document id, fingerprint), in id byte order, read
+    /// from a consistent snapshot. For `fpdb export` and backups.
+    pub fn export(&self) -> Result<impl Iterator<Item = Result<(String, Fingerprint)>> + '_> {
+        let iter = self
+            .rocks
+            .iterator_cf(self.cf(keys::ID_TO_FP)?, IteratorMode::Start);
+        Ok(iter.map(|entry| {
+            let (key, value) = entry?;
+            let id = String::from_utf8(key.into_vec())
+                .map_err(|_| Error::corrupt("id_fp", "an id is not UTF-8"))?;
+            let fp = decode_u64(&value).map(Fingerprint).ok_or_else(|| {
+                Error::corrupt(
+                    format!("fingerprint of id {id:?}"),
+                    format!("{} bytes", value.len()),
+                )
+            })?;
+            Ok((id, fp))
+        }))
+    }
+}

@@ -5,6 +5,7 @@ mod check;
 mod compact;
 mod create;
 mod demo;
+mod export;
 mod hash;
 mod query;
 mod remove;
@@ -27,6 +28,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Remove(args) => remove::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Compact(args) => compact::run(args),
+        Command::Export(args) => export::run(args),
         Command::Hash(args) => hash::run(args),
         Command::Demo(args) => demo::run(args),
     }

@@ -1,0 +1,23 @@
+//! `fpdb export`: every stored document as `<id>\t<hex>` lines, which
+//! `fpdb add` reads back.
+
+use std::io::{self, BufWriter, Write};
+
+use anyhow::{Context, Result};
+
+use crate::cli::ExportArgs;
+
+pub fn run(args: ExportArgs) -> Result<()> {
+    let db = super::open_read_only(&args.db)?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut count = 0u64;
+    for entry in db.export()? {
+        let (id, fp) = entry.with_context(|| format!("reading {}", args.db.display()))?;
+        writeln!(out, "{id}\t{fp}")?;
+        count += 1;
+    }
+    out.flush()?;
+    eprintln!("exported {count} documents");
+    Ok(())
+}
