@@ -17,9 +17,19 @@ pub(crate) fn fold_char(c: char, mut emit: impl FnMut(char)) {
     };
     if c.is_ascii() {
         emit(c.to_ascii_lowercase());
+    } else if is_caseless_cjk(c) {
+        // Most of a Chinese page: skip the case tables.
+        emit(c);
     } else {
         c.to_lowercase().for_each(emit);
     }
+}
+
+/// CJK punctuation, kana, CJK extension A and unified ideographs: no
+/// character here has a lower-case form (checked by a test over the range).
+#[inline]
+fn is_caseless_cjk(c: char) -> bool {
+    matches!(u32::from(c), 0x3000..=0x9FFF)
 }
 
 /// Appends the folded form of `text` to `out`.
@@ -38,6 +48,27 @@ pub(crate) fn fold_into(text: &str, out: &mut String) {
 #[inline]
 pub(crate) fn has_alphanumeric(token: &str) -> bool {
     token.chars().any(char::is_alphanumeric)
+}
+
+/// Whether a token is a word feature: it has a letter or digit and is not
+/// a bare number (one pass for [`has_alphanumeric`] and [`is_number`]).
+#[inline]
+pub(crate) fn is_meaningful_word(token: &str) -> bool {
+    let mut alphanumeric = false;
+    let mut number_like = true;
+    for c in token.chars() {
+        if is_caseless_cjk(c) && u32::from(c) >= 0x3400 {
+            // An ideograph: a letter, not part of a number.
+            return true;
+        }
+        if c.is_alphanumeric() {
+            alphanumeric = true;
+            number_like &= c.is_numeric();
+        } else {
+            number_like &= matches!(c, '.' | ',' | ':' | '-' | '/' | '%');
+        }
+    }
+    alphanumeric && !number_like
 }
 
 /// Whether a token is only a number, such as a date part, a counter or a
@@ -72,6 +103,52 @@ mod tests {
         assert_eq!(fold("ＡＢＣ１２３　Hello"), "abc123 hello");
         assert_eq!(fold("中文ÄÖ"), "中文äö");
         assert_eq!(fold("PLAIN ascii"), "plain ascii");
+    }
+
+    #[test]
+    fn cjk_range_has_no_lower_case() {
+        for code in 0x3000..=0x9FFFu32 {
+            if let Some(c) = char::from_u32(code) {
+                assert_eq!(
+                    c.to_lowercase().collect::<String>(),
+                    c.to_string(),
+                    "U+{code:04X}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_classification_agrees_with_the_two_checks() {
+        for token in [
+            "",
+            "a",
+            "中",
+            "中文",
+            "2024",
+            "4.3",
+            "2024-04-29",
+            "１２",
+            "mp3",
+            "--",
+            "年",
+            "，",
+            "x,y",
+            "12%",
+            "a1",
+            "〇",
+            "ⅻ",
+            "½",
+            "3中",
+            " ",
+            "ü",
+        ] {
+            assert_eq!(
+                is_meaningful_word(token),
+                has_alphanumeric(token) && !is_number(token),
+                "{token:?}"
+            );
+        }
     }
 
     #[test]

@@ -8,6 +8,8 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
+
 const CHINESE: &[&str] = &[
     "的",
     "了",
@@ -153,13 +155,17 @@ const ENGLISH: &[&str] = &[
     "your", "yours",
 ];
 
-static STOP_WORDS: LazyLock<HashSet<&'static str>> =
+/// Looked up once per token, so hashed with xxh3 rather than SipHash.
+static STOP_WORDS: LazyLock<HashSet<&'static str, Xxh3DefaultBuilder>> =
     LazyLock::new(|| CHINESE.iter().chain(ENGLISH).copied().collect());
+
+/// Longest stop word in bytes: longer tokens skip the lookup.
+static LONGEST: LazyLock<usize> = LazyLock::new(|| stop_words().map(str::len).max().unwrap_or(0));
 
 /// Whether `word` (already folded to lower case) is a stop word.
 #[inline]
 pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.contains(word)
+    word.len() <= *LONGEST && STOP_WORDS.contains(word)
 }
 
 /// Every stop word, Chinese first, for building other filters from.

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use jieba_rs::Jieba;
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::normalize::{fold_char, has_alphanumeric, is_number};
+use crate::normalize::{fold_char, is_meaningful_word};
 use crate::stop_words::is_stop_word;
 use crate::OptionsError;
 
@@ -66,7 +66,7 @@ impl Tokenizer {
 /// a bare number.
 #[inline]
 fn is_word_feature(token: &str) -> bool {
-    has_alphanumeric(token) && !is_number(token) && !is_stop_word(token)
+    is_meaningful_word(token) && !is_stop_word(token)
 }
 
 /// Calls `emit` with every `n`-character shingle of `text`: folded, with
