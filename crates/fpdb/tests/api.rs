@@ -212,6 +212,9 @@ fn db_is_send_and_sync_and_serves_threads() {
     assert_eq!(db.stats().ids, 200);
 }
 
+/// A RocksDB key and value.
+type KeyValue = (Box<[u8]>, Box<[u8]>);
+
 #[test]
 fn a_damaged_block_is_reported_as_corruption_naming_the_table() {
     let dir = tempfile::tempdir().unwrap();
@@ -233,7 +236,7 @@ fn a_damaged_block_is_reported_as_corruption_naming_the_table() {
         let names = rocksdb::DB::list_cf(&rocksdb::Options::default(), &path).unwrap();
         let rocks = rocksdb::DB::open_cf(&rocksdb::Options::default(), &path, names).unwrap();
         let table = rocks.cf_handle("table-000").unwrap();
-        let blocks: Vec<(Box<[u8]>, Box<[u8]>)> = rocks
+        let blocks: Vec<KeyValue> = rocks
             .iterator_cf(table, rocksdb::IteratorMode::Start)
             .map(Result::unwrap)
             .collect();
