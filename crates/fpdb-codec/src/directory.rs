@@ -15,7 +15,7 @@ use crate::error::CodecError;
 const WHAT: &str = "block directory";
 
 /// Blocks per group of the in-memory summary.
-const GROUP: usize = 16;
+pub(crate) const GROUP: usize = 16;
 
 /// Sorted last keys of a table's blocks (8 bytes per block on disk; in
 /// memory 8.5, with a summary of every 16th key).
@@ -27,6 +27,11 @@ pub struct BlockDirectory {
     /// within one group (two cache lines), instead of taking a cache miss
     /// at each of the last levels of a search over all blocks.
     group_last_keys: Vec<u64>,
+    /// The last key of every [`GROUP`] entries of `group_last_keys`: small
+    /// enough to stay in cache for all tables, so a probe's search misses
+    /// the cache at most once in the summary (see
+    /// [`BlockDirectory::summary_segment`]).
+    segment_last_keys: Vec<u64>,
 }
 
 impl BlockDirectory {
@@ -42,13 +47,18 @@ impl BlockDirectory {
                 format!("last key of block {} does not ascend", position + 1),
             ));
         }
-        let group_last_keys = last_keys
+        let group_last_keys: Vec<u64> = last_keys
             .chunks(GROUP)
             .filter_map(|group| group.last().copied())
+            .collect();
+        let segment_last_keys = group_last_keys
+            .chunks(GROUP)
+            .filter_map(|segment: &[u64]| segment.last().copied())
             .collect();
         Ok(BlockDirectory {
             last_keys,
             group_last_keys,
+            segment_last_keys,
         })
     }
 
@@ -79,7 +89,39 @@ impl BlockDirectory {
         if lo > hi {
             return 0..0;
         }
-        let group = self.group_last_keys.partition_point(|&last| last < lo);
+        self.locate_in_group(self.group_for(lo), lo, hi)
+    }
+
+    /// The group of [`GROUP`] blocks whose last keys `locate(lo, _)`
+    /// searches: the first step of [`BlockDirectory::locate`], on the small
+    /// summary that stays cached. Probes over several tables take this
+    /// step for all tables first, so the cache misses of the next step
+    /// overlap.
+    #[inline]
+    pub(crate) fn group_for(&self, lo: u64) -> usize {
+        self.group_last_keys.partition_point(|&last| last < lo)
+    }
+
+    /// The top of the summary: the last key of every [`GROUP`] groups.
+    #[inline]
+    pub(crate) fn summary_top(&self) -> &[u64] {
+        &self.segment_last_keys
+    }
+
+    /// The group last keys of summary segment `segment` (an index into
+    /// [`BlockDirectory::summary_top`]): at most [`GROUP`] keys, two cache
+    /// lines loaded in parallel.
+    #[inline]
+    pub(crate) fn summary_segment(&self, segment: usize) -> &[u64] {
+        let start = segment * GROUP;
+        let end = (start + GROUP).min(self.group_last_keys.len());
+        self.group_last_keys.get(start..end).unwrap_or(&[])
+    }
+
+    /// The rest of [`BlockDirectory::locate`] after
+    /// [`BlockDirectory::group_for`]; requires `lo ≤ hi`.
+    #[inline]
+    pub(crate) fn locate_in_group(&self, group: usize, lo: u64, hi: u64) -> Range<usize> {
         let group_start = group * GROUP;
         let in_group = self
             .last_keys

@@ -42,8 +42,8 @@ const WHAT: &str = "code book";
 pub struct HuffmanCode {
     lengths: [u8; SYMBOLS],
     codes: [u32; SYMBOLS],
-    /// Indexed by the next `LUT_BITS` bits: a [`LookupEntry`] packed as
-    /// `length | h << 8 | advance << 16`, or 0 when the code word is longer
+    /// Indexed by the next `LUT_BITS` bits: an entry packed as
+    /// `advance | h << 8 | length << 16`, or 0 when the code word is longer
     /// than `LUT_BITS`.
     lookup: Box<[u32; 1 << LUT_BITS]>,
     /// Canonical decoding of long codes, indexed by length: the first code
@@ -65,14 +65,17 @@ impl std::fmt::Debug for HuffmanCode {
 
 /// Packs a lookup entry: code length, `h`, and the bits the key occupies
 /// (`length + 63 - h`, the decoder's step to the next key).
+/// The advance sits in the low byte so the decoder's dependency chain
+/// needs no shift to reach it.
 const fn pack_entry(length: u32, h: u32) -> u32 {
-    length | (h << 8) | ((length + 63 - h) << 16)
+    (length + 63 - h) | (h << 8) | (length << 16)
 }
 
 /// Code length of a packed lookup entry.
 #[inline(always)]
+#[cfg(test)]
 pub(crate) const fn entry_length(entry: u32) -> u32 {
-    entry & 0xff
+    entry >> 16
 }
 
 /// `h` of a packed lookup entry.
@@ -84,7 +87,7 @@ pub(crate) const fn entry_h(entry: u32) -> u32 {
 /// Bits from this key's start to the next key's of a packed lookup entry.
 #[inline(always)]
 pub(crate) const fn entry_advance(entry: u32) -> u32 {
-    entry >> 16
+    entry & 0xff
 }
 
 /// Packs `(length, h)` from the slow path like a lookup entry.

@@ -7,6 +7,19 @@ use crate::design::TableDesign;
 use crate::error::CodecError;
 use crate::table::EncodedTable;
 
+/// Tables probed together by [`MemIndex::query_with`].
+const PROBE_BATCH: usize = 16;
+
+/// One table's probe while a batch is in flight.
+#[derive(Debug, Clone, Default)]
+struct Probe {
+    permuted: u64,
+    lo: u64,
+    hi: u64,
+    group: usize,
+    blocks: std::ops::Range<usize>,
+}
+
 /// Every table of a design, encoded in memory.
 #[derive(Debug, Clone)]
 pub struct MemIndex {
@@ -87,8 +100,10 @@ impl MemIndex {
         Ok(out)
     }
 
-    /// [`MemIndex::query`] reusing a decode buffer and an output vector
-    /// (which is cleared first).
+    /// [`MemIndex::query`] reusing an output vector (which is cleared
+    /// first). `buffer` is only cleared: keys are now compared as they are
+    /// decoded, from the block's sync point nearest the probe's range (the
+    /// parameter stays for compatibility).
     pub fn query_with(
         &self,
         query: Fingerprint,
@@ -98,26 +113,131 @@ impl MemIndex {
     ) -> Result<(), CodecError> {
         self.check_k(k)?;
         out.clear();
-        for (table_index, (table, encoded)) in
-            self.design.tables().iter().zip(&self.tables).enumerate()
+        // `buffer` is not needed: keys are filtered as they are decoded.
+        buffer.clear();
+        // Tables are probed in batches, one step at a time across the
+        // batch: each step is a dependent cache miss per table (directory
+        // group, block info, block bytes), and taking it for all tables of
+        // the batch before the next lets those misses overlap.
+        let tables = self.design.tables();
+        let mut first = 0;
+        while first < tables.len() {
+            let end = (first + PROBE_BATCH).min(tables.len());
+            self.probe_batch(first..end, query, k, out)?;
+            first = end;
+        }
+        out.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
+        Ok(())
+    }
+
+    /// Probes tables `batch` (at most [`PROBE_BATCH`]) for `query`.
+    fn probe_batch(
+        &self,
+        batch: std::ops::Range<usize>,
+        query: Fingerprint,
+        k: u32,
+        out: &mut Vec<(Fingerprint, u32)>,
+    ) -> Result<(), CodecError> {
+        let tables = self.design.tables().get(batch.clone()).unwrap_or(&[]);
+        let encoded = self.tables.get(batch.clone()).unwrap_or(&[]);
+        let mut probes: [Probe; PROBE_BATCH] = std::array::from_fn(|_| Probe::default());
+        // Step 1: permute, then find each table's directory group. The
+        // binary searches over the summaries run in lockstep, one level
+        // for every table before the next level, so their cache misses
+        // overlap instead of forming one long chain per table.
+        let mut searches = [(0usize, 0usize); PROBE_BATCH];
+        for (probe, table) in probes.iter_mut().zip(tables) {
+            let permuted = table.permutation().permute(query.0);
+            let (lo, hi) = table.prefix_range(permuted);
+            *probe = Probe {
+                permuted,
+                lo,
+                hi,
+                group: 0,
+                blocks: 0..0,
+            };
+        }
+        let mut summaries: [&[u64]; PROBE_BATCH] = [&[]; PROBE_BATCH];
+        for ((summary, search), encoded) in
+            summaries.iter_mut().zip(searches.iter_mut()).zip(encoded)
         {
+            *summary = encoded.directory().summary_top();
+            *search = (0, summary.len());
+        }
+        let mut lows = [0u64; PROBE_BATCH];
+        for (low, probe) in lows.iter_mut().zip(&probes) {
+            *low = probe.lo;
+        }
+        let count = encoded.len().min(PROBE_BATCH);
+        loop {
+            let mut searching = false;
+            for ((&low, (base, size)), summary) in lows
+                .iter()
+                .zip(searches.iter_mut())
+                .zip(&summaries)
+                .take(count)
+            {
+                let half = *size / 2;
+                let last = summary.get(*base + half).copied().unwrap_or(u64::MAX);
+                // Select without branching on the loaded key.
+                *base += half * usize::from(last < low);
+                *size -= half;
+                searching |= half > 0;
+            }
+            if !searching {
+                break;
+            }
+        }
+        // The segment of the summary to look in: the first whose last key
+        // is not below `lo`. Then count the group keys below `lo` in it
+        // (no branches on the keys, whose lines arrive in parallel).
+        let mut segments = [0usize; PROBE_BATCH];
+        for ((segment, &(base, size)), (summary, &low)) in segments
+            .iter_mut()
+            .zip(&searches)
+            .zip(summaries.iter().zip(&lows))
+        {
+            let last = summary.get(base).copied().unwrap_or(u64::MAX);
+            *segment = base + usize::from(size == 1 && last < low);
+        }
+        let mut touched = 0u64;
+        for ((probe, &segment), encoded) in probes.iter_mut().zip(&segments).zip(encoded) {
+            let keys = encoded.directory().summary_segment(segment);
+            let below = keys.iter().filter(|&&last| last < probe.lo).count();
+            probe.group = segment * crate::directory::GROUP + below;
+            touched ^= encoded.touch_group(probe.group);
+        }
+        // Step 2: search the group; touch the first block's info line.
+        for (probe, encoded) in probes.iter_mut().zip(encoded) {
+            probe.blocks = encoded.locate_in_group(probe.group, probe.lo, probe.hi);
+            if let Some(info) = encoded.info(probe.blocks.start) {
+                touched ^= info.touch(probe.lo);
+            }
+        }
+        // Step 3: touch the bytes where decoding will start.
+        for (probe, encoded) in probes.iter().zip(encoded) {
+            touched ^= encoded.touch_start(probe.blocks.start, probe.lo);
+        }
+        std::hint::black_box(touched);
+        // Step 4: decode and compare.
+        for (offset, ((probe, table), encoded)) in
+            probes.iter().zip(tables).zip(encoded).enumerate()
+        {
+            let table_index = batch.start + offset;
             let permutation = table.permutation();
-            let permuted_query = permutation.permute(query.0);
-            let (lo, hi) = table.prefix_range(permuted_query);
-            let decoder = encoded.decoder();
-            for block_index in encoded.directory().locate(lo, hi) {
-                let Some(block) = encoded.block(block_index) else {
-                    continue;
-                };
-                decoder.decode_until(block, hi, buffer)?;
-                let start = buffer.partition_point(|&key| key < lo);
-                for &key in buffer.get(start..).unwrap_or(&[]) {
-                    // A bit permutation preserves the popcount of an XOR,
-                    // so only matches are mapped back.
-                    let distance = (key ^ permuted_query).count_ones();
-                    if distance > k {
-                        continue;
-                    }
+            let permuted_query = probe.permuted;
+            encoded.for_each_in_range(probe.blocks.clone(), probe.lo, probe.hi, &mut |key| {
+                // A bit permutation preserves the popcount of an XOR, so
+                // only matches are mapped back. Clearing the lowest `k` set
+                // bits leaves zero exactly when at most `k` bits differ:
+                // cheaper than a popcount without a popcount instruction.
+                let xor = key ^ permuted_query;
+                let mut rest = xor;
+                for _ in 0..k {
+                    rest &= rest.wrapping_sub(1);
+                }
+                if rest == 0 {
+                    let distance = xor.count_ones();
                     let candidate = permutation.inverse(key);
                     // Report from the first table sharing the prefix only,
                     // so results need no de-duplication.
@@ -125,9 +245,8 @@ impl MemIndex {
                         out.push((Fingerprint(candidate), distance));
                     }
                 }
-            }
+            })?;
         }
-        out.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
         Ok(())
     }
 

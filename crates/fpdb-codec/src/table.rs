@@ -1,18 +1,160 @@
 //! One encoded table: its code book, its blocks laid out back to back, and
 //! its block directory.
+//!
+//! In memory each block also gets a [`BlockInfo`]: where its bytes are, and
+//! a few sync points (a key, and the bit where the key after it starts), so
+//! that a probe can start decoding near its range instead of at the
+//! block's first key. None of this is part of the byte format; it is
+//! rebuilt from the keys.
 
-use crate::block::{BlockDecoder, BlockEncoder, ChecksumPolicy};
+use crate::block::decoder::{check_block_end, decode_run, KeySink, RunEnd};
+use crate::block::{BlockDecoder, BlockEncoder, BlockHeader, ChecksumPolicy, EncodedBlock};
 use crate::directory::BlockDirectory;
 use crate::error::CodecError;
 use crate::huffman::HuffmanCode;
+
+/// Blocks per [`GroupNode`]; the directory's summary has one key per group.
+const GROUP: usize = crate::directory::GROUP;
+
+/// The last keys and infos of [`GROUP`] consecutive blocks. Unused slots
+/// of the last node hold `u64::MAX` (never below a lower bound).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[repr(align(64))]
+struct GroupNode {
+    last_keys: [u64; GROUP],
+    infos: [BlockInfo; GROUP],
+}
+
+impl GroupNode {
+    fn build(last_keys: &[u64], infos: Vec<BlockInfo>) -> Vec<GroupNode> {
+        let empty = BlockInfo {
+            start: 0,
+            len: 0,
+            sync_keys: [u64::MAX; SYNC_POINTS],
+            sync_positions: [0; SYNC_POINTS],
+            sync_indexes: [0; SYNC_POINTS],
+        };
+        last_keys
+            .chunks(GROUP)
+            .zip(infos.chunks(GROUP))
+            .map(|(keys, infos)| {
+                let mut node = GroupNode {
+                    last_keys: [u64::MAX; GROUP],
+                    infos: [empty; GROUP],
+                };
+                for (slot, key) in node.last_keys.iter_mut().zip(keys) {
+                    *slot = *key;
+                }
+                for (slot, info) in node.infos.iter_mut().zip(infos) {
+                    *slot = *info;
+                }
+                node
+            })
+            .collect()
+    }
+}
+
+/// Sync points per block: with ~185 keys in a 1 KiB block, a probe decodes
+/// at most ~37 keys before reaching its range (half that on average).
+const SYNC_POINTS: usize = 4;
+
+/// Where a block's bytes are and where decoding may start inside it; one
+/// cache line, so finding both costs one miss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(align(64))]
+pub(crate) struct BlockInfo {
+    /// Byte offset of the block in the table's buffer.
+    start: u64,
+    /// Length of the block in bytes.
+    len: u32,
+    /// Ascending sync keys; `u64::MAX` marks an unused slot (it is never
+    /// below a probe's lower bound, so it is never chosen).
+    sync_keys: [u64; SYNC_POINTS],
+    /// Payload bit where the key after each sync key starts.
+    sync_positions: [u16; SYNC_POINTS],
+    /// Index of each sync key in the block.
+    sync_indexes: [u16; SYNC_POINTS],
+}
+
+impl BlockInfo {
+    /// Sync points for a block holding `keys`, encoded with `code`.
+    fn new(start: usize, block: &EncodedBlock, keys: &[u64], code: &HuffmanCode) -> Self {
+        let mut info = BlockInfo {
+            start: start as u64,
+            len: u32::try_from(block.bytes().len()).unwrap_or(u32::MAX),
+            sync_keys: [u64::MAX; SYNC_POINTS],
+            sync_positions: [0; SYNC_POINTS],
+            sync_indexes: [0; SYNC_POINTS],
+        };
+        let count = keys.len();
+        if count < 2 || count > usize::from(u16::MAX) {
+            return info;
+        }
+        // Positions of the keys chosen: evenly spaced, never the first key
+        // (decoding from the block's start is as cheap) nor past the last.
+        let mut targets = (1..=SYNC_POINTS)
+            .map(|slot| slot * count / (SYNC_POINTS + 1))
+            .filter(|&index| index >= 1 && index < count)
+            .peekable();
+        let mut slot = 0;
+        let mut position = 64u64;
+        let mut previous = keys.first().copied().unwrap_or(0);
+        for (index, &key) in keys.iter().enumerate().skip(1) {
+            let h = (previous ^ key).leading_zeros();
+            let length = code.code_word(h).map_or(0, |(_, length)| length);
+            position += u64::from(length + 63 - h);
+            previous = key;
+            if targets.peek() == Some(&index) {
+                while targets.peek() == Some(&index) {
+                    targets.next();
+                }
+                let (Ok(bit), Ok(index16)) = (u16::try_from(position), u16::try_from(index)) else {
+                    break;
+                };
+                if let (Some(k), Some(p), Some(i)) = (
+                    info.sync_keys.get_mut(slot),
+                    info.sync_positions.get_mut(slot),
+                    info.sync_indexes.get_mut(slot),
+                ) {
+                    *k = key;
+                    *p = bit;
+                    *i = index16;
+                    slot += 1;
+                }
+            }
+        }
+        info
+    }
+
+    /// Reads what [`BlockInfo::sync_for`] will read (to start the load).
+    #[inline]
+    pub(crate) fn touch(&self, lo: u64) -> u64 {
+        self.start ^ u64::from(self.sync_keys.first().is_some_and(|&key| key < lo))
+    }
+
+    /// Where to start decoding for keys `≥ lo`: `(previous key, bit
+    /// position, keys already behind)`, or `None` for the block's start.
+    #[inline]
+    fn sync_for(&self, lo: u64) -> Option<(u64, usize, usize)> {
+        let before = self.sync_keys.iter().filter(|&&key| key < lo).count();
+        let slot = before.checked_sub(1)?;
+        Some((
+            *self.sync_keys.get(slot)?,
+            usize::from(*self.sync_positions.get(slot)?),
+            usize::from(*self.sync_indexes.get(slot)?) + 1,
+        ))
+    }
+}
 
 /// A sorted key set encoded as blocks, kept in one contiguous buffer.
 #[derive(Debug, Clone)]
 pub struct EncodedTable {
     code: HuffmanCode,
     bytes: Vec<u8>,
-    /// `block_starts[j]..block_starts[j + 1]` are block `j`'s bytes.
-    block_starts: Vec<usize>,
+    /// Block `j`'s last key and [`BlockInfo`] are in `groups[j / GROUP]`,
+    /// grouped like the directory's summary so that a probe's in-group
+    /// search and the block info it picks share one page.
+    groups: Vec<GroupNode>,
     directory: BlockDirectory,
     key_count: usize,
 }
@@ -26,16 +168,19 @@ impl EncodedTable {
         let directory = BlockDirectory::from_blocks(&blocks)?;
         let total: usize = blocks.iter().map(|block| block.bytes().len()).sum();
         let mut bytes = Vec::with_capacity(total);
-        let mut block_starts = Vec::with_capacity(blocks.len() + 1);
+        let mut infos = Vec::with_capacity(blocks.len());
+        let mut first_key = 0usize;
         for block in &blocks {
-            block_starts.push(bytes.len());
+            let count = block.count() as usize;
+            let keys = sorted_keys.get(first_key..first_key + count).unwrap_or(&[]);
+            infos.push(BlockInfo::new(bytes.len(), block, keys, &code));
+            first_key += count;
             bytes.extend_from_slice(block.bytes());
         }
-        block_starts.push(bytes.len());
         Ok(EncodedTable {
             code,
             bytes,
-            block_starts,
+            groups: GroupNode::build(directory.last_keys(), infos),
             directory,
             key_count: sorted_keys.len(),
         })
@@ -68,9 +213,147 @@ impl EncodedTable {
 
     /// The bytes of block `index`.
     pub fn block(&self, index: usize) -> Option<&[u8]> {
-        let start = *self.block_starts.get(index)?;
-        let end = *self.block_starts.get(index + 1)?;
-        self.bytes.get(start..end)
+        self.info(index).and_then(|info| self.block_bytes(info))
+    }
+
+    #[inline]
+    fn block_bytes(&self, info: &BlockInfo) -> Option<&[u8]> {
+        let start = usize::try_from(info.start).ok()?;
+        self.bytes.get(start..start + info.len as usize)
+    }
+
+    /// The in-memory facts about block `index` (for probes).
+    #[inline]
+    pub(crate) fn info(&self, index: usize) -> Option<&BlockInfo> {
+        self.groups.get(index / GROUP)?.infos.get(index % GROUP)
+    }
+
+    /// The first last key of group `group` (to start loading its node).
+    #[inline]
+    pub(crate) fn touch_group(&self, group: usize) -> u64 {
+        self.groups
+            .get(group)
+            .and_then(|node| node.last_keys.first())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// [`BlockDirectory::locate`] finishing in the group node `group`
+    /// (from [`BlockDirectory::group_for`]); requires `lo ≤ hi`.
+    #[inline]
+    pub(crate) fn locate_in_group(&self, group: usize, lo: u64, hi: u64) -> std::ops::Range<usize> {
+        let blocks = self.block_count();
+        let Some(node) = self.groups.get(group) else {
+            return blocks..blocks;
+        };
+        let in_group = node.last_keys.iter().filter(|&&last| last < lo).count();
+        let start = group * GROUP + in_group;
+        if start >= blocks {
+            return blocks..blocks;
+        }
+        // Usually the range ends in this block; otherwise walk on (every
+        // block passed must be decoded anyway).
+        let mut end = start;
+        while end + 1 < blocks && self.last_key(end) < hi {
+            end += 1;
+        }
+        start..end + 1
+    }
+
+    #[inline]
+    fn last_key(&self, index: usize) -> u64 {
+        self.groups
+            .get(index / GROUP)
+            .and_then(|node| node.last_keys.get(index % GROUP))
+            .copied()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// Reads the header of block `index` and the byte where a probe for
+    /// `lo` starts decoding (to start loading their lines).
+    #[inline]
+    pub(crate) fn touch_start(&self, index: usize, lo: u64) -> u64 {
+        let Some(info) = self.info(index) else {
+            return 0;
+        };
+        // Branch-free on the info's contents: a mispredicted branch on data
+        // still in flight would hold back the loads of the tables after it.
+        let start = info.start as usize;
+        let before = info.sync_keys.iter().filter(|&&key| key < lo).count();
+        let slot = before.saturating_sub(1) % SYNC_POINTS;
+        let position = info.sync_positions.get(slot).copied().unwrap_or(0);
+        let byte = usize::from(position >> 3) * usize::from(before != 0);
+        let header = self.bytes.get(start).copied().unwrap_or(0);
+        // The decode from there reads about two lines more.
+        let at = start.wrapping_add(BlockHeader::LEN + byte);
+        let mut touched = u64::from(header);
+        for line in 0..3 {
+            let byte = self.bytes.get(at.wrapping_add(64 * line)).copied();
+            touched ^= u64::from(byte.unwrap_or(0));
+        }
+        touched
+    }
+
+    /// Passes every key in `[lo, hi]` of blocks `blocks` to `visit`,
+    /// decoding the first block from its last sync point below `lo`.
+    /// Trusts the blocks (built in this process) but stays panic-free.
+    #[inline]
+    pub(crate) fn for_each_in_range(
+        &self,
+        blocks: std::ops::Range<usize>,
+        lo: u64,
+        hi: u64,
+        visit: &mut impl FnMut(u64),
+    ) -> Result<(), CodecError> {
+        for block_index in blocks.clone() {
+            let Some(info) = self.info(block_index) else {
+                continue;
+            };
+            let Some(block) = self.block_bytes(info) else {
+                continue;
+            };
+            let (header, payload) = BlockHeader::parse(block)?;
+            let payload_bits = header.payload_bits(payload.len());
+            let count = usize::from(header.count);
+            let sync = if block_index == blocks.start {
+                info.sync_for(lo)
+            } else {
+                None
+            };
+            let (previous, position, behind) = match sync {
+                Some(start) => start,
+                None => {
+                    let first = crate::bits::read_bits(payload, 0, 64);
+                    if first > hi {
+                        return Ok(());
+                    }
+                    if first >= lo {
+                        visit(first);
+                    }
+                    (first, 64, 1)
+                }
+            };
+            let mut sink = RangeSink {
+                remaining: count.saturating_sub(behind),
+                lo,
+                visit: &mut *visit,
+            };
+            match decode_run::<true>(
+                &self.code,
+                payload,
+                payload_bits,
+                position,
+                previous,
+                hi,
+                &mut sink,
+            )? {
+                RunEnd::Stopped => return Ok(()),
+                RunEnd::Exhausted { position } => {
+                    check_block_end(payload, payload_bits, position)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every block's bytes, in key order.
@@ -95,4 +378,133 @@ impl EncodedTable {
         }
         Ok(keys)
     }
+}
+
+/// Passes keys `≥ lo` on to `visit`, counting down the block's keys.
+struct RangeSink<'v, F> {
+    remaining: usize,
+    lo: u64,
+    visit: &'v mut F,
+}
+
+impl<F: FnMut(u64)> KeySink for RangeSink<'_, F> {
+    #[inline(always)]
+    fn remaining(&self) -> usize {
+        self.remaining
+    }
+
+    #[inline(always)]
+    fn put(&mut self, key: u64) {
+        self.remaining = self.remaining.wrapping_sub(1);
+        if key >= self.lo {
+            (self.visit)(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Keys spread uniformly or packed under a shared prefix (long runs of
+    /// large `h`), sorted and unique.
+    fn key_sets() -> impl Strategy<Value = Vec<u64>> {
+        (
+            proptest::collection::vec(any::<u64>(), 1..3000),
+            any::<u64>(),
+            0u32..64,
+        )
+            .prop_map(|(mut keys, base, free_bits)| {
+                if free_bits < 40 {
+                    let mask = (1u64 << free_bits).wrapping_sub(1);
+                    for key in keys.iter_mut() {
+                        *key = (base & !mask) | (*key & mask);
+                    }
+                }
+                keys.sort_unstable();
+                keys.dedup();
+                keys
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The probe path (directory groups, sync points, fused decode)
+        /// finds exactly the keys in range, like a filter over all keys.
+        #[test]
+        fn ranges_from_sync_points_match_a_scan(
+            keys in key_sets(),
+            block_bytes in prop_oneof![Just(1024usize), Just(256), 16usize..2000],
+            bounds in proptest::collection::vec((any::<u64>(), 0u32..64, any::<prop::sample::Index>()), 1..40),
+        ) {
+            let table = EncodedTable::build(&keys, block_bytes).unwrap();
+            prop_assert_eq!(table.decode_all().unwrap(), keys.clone());
+            for (random, width, pick) in bounds {
+                // Ranges around stored keys and anywhere.
+                let lo = if random % 2 == 0 { keys[pick.index(keys.len())] } else { random };
+                let lo = lo & !((1u64 << width) - 1);
+                let hi = lo | ((1u64 << width) - 1);
+                let directory = table.directory();
+                let blocks = if directory.is_empty() {
+                    0..0
+                } else {
+                    let group = directory.group_for(lo);
+                    let via_group = table.locate_in_group(group, lo, hi);
+                    prop_assert_eq!(via_group.clone(), directory.locate(lo, hi));
+                    via_group
+                };
+                let mut found = Vec::new();
+                table.for_each_in_range(blocks, lo, hi, &mut |key| found.push(key)).unwrap();
+                let expected: Vec<u64> =
+                    keys.iter().copied().filter(|&key| key >= lo && key <= hi).collect();
+                prop_assert_eq!(found, expected, "lo {:#x} hi {:#x}", lo, hi);
+            }
+        }
+    }
+
+    #[test]
+    fn sync_points_point_at_the_next_key() {
+        let mut state = 7u64;
+        let mut keys: Vec<u64> = (0..5000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let table = EncodedTable::build(&keys, DEFAULT_BLOCK_BYTES_FOR_TESTS).unwrap();
+        let mut first = 0;
+        for index in 0..table.block_count() {
+            let info = table.info(index).unwrap();
+            let block = table.block(index).unwrap();
+            let (header, _) = BlockHeader::parse(block).unwrap();
+            let count = usize::from(header.count);
+            for slot in 0..SYNC_POINTS {
+                if info.sync_keys[slot] == u64::MAX {
+                    continue;
+                }
+                let at = usize::from(info.sync_indexes[slot]);
+                assert_eq!(info.sync_keys[slot], keys[first + at]);
+                // Decoding from the sync point gives the rest of the block.
+                let mut rest = Vec::new();
+                table
+                    .for_each_in_range(
+                        index..index + 1,
+                        keys[first + at] + 1,
+                        u64::MAX,
+                        &mut |key| rest.push(key),
+                    )
+                    .unwrap();
+                assert_eq!(rest, keys[first + at + 1..first + count]);
+            }
+            first += count;
+        }
+    }
+
+    const DEFAULT_BLOCK_BYTES_FOR_TESTS: usize = crate::DEFAULT_BLOCK_BYTES;
 }

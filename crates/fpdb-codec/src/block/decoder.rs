@@ -1,18 +1,26 @@
 //! Decoding blocks: the hot path of every query.
 //!
-//! Each key costs one 128-bit window load at the current bit position, one
-//! table lookup for the code word of `h` (see [`HuffmanCode`]), and a few
-//! shifts to splice the residual under the predecessor's top `h` bits. The
-//! header is validated first, so the loop runs at most `count` times and
-//! writes into a vector no larger than the block could describe; a position
-//! past the payload or a key that does not ascend stops decoding with
-//! [`CodecError::Corrupt`].
+//! Each key costs one 16-byte window load at the current bit position (off
+//! the dependency chain), one table lookup that gives both `h` and the step
+//! to the next key, and a few shifts to splice the residual under the
+//! predecessor's top `h` bits. The header is validated first, so the loop
+//! runs at most `count` times and writes into a vector no larger than the
+//! block could describe; a key past the payload or a key that does not
+//! ascend stops decoding with [`CodecError::Corrupt`]. The hot loop
+//! (`fast_keys`) makes no calls and builds no errors: long code words and
+//! the last keys of a payload (whose window would run past its end) leave it
+//! for one general step each.
+//!
+//! Decoding can also start in the middle of a block, from a key and the bit
+//! where its successor starts (the in-memory sync points of
+//! [`EncodedTable`](crate::EncodedTable)), and pass keys to any
+//! key sink instead of a vector.
 
 use super::header::BlockHeader;
 use crate::bits::{bytes_at, read_bits};
 use crate::error::CodecError;
 use crate::huffman::HuffmanCode;
-use crate::huffman::{entry_advance, entry_from, entry_h, entry_length};
+use crate::huffman::{entry_advance, entry_from, entry_h};
 use crate::LUT_BITS;
 
 const WHAT: &str = "block";
@@ -44,7 +52,7 @@ impl<'c> BlockDecoder<'c> {
 
     /// Replaces the contents of `out` with all keys of the block.
     pub fn decode(&self, block: &[u8], out: &mut Vec<u64>) -> Result<(), CodecError> {
-        self.decode_until(block, u64::MAX, out)
+        self.decode_block::<false>(block, u64::MAX, out)
     }
 
     /// Replaces the contents of `out` with the block's keys up to and
@@ -56,12 +64,23 @@ impl<'c> BlockDecoder<'c> {
         upper: u64,
         out: &mut Vec<u64>,
     ) -> Result<(), CodecError> {
+        self.decode_block::<true>(block, upper, out)
+    }
+
+    /// [`BlockDecoder::decode_until`], with the bound check compiled out
+    /// when `BOUNDED` is false (full decodes).
+    fn decode_block<const BOUNDED: bool>(
+        &self,
+        block: &[u8],
+        upper: u64,
+        out: &mut Vec<u64>,
+    ) -> Result<(), CodecError> {
         out.clear();
         let (header, payload) = BlockHeader::parse(block)?;
         if self.checksums == ChecksumPolicy::Verify {
             header.verify(payload)?;
         }
-        let result = decode_payload(
+        let result = decode_payload::<BOUNDED>(
             self.code,
             payload,
             header.payload_bits(payload.len()),
@@ -84,14 +103,7 @@ pub fn block_first_key(block: &[u8]) -> Result<u64, CodecError> {
 
 /// Decodes a validated payload: `count ≥ 1` keys in exactly
 /// `payload_bits ≥ 64` bits, with `count - 1 ≤ payload_bits - 64`.
-///
-/// The loop is bound by one dependency chain: a key's start depends on the
-/// previous key's code word. To keep memory loads off that chain, the next
-/// code word is peeked out of the 16 bytes already loaded for the current
-/// key (a key spans at most 24 + 63 bits, so the next key's first
-/// [`LUT_BITS`](crate::LUT_BITS) bits lie within them) while the load for
-/// the next key proceeds in parallel.
-fn decode_payload(
+fn decode_payload<const BOUNDED: bool>(
     code: &HuffmanCode,
     payload: &[u8],
     payload_bits: usize,
@@ -103,86 +115,337 @@ fn decode_payload(
     if first > upper {
         return Ok(());
     }
-    // `count` is bounded by the payload length (header check), so this
-    // reservation is bounded by the input.
-    out.reserve(count);
-    out.push(first);
-    let mut previous = first;
-    let mut position = 64usize;
-    // 16 bytes from the current key's byte; the key starts at bit
-    // `position & 7` of them.
-    let mut loaded = bytes_at(payload, position >> 3);
-    let mut peek = (loaded >> (128 - LUT_BITS)) as usize;
-    let mut stopped_early = false;
-    let lookup = code.lookup_table();
-    for _ in 1..count {
-        let offset = (position & 7) as u32;
-        // `peek` has LUT_BITS bits, so this never falls back.
-        let mut entry = lookup.get(peek).copied().unwrap_or(0);
-        if entry == 0 {
-            let Some((length, h)) = code.decode_long(loaded << offset) else {
-                return Err(CodecError::corrupt(WHAT, "no code word matches"));
+    // Keys go straight into slots (no per-key length or capacity update);
+    // the vector is cut back to the keys decoded. `count` is bounded by the
+    // payload length (header check), so this is bounded by the input.
+    out.resize(count, 0);
+    let (result, unused) = match out.split_first_mut() {
+        Some((head, slots)) => {
+            *head = first;
+            let mut sink = SliceSink {
+                slots: slots.iter_mut(),
             };
-            entry = entry_from(length, h);
+            let result =
+                decode_run::<BOUNDED>(code, payload, payload_bits, 64, first, upper, &mut sink);
+            (result, sink.slots.len())
         }
-        let advance = entry_advance(entry);
-        // The next key starts `offset + advance ≤ 7 + 87` bits into
-        // `loaded`, leaving ≥ 34 bits to peek at.
-        peek = ((loaded << (offset + advance)) >> (128 - LUT_BITS)) as usize;
-        // The residual starts `offset + length ≤ 7 + 24` bits into `loaded`
-        // and is at most 63 bits long, so the 64 bits from there hold it.
-        // Plain u64 funnel shifts: cheaper than u128 shifts, and written so
-        // no shift amount reaches 64.
-        let residual_start = offset + entry_length(entry);
-        let residual_bits = 63 - entry_h(entry);
-        let (high, low) = ((loaded >> 64) as u64, loaded as u64);
-        let from_start = (high << residual_start) | ((low >> 1) >> (63 - residual_start));
-        let residual = (from_start >> 1) >> (63 - residual_bits);
-        position += advance as usize;
-        loaded = bytes_at(payload, position >> 3);
-
-        // `h` is where the key first differs from its predecessor, so the
-        // predecessor's bit h must be 0 and the key's 1. A set bit means a
-        // corrupt (or non-canonical) stream; checking it also guarantees
-        // that keys ascend.
-        let above = previous >> residual_bits;
-        let key = ((above | 1) << residual_bits) | residual;
-        if (position > payload_bits) | (above & 1 != 0) {
-            return Err(corrupt_at(out.len(), position, payload_bits));
-        }
-        if key > upper {
-            stopped_early = true;
-            break;
-        }
-        out.push(key);
-        previous = key;
-    }
-    if !stopped_early {
-        if position != payload_bits {
-            return Err(CodecError::corrupt(
-                WHAT,
-                format!("keys end at bit {position} of a {payload_bits}-bit payload"),
-            ));
-        }
-        // Checked here rather than in the header: an early-stopping query
-        // should not touch the block's last cache line.
-        let padding = (payload.len() * 8 - payload_bits) as u32;
-        let last = payload.last().copied().unwrap_or(0);
-        if u32::from(last) & ((1u32 << padding) - 1) != 0 {
-            return Err(CodecError::corrupt(WHAT, "padding bits are not zero"));
-        }
+        None => (Ok(RunEnd::Stopped), 0),
+    };
+    out.truncate(count - unused);
+    if let RunEnd::Exhausted { position } = result? {
+        check_block_end(payload, payload_bits, position)?;
     }
     Ok(())
 }
 
-#[cold]
-fn corrupt_at(index: usize, position: usize, payload_bits: usize) -> CodecError {
-    if position > payload_bits {
-        CodecError::corrupt(WHAT, format!("key {index} runs past the payload end"))
-    } else {
-        CodecError::corrupt(
+/// How [`decode_run`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RunEnd {
+    /// Every requested key was decoded; the next one would start at bit
+    /// `position`.
+    Exhausted {
+        /// Bit position after the last decoded key.
+        position: usize,
+    },
+    /// A key above the bound was found (and not passed on).
+    Stopped,
+}
+
+/// After decoding every key of a block: the keys must end exactly at the
+/// payload's bit length, and the padding bits after them must be zero.
+/// (Checked here rather than in the header: an early-stopping query should
+/// not touch the block's last cache line.)
+pub(crate) fn check_block_end(
+    payload: &[u8],
+    payload_bits: usize,
+    position: usize,
+) -> Result<(), CodecError> {
+    if position != payload_bits {
+        return Err(CodecError::corrupt(
             WHAT,
-            format!("key {index}: its predecessor already has bit h set"),
-        )
+            format!("keys end at bit {position} of a {payload_bits}-bit payload"),
+        ));
     }
+    let padding = (payload.len() * 8 - payload_bits) as u32;
+    let last = payload.last().copied().unwrap_or(0);
+    if u32::from(last) & ((1u32 << padding) - 1) != 0 {
+        return Err(CodecError::corrupt(WHAT, "padding bits are not zero"));
+    }
+    Ok(())
+}
+
+/// Where decoded keys go, and how many more the run should decode.
+pub(crate) trait KeySink {
+    /// Keys still to decode.
+    fn remaining(&self) -> usize;
+    /// Takes the next key; called only while `remaining() > 0`, and
+    /// lowers it by one.
+    fn put(&mut self, key: u64);
+}
+
+/// Writes keys into consecutive slots; decodes as many keys as there are
+/// slots.
+struct SliceSink<'a> {
+    slots: std::slice::IterMut<'a, u64>,
+}
+
+impl KeySink for SliceSink<'_> {
+    #[inline(always)]
+    fn remaining(&self) -> usize {
+        self.slots.len()
+    }
+
+    #[inline(always)]
+    fn put(&mut self, key: u64) {
+        if let Some(slot) = self.slots.next() {
+            *slot = key;
+        }
+    }
+}
+
+/// Decodes `sink.remaining()` keys following `previous`, the first of them
+/// starting at bit `position` of a payload of `payload_bits` bits, and
+/// passes each key `≤ upper` to `sink`; stops at the first key above
+/// `upper` (without passing it on).
+///
+/// Most keys go through [`fast_keys`]; the rare code word longer than the
+/// lookup table and the last keys of the payload (whose 16-byte window
+/// would run past its end) take one general step each.
+#[inline(always)]
+pub(crate) fn decode_run<const BOUNDED: bool>(
+    code: &HuffmanCode,
+    payload: &[u8],
+    payload_bits: usize,
+    position: usize,
+    previous: u64,
+    upper: u64,
+    sink: &mut impl KeySink,
+) -> Result<RunEnd, CodecError> {
+    let mut cursor = Cursor { position, previous };
+    loop {
+        match fast_keys::<BOUNDED>(code.lookup_table(), payload, upper, &mut cursor, sink) {
+            FastExit::Exhausted => {
+                return Ok(RunEnd::Exhausted {
+                    position: cursor.position,
+                })
+            }
+            FastExit::Stopped => return Ok(RunEnd::Stopped),
+            FastExit::BitSet => return Err(bit_h_set(cursor.position)),
+            FastExit::General => {
+                if sink.remaining() == 0 {
+                    // The last key was decoded by the fast loop.
+                    if cursor.position > payload_bits {
+                        return Err(past_end(cursor.position, payload_bits));
+                    }
+                    return Ok(RunEnd::Exhausted {
+                        position: cursor.position,
+                    });
+                }
+                match general_key(code, payload, payload_bits, upper, &mut cursor)? {
+                    Some(key) => sink.put(key),
+                    None => return Ok(RunEnd::Stopped),
+                }
+            }
+        }
+    }
+}
+
+/// Where decoding stands: the next key starts at bit `position` and
+/// follows `previous`.
+struct Cursor {
+    position: usize,
+    previous: u64,
+}
+
+/// Why [`fast_keys`] returned.
+enum FastExit {
+    /// No keys left.
+    Exhausted,
+    /// A key above the bound.
+    Stopped,
+    /// The predecessor of the key that would end at `cursor.position` has
+    /// bit `h` set.
+    BitSet,
+    /// The next key needs [`general_key`]: its code word is long, or its
+    /// 16-byte window runs past the payload (the key before it was passed
+    /// on and the cursor moved past it, but whether it ends inside the
+    /// payload is still to be checked).
+    General,
+}
+
+/// The hot loop: no calls, no error construction, one bounds check per key.
+///
+/// The loop is bound by one dependency chain: a key's start depends on the
+/// previous key's code word. To keep memory loads off that chain, the next
+/// code word is peeked out of the 16 bytes already loaded for the current
+/// key (a key spans at most 24 + 63 bits, so the next key's first
+/// [`LUT_BITS`](crate::LUT_BITS) bits lie within them) while the load for
+/// the next key proceeds in parallel. One lookup gives `h` and the step to
+/// the next key; the residual and the key are computed off the chain.
+#[inline(always)]
+fn fast_keys<const BOUNDED: bool>(
+    lookup: &[u32; 1 << LUT_BITS],
+    payload: &[u8],
+    upper: u64,
+    cursor: &mut Cursor,
+    sink: &mut impl KeySink,
+) -> FastExit {
+    let Cursor {
+        mut position,
+        mut previous,
+    } = *cursor;
+    // 16 bytes from the current key's byte; the key starts at bit
+    // `position & 7` of them.
+    let Some(mut loaded) = window16(payload, position >> 3) else {
+        return FastExit::General;
+    };
+    // The last byte a full 16-byte window can start at (the window above
+    // exists, so the payload has at least 16 bytes).
+    let last_window = payload.len().wrapping_sub(16);
+    let mut peek = ((loaded << (position & 7)) >> (128 - LUT_BITS)) as usize;
+    let exit = loop {
+        let high = (loaded >> 64) as u64;
+        let middle = (loaded >> 22) as u64;
+        if sink.remaining() == 0 {
+            break FastExit::Exhausted;
+        }
+        let offset = (position & 7) as u32;
+        let entry = lookup.get(peek & LUT_MASK).copied().unwrap_or(0);
+        if entry == 0 {
+            break FastExit::General;
+        }
+        // The next key starts `next ≤ 7 + 87` bits into `loaded`, leaving
+        // ≥ 34 bits to peek at. Rather than a 128-bit shift, peek into one
+        // of two 64-bit views chosen by `next` (the second view was made
+        // off the chain): bits 0..64 serve `next < 53`, bits 42..106 the
+        // rest.
+        let next = offset + entry_advance(entry);
+        let from_high = (high << (next & 63)) >> (64 - LUT_BITS);
+        let from_middle = (middle << (next.wrapping_sub(42) & 63)) >> (64 - LUT_BITS);
+        peek = if next < 53 { from_high } else { from_middle } as usize;
+        // The residual is the `63 - h` bits just before `next`: the bits
+        // of `before_next` under bit h.
+        let before_next = (loaded >> (128 - next)) as u64;
+        let bit_h = BIT_H
+            .get(entry_h(entry) as usize & 63)
+            .copied()
+            .unwrap_or(0);
+        let below = bit_h.wrapping_sub(1);
+        // `h` is where the key first differs from its predecessor, so the
+        // predecessor's bit h must be 0 and the key's 1. A set bit means a
+        // corrupt (or non-canonical) stream; checking it also guarantees
+        // that keys ascend.
+        let key = ((previous | bit_h) & !below) | (before_next & below);
+        position += entry_advance(entry) as usize;
+        if previous & bit_h != 0 {
+            break FastExit::BitSet;
+        }
+        if BOUNDED && key > upper {
+            break FastExit::Stopped;
+        }
+        sink.put(key);
+        previous = key;
+        // A full window at the next key also proves that this key ended
+        // inside the payload (16 bytes ≥ the 7 padding bits).
+        let byte = position >> 3;
+        if byte > last_window {
+            break FastExit::General;
+        }
+        match window16(payload, byte) {
+            Some(window) => loaded = window,
+            None => break FastExit::General,
+        }
+    };
+    *cursor = Cursor { position, previous };
+    exit
+}
+
+/// The 16 bytes from `byte`, big-endian, if all lie inside `bytes`.
+#[inline(always)]
+fn window16(bytes: &[u8], byte: usize) -> Option<u128> {
+    let chunk: &[u8; 16] = bytes.get(byte..byte.wrapping_add(16))?.try_into().ok()?;
+    Some(u128::from_be_bytes(*chunk))
+}
+
+/// One key the general way (zero-padded window, long code words, payload
+/// bound check): the key, or `None` if it is above `upper`.
+#[cold]
+#[inline(never)]
+fn general_key(
+    code: &HuffmanCode,
+    payload: &[u8],
+    payload_bits: usize,
+    upper: u64,
+    cursor: &mut Cursor,
+) -> Result<Option<u64>, CodecError> {
+    // The key before this one may have been passed on by the fast loop
+    // without its end being checked against the payload.
+    if cursor.position > payload_bits {
+        return Err(past_end(cursor.position, payload_bits));
+    }
+    let window = bytes_at(payload, cursor.position >> 3) << (cursor.position & 7);
+    let lookup = code.lookup_table();
+    let mut entry = lookup
+        .get((window >> (128 - LUT_BITS)) as usize)
+        .copied()
+        .unwrap_or(0);
+    if entry == 0 {
+        let Some((length, h)) = code.decode_long(window) else {
+            return Err(CodecError::corrupt(WHAT, "no code word matches"));
+        };
+        entry = entry_from(length, h);
+    }
+    let residual_bits = 63 - entry_h(entry);
+    // The residual ends `advance` bits into `window` (at most 87 bits).
+    let before_next = (window >> (128 - entry_advance(entry))) as u64;
+    let residual = before_next & !(u64::MAX << residual_bits);
+    let above = cursor.previous >> residual_bits;
+    let key = ((above | 1) << residual_bits) | residual;
+    let position = cursor.position + entry_advance(entry) as usize;
+    if position > payload_bits {
+        return Err(past_end(position, payload_bits));
+    }
+    if above & 1 != 0 {
+        return Err(bit_h_set(position));
+    }
+    if key > upper {
+        return Ok(None);
+    }
+    cursor.position = position;
+    cursor.previous = key;
+    Ok(Some(key))
+}
+
+const LUT_MASK: usize = (1 << LUT_BITS) - 1;
+
+/// `BIT_H[h]` is bit `h` counted from the most significant (a load is
+/// cheaper in the hot loop than materialising and shifting the constant).
+#[expect(
+    clippy::indexing_slicing,
+    reason = "const evaluation; `h < 64` is the loop bound"
+)]
+const BIT_H: [u64; 64] = {
+    let mut table = [0u64; 64];
+    let mut h = 0;
+    while h < 64 {
+        table[h] = (1u64 << 63) >> h;
+        h += 1;
+    }
+    table
+};
+
+#[cold]
+fn past_end(position: usize, payload_bits: usize) -> CodecError {
+    CodecError::corrupt(
+        WHAT,
+        format!("a key ends at bit {position}, past the {payload_bits}-bit payload"),
+    )
+}
+
+#[cold]
+fn bit_h_set(position: usize) -> CodecError {
+    CodecError::corrupt(
+        WHAT,
+        format!("the key ending at bit {position}: its predecessor already has bit h set"),
+    )
 }
