@@ -158,7 +158,7 @@ impl Db {
         let db_options = rocksdb::Options::default();
         let names = DB::list_cf(&db_options, &path).map_err(|e| rocks_error(e, &path))?;
         let tables = names.iter().filter(|n| n.starts_with("table-")).count();
-        for needed in [keys::META, keys::ID_TO_FP, keys::FP_TO_IDS, keys::DELTA] {
+        for needed in keys::FIXED_FAMILIES {
             if !names.iter().any(|n| n == needed) {
                 return Err(Error::corrupt(format!("column family {needed}"), "missing"));
             }
@@ -495,21 +495,24 @@ impl Drop for Db {
     /// as long as the load). Best effort: the WAL still has everything.
     fn drop(&mut self) {
         if !self.read_only {
-            let mut names = vec![
-                keys::META.to_string(),
-                keys::ID_TO_FP.to_string(),
-                keys::FP_TO_IDS.to_string(),
-                keys::DELTA.to_string(),
-            ];
-            names.extend((0..self.design.tables().len()).map(table_cf));
-            let families: Vec<&ColumnFamily> = names
-                .iter()
-                .filter_map(|n| self.rocks.cf_handle(n))
-                .collect();
+            let families = self.families();
             let _ = self
                 .rocks
                 .flush_cfs_opt(&families, &rocksdb::FlushOptions::default());
         }
+    }
+}
+
+impl Db {
+    /// Handles of every column family: the fixed ones, then the tables.
+    pub(crate) fn families(&self) -> Vec<&ColumnFamily> {
+        let tables = (0..self.design.tables().len()).map(table_cf);
+        keys::FIXED_FAMILIES
+            .iter()
+            .map(|name| (*name).to_string())
+            .chain(tables)
+            .filter_map(|name| self.rocks.cf_handle(&name))
+            .collect()
     }
 }
 
@@ -547,7 +550,7 @@ fn column_families(tables: usize) -> Vec<ColumnFamilyDescriptor> {
         options
     };
     let mut families = Vec::with_capacity(4 + tables);
-    for name in [keys::META, keys::ID_TO_FP, keys::FP_TO_IDS, keys::DELTA] {
+    for name in keys::FIXED_FAMILIES {
         let mut options = rocksdb::Options::default();
         options.set_compression_type(DBCompressionType::Lz4);
         options.set_block_based_table_factory(&block_options(&cache));

@@ -12,6 +12,9 @@ pub(crate) const FP_TO_IDS: &str = "fp_ids";
 /// fingerprint (8 bytes, big-endian) → change not yet merged into the tables.
 pub(crate) const DELTA: &str = "delta";
 
+/// Every column family besides the tables.
+pub(crate) const FIXED_FAMILIES: [&str; 4] = [META, ID_TO_FP, FP_TO_IDS, DELTA];
+
 pub(crate) const MANIFEST_KEY: &[u8] = b"manifest";
 pub(crate) const FINGERPRINT_COUNT_KEY: &[u8] = b"count/fingerprints";
 pub(crate) const ID_COUNT_KEY: &[u8] = b"count/ids";

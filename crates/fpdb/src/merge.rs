@@ -36,13 +36,9 @@ impl Db {
     /// Merges the delta, then compacts RocksDB's files.
     pub fn compact(&self) -> Result<()> {
         self.merge()?;
-        for index in 0..self.design.tables().len() {
+        for family in self.families() {
             self.rocks
-                .compact_range_cf(self.table_cf(index)?, None::<&[u8]>, None::<&[u8]>);
-        }
-        for name in [keys::META, keys::ID_TO_FP, keys::FP_TO_IDS, keys::DELTA] {
-            self.rocks
-                .compact_range_cf(self.cf(name)?, None::<&[u8]>, None::<&[u8]>);
+                .compact_range_cf(family, None::<&[u8]>, None::<&[u8]>);
         }
         Ok(())
     }

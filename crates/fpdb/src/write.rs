@@ -140,7 +140,7 @@ impl Db {
         }
         let mut state_changes = Vec::with_capacity(changes.len());
         let mut fingerprints_delta: i64 = 0;
-        {
+        let (fingerprints, ids) = {
             let state = self.read_state();
             for &(fp, joined) in &changes {
                 fingerprints_delta += if joined { 1 } else { -1 };
@@ -162,9 +162,6 @@ impl Db {
                 };
                 state_changes.push((fp, change));
             }
-        }
-        let (fingerprints, ids) = {
-            let state = self.read_state();
             (
                 state.fingerprints.saturating_add_signed(fingerprints_delta),
                 state.ids.saturating_add_signed(ids_delta),
