@@ -49,6 +49,7 @@ mod design;
 mod directory;
 mod error;
 mod huffman;
+pub mod manifest;
 mod mem_index;
 mod permutation;
 mod stats;
@@ -68,6 +69,7 @@ pub use error::{CodecError, DesignError};
 pub use huffman::{
     h_histogram, HuffmanCode, CODE_BOOK_BYTES, CODE_BOOK_VERSION, LUT_BITS, MAX_CODE_LEN, SYMBOLS,
 };
+pub use manifest::{Manifest, ManifestError};
 pub use mem_index::MemIndex;
 pub use permutation::{BitRange, Permutation};
 pub use stats::bits_per_fingerprint;
