@@ -1,0 +1,34 @@
+//! Parsing the lines fpdb reads: fingerprint lines (`<id>\t<16 hex
+//! digits>`), JSON Lines (`{"id": ..., "text": ...}` or `{"id": ...,
+//! "fp": ...}`) and plain text lines, each into a [`Record`] or a
+//! [`BadLine`] saying what is wrong.
+//!
+//! Pure and panic-free on any bytes: it opens no files (the `fpdb` binary
+//! does) and does not depend on the database, so it builds in seconds and
+//! is fuzzed on its own (`fuzz/fuzz_targets/input_lines.rs`).
+//!
+//! ```
+//! use fpdb_input::{parse_line, LineFormat, Payload, Role};
+//!
+//! let record = parse_line(LineFormat::Fps, Role::Store, b"page-1\t0123456789abcdef", 1, None)?
+//!     .expect("not blank");
+//! assert_eq!(record.id, "page-1");
+//! assert!(matches!(record.payload, Payload::Fingerprint(fp) if fp.0 == 0x0123_4567_89ab_cdef));
+//! # Ok::<(), fpdb_input::BadLine>(())
+//! ```
+#![warn(missing_docs)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
+
+mod bad_line;
+mod line;
+mod record;
+
+pub use bad_line::BadLine;
+pub use line::{
+    check_id, format_fingerprint_line, parse_fingerprint, parse_id_line, parse_line, LineFormat,
+    Role,
+};
+pub use record::{Payload, Record};
+
+/// Longest document id, in bytes of UTF-8 (the database's limit).
+pub const MAX_ID_BYTES: usize = 1024;
