@@ -7,8 +7,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// fpdb: find near-duplicate documents with 64-bit simhash fingerprints.
 ///
-/// Exit status: 0 success, 1 error (a bad input line, a database error),
-/// 2 invalid command line. Results go to standard output, errors and
+/// Exit status: 0 success; 1 findings (`fpdb verify` found damage); 2 an
+/// error: an invalid command line, a bad input line, a missing or unusable
+/// database. A closed standard output (`fpdb export DB | head`) ends the
+/// command quietly with 0. Results go to standard output, errors and
 /// progress to standard error.
 #[derive(Debug, Parser)]
 #[command(name = "fpdb", version, about, long_about)]
@@ -20,7 +22,22 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create a new, empty database.
+    #[command(
+        after_help = "Example:\n  fpdb create pages.fpdb --k 3 --expected 100000000 --tokenizer words"
+    )]
     Create(CreateArgs),
+    /// Bulk load documents into an empty database (the fast way to fill one).
+    ///
+    /// Reads every input (standard input when none), fingerprints texts in
+    /// parallel with the database's simhash options, sorts and writes the
+    /// tables directly. Nothing is visible until the load has finished; a
+    /// bad line (without --skip-bad) or an interruption leaves the database
+    /// empty. A repeated id keeps its last fingerprint. The database must be
+    /// empty: use `add` to add to a populated one.
+    #[command(
+        after_help = "Examples:\n  fpdb load pages.fpdb crawl.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb"
+    )]
+    Load(LoadArgs),
     /// Store documents (fingerprints or texts) in a database.
     ///
     /// Every input is read and checked completely before anything is
@@ -29,30 +46,83 @@ pub enum Command {
     /// are then stored with one atomic batch per 10,000; texts are
     /// fingerprinted with the simhash options stored in the database. An id
     /// already stored gets the new fingerprint.
+    #[command(after_help = "Example:\n  fpdb add pages.fpdb --input jsonl new-pages.jsonl")]
     Add(AddArgs),
     /// Find the stored near-duplicates of fingerprints or texts.
     ///
     /// Prints one answer per input document, in input order. Opens the
     /// database read-only, so it may run while another process writes.
+    #[command(
+        after_help = "Examples:\n  printf '0123456789abcdef\\n' | fpdb query pages.fpdb --k 2\n  fpdb query pages.fpdb --format tsv questions.jsonl"
+    )]
     Query(QueryArgs),
     /// Query, then store, each document: the crawler's check-and-insert.
     ///
     /// Prints the answer as `query` does; each document is stored right
     /// after its answer, so later documents see earlier ones. Inputs are
     /// checked completely first, as in `add`.
+    #[command(
+        after_help = "Example:\n  fpdb check pages.fpdb todays-crawl.jsonl > duplicates.jsonl"
+    )]
     Check(CheckArgs),
-    /// Forget documents by id.
+    /// Forget documents by id (all in one atomic write).
+    #[command(
+        after_help = "Examples:\n  fpdb remove pages.fpdb https://example.com/a https://example.com/b\n  fpdb remove pages.fpdb --input gone.txt"
+    )]
     Remove(RemoveArgs),
     /// Show a database's design, counts and sizes.
+    ///
+    /// Warns (on standard error) when the database has outgrown its
+    /// design, and says what to do.
+    #[command(after_help = "Example:\n  fpdb stats pages.fpdb --json")]
     Stats(StatsArgs),
+    /// Check everything stored: blocks, directories, tables, ids, counters.
+    ///
+    /// Decodes every block (checksums verified), checks that the block
+    /// directories list exactly the stored blocks, that every table holds
+    /// the same fingerprints, that every fingerprint has ids and every id
+    /// its fingerprint, and that the counters are right. Prints what is
+    /// damaged (table, block, id) and exits with 1 when anything is, 0 when
+    /// all holds.
+    #[command(after_help = "Example:\n  fpdb verify pages.fpdb || echo damaged")]
+    Verify(VerifyArgs),
     /// Merge pending changes into the tables and compact the store.
+    #[command(after_help = "Example:\n  fpdb compact pages.fpdb")]
     Compact(CompactArgs),
-    /// Print every stored document as `<id>\t<16 hex digits>` (what `add` reads).
+    /// Print every stored document as `<id>\t<16 hex digits>` (what `load`
+    /// and `add` read).
+    #[command(
+        after_help = "Examples:\n  fpdb export pages.fpdb > backup.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb"
+    )]
     Export(ExportArgs),
     /// Print the fingerprint of every input document as `<id>\t<hex>`.
+    #[command(after_help = "Example:\n  fpdb hash --tokenizer words --input lines titles.txt")]
     Hash(HashArgs),
+    /// Near-duplicate pairs or clusters of a corpus, without a database.
+    ///
+    /// Reads every input document (fingerprints, or texts hashed with the
+    /// --tokenizer and --weights options), then prints each unordered pair
+    /// of documents within --k once, `{"a": "<id>", "b": "<id>",
+    /// "distance": 2}`, documents with the same fingerprint at distance 0.
+    /// With --clusters it prints connected components of those pairs
+    /// instead, `{"cluster": 0, "representative": "<id>", "ids": [...]}`;
+    /// documents without a near-duplicate are in no cluster. Runs on one
+    /// core, in memory (about 40 bytes per document plus its id).
+    #[command(
+        after_help = "Examples:\n  fpdb dedup --k 3 pages.jsonl\n  fpdb hash --input lines docs.txt | fpdb dedup --clusters --representative smallest"
+    )]
+    Dedup(DedupArgs),
+    /// Near-duplicate pairs or clusters inside a database.
+    ///
+    /// Prints each unordered pair of stored documents within --k once, in
+    /// the format of `fpdb dedup`, documents sharing a fingerprint at
+    /// distance 0; with --clusters, connected components named by their
+    /// smallest id. Opens the database read-only and reads each table once.
+    #[command(after_help = "Example:\n  fpdb pairs pages.fpdb --k 2 --format tsv")]
+    Pairs(PairsArgs),
     /// Load the bundled sample corpus into a temporary database and show
     /// its near-duplicates.
+    #[command(after_help = "Example:\n  fpdb demo --k 3 --show 5")]
     Demo(DemoArgs),
 }
 
@@ -222,6 +292,60 @@ pub struct HashArgs {
     pub inputs: Vec<PathBuf>,
 }
 
+/// Which member names a cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RepresentativeRule {
+    /// The member that comes first in the input.
+    First,
+    /// The member with the smallest id (byte order).
+    Smallest,
+}
+
+/// How near-duplicate pairs and clusters are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PairsFormat {
+    /// One JSON object per pair or cluster.
+    Json,
+    /// A table with a header: a, b, distance; or cluster, representative,
+    /// id with one row per member.
+    Tsv,
+}
+
+#[derive(Debug, Args)]
+pub struct DedupArgs {
+    /// Largest Hamming distance of a near-duplicate (0 to 7).
+    #[arg(long, default_value_t = fpdb::DEFAULT_K)]
+    pub k: u32,
+    /// Print clusters (connected components of the pairs) instead of pairs.
+    #[arg(long)]
+    pub clusters: bool,
+    /// Which member names a cluster.
+    #[arg(long, value_enum, default_value = "first")]
+    pub representative: RepresentativeRule,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: PairsFormat,
+    #[command(flatten)]
+    pub simhash: SimhashArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct PairsArgs {
+    /// The database.
+    pub db: PathBuf,
+    /// Largest distance of a pair [default: the database's k].
+    #[arg(long)]
+    pub k: Option<u32>,
+    /// Print clusters (connected components of the pairs) instead of pairs.
+    #[arg(long)]
+    pub clusters: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: PairsFormat,
+}
+
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// The corpus (JSON Lines with id and text) [default: data/corpus.jsonl].
@@ -238,5 +362,25 @@ pub struct DemoArgs {
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// The database directory.
+    pub db: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// The database (empty; `fpdb create` makes one).
+    pub db: PathBuf,
+    /// Memory for sorting, in MiB; beyond it sorted runs spill to disk.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub memory_mib: usize,
+    /// Directory for spilled runs [default: inside the database].
+    #[arg(long, value_name = "DIR")]
+    pub temp_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The database.
     pub db: PathBuf,
 }

@@ -1,8 +1,12 @@
 //! Reading documents: fingerprint lines, JSON Lines, plain lines, or whole
-//! files. A bad line is reported as `file:line: what is wrong`; it stops the
-//! command unless `--skip-bad` is given, in which case it is reported on
-//! standard error, counted and skipped.
+//! files. This module opens inputs and splits lines; each line is parsed by
+//! the `fpdb-input` crate (pure, fuzzed). A bad line is reported as
+//! `file:line: what is wrong`; it stops the command unless `--skip-bad` is
+//! given, in which case it is reported on standard error, counted and
+//! skipped.
 //!
+//! `load` reads its inputs once: its bulk loader shows nothing before it
+//! finishes, so stopping at a bad line leaves nothing behind.
 //! Commands that write (`add`, `check`) read their inputs twice: once to
 //! validate every line, then again to apply them, so that a bad line stops
 //! the command before anything is stored. Standard input is spooled to a
@@ -12,48 +16,18 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use fpdb::{Fingerprint, Simhasher, MAX_ID_BYTES};
-use serde::Deserialize;
+use fpdb::{Fingerprint, Simhasher};
+use fpdb_input::{check_id, parse_id_line, parse_line, LineFormat};
+pub use fpdb_input::{Payload, Record, Role};
 
 use crate::cli::{InputArgs, InputFormat};
 
-/// What a document is: a fingerprint already computed, or text to hash.
-#[derive(Debug, Clone)]
-pub enum Payload {
-    Fingerprint(Fingerprint),
-    Text(String),
-}
-
-/// One input document.
-#[derive(Debug, Clone)]
-pub struct Record {
-    pub id: String,
-    pub payload: Payload,
-}
-
-impl Record {
-    /// The record's fingerprint under `simhasher` (texts are hashed).
-    pub fn fingerprint(&self, simhasher: &Simhasher) -> Fingerprint {
-        match &self.payload {
-            Payload::Fingerprint(fp) => *fp,
-            Payload::Text(text) => simhasher.fingerprint(text),
-        }
-    }
-}
-
-/// What the records are for; decides which shapes are accepted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// Records to store: every record needs an id.
-    Store,
-    /// Records to look up: a bare fingerprint is its own id, a JSON line
-    /// without an id gets its line number.
-    Query,
-    /// `fpdb hash`: texts whose fingerprints are printed.
-    Hash,
-}
+// The parsers check ids against their own copy of the database's limit.
+const _: () = assert!(fpdb_input::MAX_ID_BYTES == fpdb::MAX_ID_BYTES);
 
 /// A line that cannot be read, and where it is.
 #[derive(Debug, Clone)]
@@ -138,6 +112,8 @@ pub struct Inputs {
     sources: Vec<Source>,
     /// Bad lines skipped so far (with `--skip-bad`).
     skipped: u64,
+    /// Bytes of input read so far (for progress bars).
+    bytes_read: Arc<AtomicU64>,
 }
 
 /// Records per batch handed to a command.
@@ -173,12 +149,29 @@ impl Inputs {
             skip_bad,
             sources,
             skipped: 0,
+            bytes_read: Arc::default(),
         }
     }
 
     /// Bad lines skipped so far.
     pub fn skipped(&self) -> u64 {
         self.skipped
+    }
+
+    /// Bytes read so far, updated as reading goes on.
+    pub fn bytes_read(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.bytes_read)
+    }
+
+    /// Total bytes of the inputs, when all are files whose size is known.
+    pub fn total_bytes(&self) -> Option<u64> {
+        self.sources
+            .iter()
+            .map(|source| match source {
+                Source::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+                Source::Stdin | Source::Spooled(_) => None,
+            })
+            .sum()
     }
 
     /// Calls `each` with the records of all inputs, `CHUNK` at a time.
@@ -254,15 +247,28 @@ impl Inputs {
                 let Source::File(path) = source else {
                     bail!("--input files needs file paths, not standard input");
                 };
-                handle(read_whole_file(path)?)?;
+                let record = read_whole_file(path)?;
+                if let Ok(record) = &record {
+                    if let Payload::Text(text) = &record.payload {
+                        self.bytes_read
+                            .fetch_add(text.len() as u64, Ordering::Relaxed);
+                    }
+                }
+                handle(record)?;
                 continue;
             }
             let reader = BufReader::new(source.open()?);
+            let format = match format {
+                InputFormat::Fps => LineFormat::Fps,
+                InputFormat::Jsonl => LineFormat::Jsonl,
+                InputFormat::Lines | InputFormat::Files => LineFormat::Lines,
+            };
             let context = LineContext {
                 name: &name,
                 format,
                 role: self.role,
                 numbered_by_file,
+                bytes_read: &self.bytes_read,
             };
             read_lines(&context, reader, &mut handle)?;
         }
@@ -277,7 +283,7 @@ fn read_whole_file(path: &Path) -> Result<Result<Record, BadLine>> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let id = path.display().to_string();
     Ok(match String::from_utf8(bytes) {
-        Ok(text) => check_id(&id).map(|()| Record {
+        Ok(text) => check_id(&id).map_err(|e| e.to_string()).map(|()| Record {
             id,
             payload: Payload::Text(text),
         }),
@@ -291,10 +297,11 @@ fn read_whole_file(path: &Path) -> Result<Result<Record, BadLine>> {
 
 struct LineContext<'a> {
     name: &'a str,
-    format: InputFormat,
+    format: LineFormat,
     role: Role,
     /// Several inputs: `lines` ids are FILE:LINE, not just LINE.
     numbered_by_file: bool,
+    bytes_read: &'a AtomicU64,
 }
 
 fn read_lines(
@@ -303,6 +310,7 @@ fn read_lines(
     handle: &mut impl FnMut(Result<Record, BadLine>) -> Result<()>,
 ) -> Result<()> {
     let name = context.name;
+    let source = context.numbered_by_file.then_some(name);
     let mut raw = Vec::new();
     let mut number = 0u64;
     loop {
@@ -315,127 +323,18 @@ fn read_lines(
             return Ok(());
         }
         number += 1;
-        let parsed = match std::str::from_utf8(&raw) {
-            Ok(line) => parse_line(context, number, line.trim_end_matches(['\n', '\r'])),
-            Err(_) => Err("line is not valid UTF-8".to_string()),
-        };
-        match parsed {
+        context
+            .bytes_read
+            .fetch_add(raw.len() as u64, Ordering::Relaxed);
+        match parse_line(context.format, context.role, &raw, number, source) {
             Ok(None) => {}
             Ok(Some(record)) => handle(Ok(record))?,
-            Err(what) => handle(Err(BadLine {
+            Err(bad) => handle(Err(BadLine {
                 location: format!("{name}:{number}"),
-                what,
+                what: bad.to_string(),
             }))?,
         }
     }
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum JsonId {
-    Text(String),
-    Number(u64),
-}
-
-#[derive(Deserialize)]
-struct JsonRecord {
-    id: Option<JsonId>,
-    text: Option<String>,
-    fp: Option<String>,
-}
-
-/// One line as a record; `None` for a line that holds nothing (blank).
-fn parse_line(
-    context: &LineContext<'_>,
-    number: u64,
-    line: &str,
-) -> Result<Option<Record>, String> {
-    if line.trim().is_empty() {
-        return Ok(None);
-    }
-    let line_id = || {
-        if context.numbered_by_file {
-            format!("{}:{number}", context.name)
-        } else {
-            number.to_string()
-        }
-    };
-    let record = match context.format {
-        InputFormat::Lines => Record {
-            id: line_id(),
-            payload: Payload::Text(line.to_string()),
-        },
-        InputFormat::Fps => {
-            let fields: Vec<&str> = line.split('\t').collect();
-            match fields.as_slice() {
-                [id, hex] => {
-                    check_id(id)?;
-                    Record {
-                        id: (*id).to_string(),
-                        payload: Payload::Fingerprint(parse_fingerprint(hex)?),
-                    }
-                }
-                [hex] if context.role != Role::Store => {
-                    let fp = parse_fingerprint(hex)?;
-                    Record {
-                        id: hex.trim().to_string(),
-                        payload: Payload::Fingerprint(fp),
-                    }
-                }
-                _ => {
-                    return Err(format!(
-                        "expected 2 tab-separated fields, <id>\\t<16 hex digits>, found {}",
-                        fields.len()
-                    ))
-                }
-            }
-        }
-        InputFormat::Jsonl => {
-            let parsed: JsonRecord = serde_json::from_str(line).map_err(|e| {
-                format!(
-                    "invalid JSON (expected {{\"id\": ..., \"text\": ...}} or {{\"id\": ..., \"fp\": ...}}): {e}"
-                )
-            })?;
-            let payload = match (parsed.text, parsed.fp) {
-                (Some(text), None) => Payload::Text(text),
-                (None, Some(hex)) => Payload::Fingerprint(parse_fingerprint(&hex)?),
-                (Some(_), Some(_)) => return Err("has both \"text\" and \"fp\"".to_string()),
-                (None, None) => return Err("needs \"text\" or \"fp\"".to_string()),
-            };
-            let id = match (parsed.id, &payload) {
-                (Some(JsonId::Text(id)), _) => id,
-                (Some(JsonId::Number(n)), _) => n.to_string(),
-                (None, _) if context.role == Role::Store => {
-                    return Err("missing \"id\"".to_string())
-                }
-                (None, Payload::Fingerprint(fp)) => fp.to_string(),
-                (None, Payload::Text(_)) => line_id(),
-            };
-            check_id(&id)?;
-            Record { id, payload }
-        }
-        InputFormat::Files => unreachable!("files are read whole"),
-    };
-    Ok(Some(record))
-}
-
-fn parse_fingerprint(hex: &str) -> Result<Fingerprint, String> {
-    let hex = hex.trim();
-    hex.parse()
-        .map_err(|e| format!("invalid fingerprint {hex:?}: {e}"))
-}
-
-fn check_id(id: &str) -> Result<(), String> {
-    if id.is_empty() {
-        return Err("empty id".to_string());
-    }
-    if id.len() > MAX_ID_BYTES {
-        return Err(format!(
-            "id of {} bytes is longer than {MAX_ID_BYTES} bytes",
-            id.len()
-        ));
-    }
-    Ok(())
 }
 
 /// Fingerprints of `records` under `simhasher`, texts hashed on all cores.
@@ -485,21 +384,14 @@ pub fn read_ids(path: &Path) -> Result<Vec<String>> {
     for (index, line) in reader.split(b'\n').enumerate() {
         let number = index + 1;
         let raw = line.with_context(|| format!("{name}: read failed at line {number}"))?;
-        let Ok(line) = std::str::from_utf8(&raw) else {
-            bail!("{name}:{number}: line is not valid UTF-8");
-        };
-        let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() {
-            continue;
+        match parse_id_line(&raw) {
+            Ok(Some(id)) => ids.push(id),
+            Ok(None) => {}
+            Err(bad) => bail!(BadLine {
+                location: format!("{name}:{number}"),
+                what: bad.to_string(),
+            }),
         }
-        let id = match line.rsplit_once('\t') {
-            Some((id, hex)) if parse_fingerprint(hex).is_ok() => id,
-            _ => line,
-        };
-        if let Err(what) = check_id(id) {
-            bail!("{name}:{number}: {what}");
-        }
-        ids.push(id.to_string());
     }
     Ok(ids)
 }

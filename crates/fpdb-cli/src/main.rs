@@ -11,17 +11,26 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// Exit status when a command reports findings (`verify` found damage).
+const FINDINGS: u8 = 1;
+/// Exit status of every error, as for an invalid command line (clap's).
+const ERROR: u8 = 2;
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match commands::run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            // A closed pipe (`fpdb hash | head`) is not an error worth a message.
+            // A closed pipe (`fpdb export DB | head`) is not an error
+            // worth a message: the reader has what it wanted.
             if is_broken_pipe(&error) {
                 return ExitCode::SUCCESS;
             }
+            if error.is::<commands::FindingsReported>() {
+                return ExitCode::from(FINDINGS);
+            }
             eprintln!("fpdb: error: {error:#}");
-            ExitCode::FAILURE
+            ExitCode::from(ERROR)
         }
     }
 }

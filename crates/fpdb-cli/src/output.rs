@@ -1,5 +1,5 @@
 //! Printing query answers: JSON Lines (one object per query) or TSV (one
-//! row per match and id).
+//! row per match and id); and near-duplicate pairs and clusters.
 
 use std::io::{self, BufWriter, StdoutLock, Write};
 
@@ -7,7 +7,7 @@ use anyhow::Result;
 use fpdb::{Fingerprint, Match};
 use serde::Serialize;
 
-use crate::cli::OutputFormat;
+use crate::cli::{OutputFormat, PairsFormat};
 
 #[derive(Serialize)]
 struct Answer<'a> {
@@ -80,6 +80,88 @@ impl Answers {
                             m.fingerprint, m.distance
                         )?;
                     }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> Result<()> {
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+/// Writes near-duplicate pairs and clusters (`fpdb dedup`, `fpdb pairs`)
+/// to standard output.
+pub struct PairsOut {
+    format: PairsFormat,
+    out: BufWriter<StdoutLock<'static>>,
+    header_written: bool,
+}
+
+#[derive(Serialize)]
+struct PairOut<'a> {
+    a: &'a str,
+    b: &'a str,
+    distance: u32,
+}
+
+#[derive(Serialize)]
+struct ClusterOut<'a> {
+    cluster: usize,
+    representative: &'a str,
+    ids: &'a [&'a str],
+}
+
+impl PairsOut {
+    pub fn new(format: PairsFormat) -> Self {
+        PairsOut {
+            format,
+            out: BufWriter::new(io::stdout().lock()),
+            header_written: false,
+        }
+    }
+
+    fn header(&mut self, columns: &str) -> Result<()> {
+        if !self.header_written {
+            writeln!(self.out, "{columns}")?;
+            self.header_written = true;
+        }
+        Ok(())
+    }
+
+    /// One unordered pair of documents.
+    pub fn pair(&mut self, a: &str, b: &str, distance: u32) -> Result<()> {
+        match self.format {
+            PairsFormat::Json => {
+                serde_json::to_writer(&mut self.out, &PairOut { a, b, distance })?;
+                self.out.write_all(b"\n")?;
+            }
+            PairsFormat::Tsv => {
+                self.header("a\tb\tdistance")?;
+                writeln!(self.out, "{a}\t{b}\t{distance}")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Cluster number `cluster` with its members.
+    pub fn cluster(&mut self, cluster: usize, representative: &str, ids: &[&str]) -> Result<()> {
+        match self.format {
+            PairsFormat::Json => {
+                let out = ClusterOut {
+                    cluster,
+                    representative,
+                    ids,
+                };
+                serde_json::to_writer(&mut self.out, &out)?;
+                self.out.write_all(b"\n")?;
+            }
+            PairsFormat::Tsv => {
+                self.header("cluster\trepresentative\tid")?;
+                for id in ids {
+                    writeln!(self.out, "{cluster}\t{representative}\t{id}")?;
                 }
             }
         }

@@ -29,7 +29,16 @@ pub struct Stats {
     /// above one block's worth (~170) means the database has outgrown its
     /// design.
     pub candidates_per_probe: f64,
+    /// Keys one block holds on average (0 when no block is written yet).
+    pub keys_per_block: f64,
+    /// What the operator should know, e.g. that the database has outgrown
+    /// its design; empty when all is well.
+    pub warnings: Vec<String>,
 }
+
+/// A probe reading more than this many blocks' worth of keys means the
+/// table prefixes are too short for the number of fingerprints.
+const OUTGROWN_BLOCKS_PER_PROBE: f64 = 4.0;
 
 /// One permuted table.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +76,27 @@ impl Db {
                 },
             })
             .collect();
+        let blocks: usize = state.directories.iter().map(|d| d.len()).sum();
+        let keys_per_block = if blocks == 0 {
+            0.0
+        } else {
+            (in_blocks * self.design.tables().len()) as f64 / blocks as f64
+        };
+        let candidates_per_probe = self
+            .design
+            .expected_candidates_per_probe(state.fingerprints);
+        let mut warnings = Vec::new();
+        if keys_per_block > 0.0 && candidates_per_probe > OUTGROWN_BLOCKS_PER_PROBE * keys_per_block
+        {
+            warnings.push(format!(
+                "the database has outgrown its design {}: a query probe reads about {candidates_per_probe:.0} keys, \
+                 {:.0} blocks of about {keys_per_block:.0} keys, so queries are slow. Create a new database with a \
+                 larger --expected (about {}), load it with `fpdb export OLD | fpdb load NEW`, and use NEW",
+                self.design.name(),
+                candidates_per_probe / keys_per_block,
+                state.fingerprints.saturating_mul(4),
+            ));
+        }
         Stats {
             fingerprints: state.fingerprints,
             ids: state.ids,
@@ -77,9 +107,9 @@ impl Db {
             delta_added: state.delta.added_len(),
             delta_removed: state.delta.removed_len(),
             simhash: self.simhasher.options(),
-            candidates_per_probe: self
-                .design
-                .expected_candidates_per_probe(state.fingerprints),
+            candidates_per_probe,
+            keys_per_block,
+            warnings,
         }
     }
 }

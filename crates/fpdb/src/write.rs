@@ -61,6 +61,26 @@ impl Db {
         Ok(old)
     }
 
+    /// Forgets many documents in one atomic write; returns how many of
+    /// them were stored.
+    pub fn remove_batch<S: AsRef<str>>(&self, ids: &[S]) -> Result<usize> {
+        let ops: Vec<Op<'_>> = ids.iter().map(|id| Op::Remove(id.as_ref())).collect();
+        for op in &ops {
+            let (Op::Insert(id, _) | Op::Remove(id)) = op;
+            validate_id(id)?;
+        }
+        let _writer = self.lock_writer()?;
+        let mut stored = HashSet::new();
+        for op in &ops {
+            let (Op::Insert(id, _) | Op::Remove(id)) = *op;
+            if !stored.contains(id) && self.get(id)?.is_some() {
+                stored.insert(id);
+            }
+        }
+        self.apply_locked(&ops)?;
+        Ok(stored.len())
+    }
+
     /// The crawler's one call: every stored fingerprint within `k` of `fp`
     /// (as [`Db::query`]), then `id` is stored with `fp`, atomically with
     /// respect to other writers: of two crawlers checking the same new page
@@ -190,7 +210,7 @@ impl Db {
             state.ids = ids;
             state.delta.len()
         };
-        if delta_len >= self.open_options.delta_limit {
+        if delta_len >= self.open_options.merge_threshold(fingerprints) {
             self.merge_locked()?;
         }
         Ok(())
@@ -232,7 +252,7 @@ enum DeltaChange {
     Unremove,
 }
 
-fn validate_id(id: &str) -> Result<()> {
+pub(crate) fn validate_id(id: &str) -> Result<()> {
     if id.is_empty() || id.len() > MAX_ID_BYTES {
         return Err(Error::BadId {
             len: id.len(),

@@ -1,5 +1,7 @@
 //! `fpdb create`: a new, empty database.
 
+use std::io::Write;
+
 use anyhow::{Context, Result};
 use fpdb::codec::DesignChoice;
 use fpdb::{Db, Options};
@@ -17,11 +19,12 @@ pub fn run(args: CreateArgs) -> Result<()> {
     };
     let db = Db::create(&args.db, options)
         .with_context(|| format!("cannot create a database in {}", args.db.display()))?;
-    println!(
+    writeln!(
+        std::io::stdout(),
         "created {}: design {}, {}",
         args.db.display(),
         db.design(),
         db.simhasher().options()
-    );
+    )?;
     Ok(())
 }

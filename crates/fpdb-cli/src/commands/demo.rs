@@ -54,19 +54,19 @@ pub fn run(args: DemoArgs) -> Result<()> {
         expected_size: documents.len() as u64,
         ..Options::default()
     };
-    let db = Db::create(dir.path().join("demo.fpdb"), options)?;
+    let mut db = Db::create(dir.path().join("demo.fpdb"), options)?;
     let bytes: usize = documents.iter().map(|d| d.text.len()).sum();
-    println!(
+    outln!(
         "fpdb demo: near-duplicate detection on {}",
         corpus.display()
     );
-    println!(
+    outln!(
         "  {} documents, {:.1} KiB of text, simhash options: {}",
         documents.len(),
         bytes as f64 / 1024.0,
         db.simhasher().options()
     );
-    println!("  a temporary database with design {}\n", db.design());
+    outln!("  a temporary database with design {}\n", db.design());
 
     // Text to fingerprints, with the database's own simhash options (the
     // first text loads jieba's dictionary, which is not timed).
@@ -77,17 +77,18 @@ pub fn run(args: DemoArgs) -> Result<()> {
         .map(|d| db.fingerprint_text(&d.text))
         .collect();
     let hash_time = started.elapsed();
-    let batch: Vec<(&str, Fingerprint)> = documents
-        .iter()
-        .map(|d| d.id.as_str())
-        .zip(fingerprints.iter().copied())
-        .collect();
+    // The offline path: sorted tables with code books fitted to the
+    // data, written as SST files and ingested in one step.
     let started = Instant::now();
-    db.insert_batch(&batch)?;
-    let insert_time = started.elapsed();
-    let started = Instant::now();
-    db.merge()?;
-    let merge_time = started.elapsed();
+    let mut loader = db.bulk_loader(fpdb::BulkOptions::default())?;
+    loader.add_all(
+        documents
+            .iter()
+            .map(|d| d.id.as_str())
+            .zip(fingerprints.iter().copied()),
+    )?;
+    let summary = loader.finish()?;
+    let load_time = started.elapsed();
 
     // Ask the database for every document's near-duplicates.
     let started = Instant::now();
@@ -118,17 +119,17 @@ pub fn run(args: DemoArgs) -> Result<()> {
     }
     // The subtle pairs (largest distance still within k) are the interesting ones.
     pairs.sort_by_key(|p| std::cmp::Reverse(p.distance));
-    println!(
+    outln!(
         "near-duplicates: {} pairs of documents whose fingerprints differ in at most k = {} of 64 bits",
         pairs.len(),
         args.k
     );
-    println!("(the most subtle first; distance = number of differing bits)\n");
+    outln!("(the most subtle first; distance = number of differing bits)\n");
     for pair in pairs.iter().take(args.show) {
-        pair.show();
+        pair.show()?;
     }
     if pairs.len() > args.show {
-        println!(
+        outln!(
             "  ... and {} more pairs (--show N to see more)\n",
             pairs.len() - args.show
         );
@@ -140,12 +141,12 @@ pub fn run(args: DemoArgs) -> Result<()> {
         let planted: HashSet<(&str, &str)> = truth.iter().map(|(a, b)| ordered(a, b)).collect();
         let hits = planted.intersection(&found).count();
         let other = found.len() - hits;
-        println!(
+        outln!(
             "planted near-duplicates found: {hits} of {} ({:.0}%); pairs reported that were not planted: {other}",
             planted.len(),
             100.0 * hits as f64 / planted.len().max(1) as f64
         );
-        println!("(the edits are: 1% of characters replaced, a site header and footer, new dates and counters, one sentence dropped)");
+        outln!("(the edits are: 1% of characters replaced, a site header and footer, new dates and counters, one sentence dropped)");
     }
 
     // The database must find exactly what comparing every pair finds.
@@ -159,9 +160,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
     }
     let compared = documents.len() * (documents.len() - 1) / 2;
     if brute == found.len() {
-        println!(
-            "checked against comparing all {compared} pairs directly: the same {brute} pairs\n"
-        );
+        outln!("checked against comparing all {compared} pairs directly: the same {brute} pairs\n");
     } else {
         bail!(
             "the database found {} pairs but comparing all {compared} pairs finds {brute}",
@@ -176,34 +175,36 @@ pub fn run(args: DemoArgs) -> Result<()> {
         .iter()
         .map(|t| format!("{:.1}", t.bits_per_fingerprint))
         .collect();
-    println!("the database:");
-    println!(
+    outln!("the database:");
+    outln!(
         "  {} fingerprints for {} ids in {} permuted tables (each a sorted copy of every fingerprint, compressed)",
         stats.fingerprints,
         stats.ids,
         stats.tables.len()
     );
-    println!(
+    outln!(
         "  {block_bytes} bytes of blocks; bits per fingerprint per table: {}",
         bits.join(" ")
     );
-    println!(
+    outln!(
         "  {} bytes of in-memory block directory",
         stats.directory_bytes
     );
     let n = documents.len() as u64;
-    println!("timings:");
-    println!(
+    outln!("timings:");
+    outln!(
         "  fingerprinting  {:>9.0} docs/s ({:.1} MB/s of text, one core)",
         super::rate(n, hash_time),
         bytes as f64 / hash_time.as_secs_f64().max(1e-9) / 1e6
     );
-    println!(
-        "  insert          {:>9.0} docs/s (one batch), merge {:.1} ms",
-        super::rate(n, insert_time),
-        merge_time.as_secs_f64() * 1e3
+    outln!(
+        "  bulk load       {:>9.0} docs/s ({} ids, {} distinct fingerprints, {:.1} ms)",
+        super::rate(n, load_time),
+        summary.ids,
+        summary.fingerprints,
+        load_time.as_secs_f64() * 1e3
     );
-    println!(
+    outln!(
         "  query           {:>9.1} µs per query (k = {}, batch of {n})",
         query_time.as_secs_f64() * 1e6 / n as f64,
         args.k
@@ -228,10 +229,11 @@ struct Pair<'a> {
 }
 
 impl Pair<'_> {
-    fn show(&self) {
-        println!("  distance {}: {} vs {}", self.distance, self.fa, self.fb);
-        println!("    {}\n      {}", self.a.id, snippet(&self.a.text));
-        println!("    {}\n      {}\n", self.b.id, snippet(&self.b.text));
+    fn show(&self) -> Result<()> {
+        outln!("  distance {}: {} vs {}", self.distance, self.fa, self.fb);
+        outln!("    {}\n      {}", self.a.id, snippet(&self.a.text));
+        outln!("    {}\n      {}\n", self.b.id, snippet(&self.b.text));
+        Ok(())
     }
 }
 

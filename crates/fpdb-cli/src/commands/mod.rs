@@ -1,15 +1,28 @@
 //! One module per subcommand, each with a `run` that calls the library.
 
+/// `println!` that returns an error instead of panicking when standard
+/// output is closed (`fpdb demo | head`), so the command ends quietly.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*)?;
+    }};
+}
+
 mod add;
 mod check;
 mod compact;
 mod create;
+mod dedup;
 mod demo;
 mod export;
 mod hash;
+mod load;
+mod pairs;
 mod query;
 mod remove;
 mod stats;
+mod verify;
 
 use std::path::Path;
 use std::time::Duration;
@@ -22,17 +35,34 @@ use crate::cli::{Command, SimhashArgs};
 pub fn run(command: Command) -> Result<()> {
     match command {
         Command::Create(args) => create::run(args),
+        Command::Load(args) => load::run(args),
         Command::Add(args) => add::run(args),
         Command::Query(args) => query::run(args),
         Command::Check(args) => check::run(args),
         Command::Remove(args) => remove::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Verify(args) => verify::run(args),
         Command::Compact(args) => compact::run(args),
         Command::Export(args) => export::run(args),
         Command::Hash(args) => hash::run(args),
+        Command::Dedup(args) => dedup::run(args),
+        Command::Pairs(args) => pairs::run(args),
         Command::Demo(args) => demo::run(args),
     }
 }
+
+/// Returned by a command that printed findings (`verify` found damage):
+/// the process exits with 1, without an error message.
+#[derive(Debug)]
+pub struct FindingsReported;
+
+impl std::fmt::Display for FindingsReported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("findings reported")
+    }
+}
+
+impl std::error::Error for FindingsReported {}
 
 /// The simhash options the flags describe (the library's defaults for
 /// flags not given).

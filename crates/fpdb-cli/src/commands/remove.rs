@@ -1,4 +1,4 @@
-//! `fpdb remove`: forget documents by id.
+//! `fpdb remove`: forget documents by id, in one atomic write.
 
 use anyhow::{bail, Result};
 
@@ -24,12 +24,7 @@ pub fn run(args: RemoveArgs) -> Result<()> {
         );
     }
     let db = super::open_writable(&args.db, args.sync)?;
-    let mut removed = 0u64;
-    for id in &ids {
-        if db.remove(id)?.is_some() {
-            removed += 1;
-        }
-    }
+    let removed = db.remove_batch(&ids)? as u64;
     eprintln!(
         "fpdb: removed {removed} of {} ({} not stored)",
         super::count(ids.len() as u64, "id"),

@@ -1,19 +1,17 @@
 //! `fpdb stats`: design, counts and sizes of a database.
 
+use std::io::{self, Write};
+
 use anyhow::Result;
 use serde_json::json;
 
 use crate::cli::StatsArgs;
 
-/// Keys one block holds at the default block size; a probe that has to
-/// look at several times this many has outgrown the design.
-const KEYS_PER_BLOCK: f64 = 170.0;
-const OUTGROWN: f64 = 4.0 * KEYS_PER_BLOCK;
-
 pub fn run(args: StatsArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
     let stats = db.stats();
     let block_bytes: u64 = stats.tables.iter().map(|t| t.bytes).sum();
+    let mut out = io::stdout().lock();
     if args.json {
         let tables: Vec<_> = stats
             .tables
@@ -41,42 +39,49 @@ pub fn run(args: StatsArgs) -> Result<()> {
             "tokenizer": stats.simhash.tokenizer.to_string(),
             "weights": stats.simhash.weighting.to_string(),
             "candidates_per_probe": stats.candidates_per_probe,
+            "keys_per_block": stats.keys_per_block,
+            "warnings": stats.warnings,
         });
-        println!("{value}");
+        writeln!(out, "{value}")?;
     } else {
-        println!("database       {}", args.db.display());
-        println!("design         {}", db.design());
-        println!("k              {}", stats.k);
-        println!("fingerprints   {}", stats.fingerprints);
-        println!("ids            {}", stats.ids);
-        println!("simhash        {}", stats.simhash);
-        println!(
+        writeln!(out, "database       {}", args.db.display())?;
+        writeln!(out, "design         {}", db.design())?;
+        writeln!(out, "k              {}", stats.k)?;
+        writeln!(out, "fingerprints   {}", stats.fingerprints)?;
+        writeln!(out, "ids            {}", stats.ids)?;
+        writeln!(out, "simhash        {}", stats.simhash)?;
+        writeln!(
+            out,
             "delta          {} added, {} removed (not yet merged; `fpdb compact` merges)",
             stats.delta_added, stats.delta_removed
-        );
-        println!(
+        )?;
+        writeln!(
+            out,
             "blocks         {block_bytes} bytes in {} tables",
             stats.tables.len()
-        );
-        println!("directory      {} bytes in memory", stats.directory_bytes);
-        println!(
+        )?;
+        writeln!(
+            out,
+            "directory      {} bytes in memory",
+            stats.directory_bytes
+        )?;
+        writeln!(
+            out,
             "probe          {:.1} candidate keys per probe",
             stats.candidates_per_probe
-        );
-        println!("\ntable  prefix_bits  blocks       bytes  bits/fp");
+        )?;
+        writeln!(out, "\ntable  prefix_bits  blocks       bytes  bits/fp")?;
         for (index, t) in stats.tables.iter().enumerate() {
-            println!(
+            writeln!(
+                out,
                 "{index:>5}  {:>11}  {:>6}  {:>10}  {:>7.2}",
                 t.prefix_bits, t.blocks, t.bytes, t.bits_per_fingerprint
-            );
+            )?;
         }
     }
-    if stats.candidates_per_probe > OUTGROWN {
-        eprintln!(
-            "fpdb: warning: the database has outgrown its design: a query probe looks at about {:.0} keys (a block holds about {KEYS_PER_BLOCK:.0}), so queries get slow. \
-             Recreate it with a larger --expected (or a named --design with more tables) and reload it.",
-            stats.candidates_per_probe
-        );
+    out.flush()?;
+    for warning in &stats.warnings {
+        eprintln!("fpdb: warning: {warning}");
     }
     Ok(())
 }

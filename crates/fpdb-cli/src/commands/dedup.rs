@@ -1,0 +1,52 @@
+//! `fpdb dedup`: near-duplicate pairs or clusters of a corpus, without a
+//! database.
+
+use anyhow::{Context, Result};
+use fpdb::dedup::{self, Corpus, Representative};
+use fpdb::Simhasher;
+
+use crate::cli::{DedupArgs, RepresentativeRule};
+use crate::input::{fingerprints, Inputs, Role};
+use crate::output::PairsOut;
+
+pub fn run(args: DedupArgs) -> Result<()> {
+    // Refuse an impossible k before reading any input.
+    dedup::near_pairs(&[], args.k).context("--k")?;
+    let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
+    let mut inputs = Inputs::new(&args.input, Role::Query);
+    let mut corpus = Corpus::new();
+    inputs.stream(|records| {
+        let fps = fingerprints(&simhasher, &records);
+        corpus.extend(records.into_iter().map(|record| record.id).zip(fps));
+        Ok(())
+    })?;
+    super::report_skipped(&inputs);
+    let id = |position: usize| corpus.id(position).unwrap_or_default();
+    let mut out = PairsOut::new(args.format);
+    let found = if args.clusters {
+        let rule = match args.representative {
+            RepresentativeRule::First => Representative::FirstSeen,
+            RepresentativeRule::Smallest => Representative::SmallestId,
+        };
+        let clusters = corpus.clusters(args.k, rule)?;
+        for (number, cluster) in clusters.iter().enumerate() {
+            let ids: Vec<&str> = cluster.members.iter().map(|&m| id(m)).collect();
+            out.cluster(number, id(cluster.representative), &ids)?;
+        }
+        super::count(clusters.len() as u64, "cluster")
+    } else {
+        let pairs = corpus.near_pairs(args.k)?;
+        for pair in &pairs {
+            out.pair(id(pair.a), id(pair.b), pair.distance)?;
+        }
+        super::count(pairs.len() as u64, "pair")
+    };
+    out.flush()?;
+    eprintln!(
+        "fpdb: {} within k = {} among {}",
+        found,
+        args.k,
+        super::count(corpus.len() as u64, "document")
+    );
+    Ok(())
+}

@@ -1,0 +1,129 @@
+//! `fpdb load`: bulk load documents into an empty database.
+//!
+//! Documents go to a [`fpdb::BulkLoader`] as they are read: fingerprints
+//! one by one, texts in batches hashed in parallel. Nothing is visible
+//! before `finish`, so a bad line just returns an error: the loader is
+//! dropped unfinished and the database stays empty.
+
+use std::io::IsTerminal;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context, Result};
+use fpdb::{BulkOptions, BulkPhase, BulkProgress};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::cli::LoadArgs;
+use crate::input::{Inputs, Payload, Record, Role};
+
+pub fn run(args: LoadArgs) -> Result<()> {
+    let mut db = super::open_writable(&args.db, false)?;
+    let options = BulkOptions {
+        memory_bytes: args.memory_mib.saturating_mul(1 << 20),
+        temp_dir: args.temp_dir.clone(),
+    };
+    let mut inputs = Inputs::new(&args.input, Role::Store);
+    let bar = progress_bar(inputs.total_bytes());
+    let mut loader = db
+        .bulk_loader(options)
+        .with_context(|| format!("cannot load into {}", args.db.display()))?;
+    let phase_bar = bar.clone();
+    loader.set_progress(move |progress: &BulkProgress| show_phase(&phase_bar, progress));
+
+    let bytes_read = inputs.bytes_read();
+    let mut documents = 0u64;
+    let read = inputs.stream(|records| {
+        add_records(&mut loader, &records)?;
+        documents += records.len() as u64;
+        bar.set_position(bytes_read.load(Ordering::Relaxed));
+        bar.set_message(format!("{documents} documents"));
+        Ok(())
+    });
+    if let Err(error) = read {
+        bar.finish_and_clear();
+        // `loader` is dropped unfinished: nothing of the load is stored.
+        return Err(anyhow!("{error:#}; nothing was loaded"));
+    }
+    let summary = loader
+        .finish()
+        .with_context(|| format!("loading {} failed; nothing was loaded", args.db.display()))?;
+    bar.finish_and_clear();
+    let skipped = match inputs.skipped() {
+        0 => String::new(),
+        n => format!(", {} skipped", super::count(n, "bad line")),
+    };
+    eprintln!(
+        "fpdb: loaded {} ({}, {}) in {:.2} s ({:.0} docs/s){skipped}",
+        super::count(summary.documents, "document"),
+        super::count(summary.ids, "id"),
+        super::count(summary.fingerprints, "distinct fingerprint"),
+        summary.elapsed.as_secs_f64(),
+        super::rate(summary.documents, summary.elapsed),
+    );
+    Ok(())
+}
+
+/// Hands `records` to the loader in input order (so that of a repeated id
+/// the last wins): runs of texts are hashed together, in parallel.
+fn add_records(loader: &mut fpdb::BulkLoader<'_>, records: &[Record]) -> Result<()> {
+    let mut texts: Vec<(&str, &str)> = Vec::new();
+    for record in records {
+        match &record.payload {
+            Payload::Text(text) => texts.push((&record.id, text)),
+            Payload::Fingerprint(fp) => {
+                if !texts.is_empty() {
+                    loader.add_texts(&texts)?;
+                    texts.clear();
+                }
+                loader.add(&record.id, *fp)?;
+            }
+        }
+    }
+    if !texts.is_empty() {
+        loader.add_texts(&texts)?;
+    }
+    Ok(())
+}
+
+/// A bar over the input bytes (with rate and ETA) when their total is
+/// known, else a spinner; hidden unless standard error is a terminal.
+fn progress_bar(total_bytes: Option<u64>) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = match total_bytes {
+        Some(total) => ProgressBar::new(total).with_style(
+            ProgressStyle::with_template(
+                "{prefix:>8} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta} {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        ),
+        None => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{prefix:>8} {spinner} {bytes} {binary_bytes_per_sec} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        ),
+    };
+    bar.set_draw_target(ProgressDrawTarget::stderr());
+    bar.set_prefix("reading");
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn show_phase(bar: &ProgressBar, progress: &BulkProgress) {
+    let phase = match progress.phase {
+        BulkPhase::Reading => return,
+        BulkPhase::Sorting => "sorting",
+        BulkPhase::Writing => "writing",
+        BulkPhase::Ingesting => "ingesting",
+    };
+    bar.set_prefix(phase);
+    if progress.total > 0 {
+        bar.set_message(format!(
+            "{} documents, table {}/{}",
+            progress.documents, progress.done, progress.total
+        ));
+    } else {
+        bar.set_message(format!("{} documents", progress.documents));
+    }
+}

@@ -1,0 +1,264 @@
+//! `fpdb dedup` and `fpdb pairs`, run as the real binary on a generated
+//! corpus and compared with brute force.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn fpdb(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn ok(dir: &Path, args: &[&str], stdin: &str) -> String {
+    let out = fpdb(dir, args, stdin);
+    assert!(
+        out.status.success(),
+        "fpdb {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Documents `(id, fingerprint)`: random fingerprints and planted
+/// near-duplicates 0 to 4 bits from an earlier one (0: an exact duplicate).
+fn corpus(seed: u64, n: usize) -> Vec<(String, u64)> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut docs: Vec<(String, u64)> = Vec::new();
+    for i in 0..n {
+        let fp = if !docs.is_empty() && next() % 5 < 2 {
+            let mut fp = docs[(next() % docs.len() as u64) as usize].1;
+            for _ in 0..next() % 5 {
+                fp ^= 1 << (next() % 64);
+            }
+            fp
+        } else {
+            next()
+        };
+        docs.push((format!("u{:03}-{i}", next() % 1000), fp));
+    }
+    docs
+}
+
+fn fps_text(docs: &[(String, u64)]) -> String {
+    docs.iter()
+        .map(|(id, fp)| format!("{id}\t{fp:016x}\n"))
+        .collect()
+}
+
+/// Pairs within `k` as (smaller id, larger id, distance).
+fn brute_pairs(docs: &[(String, u64)], k: u32) -> BTreeSet<(String, String, u32)> {
+    let mut pairs = BTreeSet::new();
+    for (i, (a, fa)) in docs.iter().enumerate() {
+        for (b, fb) in &docs[i + 1..] {
+            let distance = (fa ^ fb).count_ones();
+            if distance <= k {
+                pairs.insert((a.min(b).clone(), a.max(b).clone(), distance));
+            }
+        }
+    }
+    pairs
+}
+
+/// Connected components of the brute-force pairs, as sorted id lists.
+fn brute_clusters(docs: &[(String, u64)], k: u32) -> BTreeSet<Vec<String>> {
+    let mut neighbours: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let pairs = brute_pairs(docs, k);
+    for (a, b, _) in &pairs {
+        neighbours.entry(a).or_default().push(b);
+        neighbours.entry(b).or_default().push(a);
+    }
+    let mut seen = BTreeSet::new();
+    let mut clusters = BTreeSet::new();
+    for &start in neighbours.keys() {
+        if !seen.insert(start) {
+            continue;
+        }
+        let mut cluster = vec![start.to_string()];
+        let mut queue = VecDeque::from([start]);
+        while let Some(node) = queue.pop_front() {
+            for &next in &neighbours[node] {
+                if seen.insert(next) {
+                    cluster.push(next.to_string());
+                    queue.push_back(next);
+                }
+            }
+        }
+        cluster.sort();
+        clusters.insert(cluster);
+    }
+    clusters
+}
+
+fn json_pairs(stdout: &str) -> BTreeSet<(String, String, u32)> {
+    let mut pairs = BTreeSet::new();
+    let mut lines = 0;
+    for line in stdout.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v.as_object().unwrap().len(), 3, "{line}");
+        let (a, b) = (v["a"].as_str().unwrap(), v["b"].as_str().unwrap());
+        let distance = v["distance"].as_u64().unwrap() as u32;
+        pairs.insert((a.min(b).to_string(), a.max(b).to_string(), distance));
+        lines += 1;
+    }
+    assert_eq!(lines, pairs.len(), "a pair was printed twice");
+    pairs
+}
+
+/// Clusters as sorted id lists; checks numbering and representatives.
+fn json_clusters(
+    stdout: &str,
+    representative: impl Fn(&[String]) -> String,
+) -> BTreeSet<Vec<String>> {
+    let mut clusters = BTreeSet::new();
+    for (number, line) in stdout.lines().enumerate() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["cluster"].as_u64().unwrap(), number as u64);
+        let ids: Vec<String> = v["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|id| id.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(v["representative"].as_str().unwrap(), representative(&ids));
+        let mut sorted = ids;
+        sorted.sort();
+        clusters.insert(sorted);
+    }
+    clusters
+}
+
+#[test]
+fn dedup_prints_the_brute_force_pairs_and_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = corpus(7, 400);
+    let input = fps_text(&docs);
+    std::fs::write(dir.path().join("docs.fps"), &input).unwrap();
+    let position = |id: &str| docs.iter().position(|(d, _)| d == id).unwrap();
+    for k in [0, 1, 3, 5] {
+        let ks = k.to_string();
+        let expected = brute_pairs(&docs, k);
+        assert!(k == 0 || !expected.is_empty());
+        let stdout = ok(dir.path(), &["dedup", "--k", &ks, "docs.fps"], "");
+        assert_eq!(json_pairs(&stdout), expected, "k = {k}");
+        // Standard input and TSV give the same pairs.
+        let tsv = ok(
+            dir.path(),
+            &["dedup", "--k", &ks, "--format", "tsv"],
+            &input,
+        );
+        let mut rows = tsv.lines();
+        assert_eq!(rows.next(), Some("a\tb\tdistance"));
+        let from_tsv: BTreeSet<_> = rows
+            .map(|row| {
+                let f: Vec<&str> = row.split('\t').collect();
+                (
+                    f[0].min(f[1]).to_string(),
+                    f[0].max(f[1]).to_string(),
+                    f[2].parse().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(from_tsv, expected);
+
+        let clusters = brute_clusters(&docs, k);
+        let first = ok(
+            dir.path(),
+            &["dedup", "--k", &ks, "--clusters", "docs.fps"],
+            "",
+        );
+        let first_seen = |ids: &[String]| ids.iter().min_by_key(|id| position(id)).unwrap().clone();
+        assert_eq!(json_clusters(&first, first_seen), clusters);
+        let smallest = ok(
+            dir.path(),
+            &[
+                "dedup",
+                "--k",
+                &ks,
+                "--clusters",
+                "--representative",
+                "smallest",
+                "docs.fps",
+            ],
+            "",
+        );
+        let smallest_id = |ids: &[String]| ids.iter().min().unwrap().clone();
+        assert_eq!(json_clusters(&smallest, smallest_id), clusters);
+    }
+}
+
+#[test]
+fn pairs_in_a_database_equal_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = corpus(11, 400);
+    std::fs::write(dir.path().join("docs.fps"), fps_text(&docs)).unwrap();
+    ok(dir.path(), &["create", "db", "--k", "4"], "");
+    ok(dir.path(), &["add", "db", "docs.fps"], "");
+    for k in [0, 2, 4] {
+        let ks = k.to_string();
+        let stdout = ok(dir.path(), &["pairs", "db", "--k", &ks], "");
+        assert_eq!(json_pairs(&stdout), brute_pairs(&docs, k), "k = {k}");
+        let clusters = ok(dir.path(), &["pairs", "db", "--k", &ks, "--clusters"], "");
+        let smallest_id = |ids: &[String]| ids.iter().min().unwrap().clone();
+        assert_eq!(
+            json_clusters(&clusters, smallest_id),
+            brute_clusters(&docs, k)
+        );
+    }
+    // The database's k by default; a larger one is refused.
+    let stdout = ok(dir.path(), &["pairs", "db"], "");
+    assert_eq!(json_pairs(&stdout), brute_pairs(&docs, 4));
+    let refused = fpdb(dir.path(), &["pairs", "db", "--k", "5"], "");
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("k = 5"));
+}
+
+#[test]
+fn dedup_hashes_texts_and_names_bad_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "the quick brown fox jumps over the lazy dog near the river bank today";
+    let input = format!(
+        "{{\"id\": \"a\", \"text\": \"{text}\"}}\n{{\"id\": \"b\", \"text\": \"{text}\"}}\n{{\"id\": \"c\", \"text\": \"something else entirely different\"}}\n"
+    );
+    std::fs::write(dir.path().join("docs.jsonl"), input).unwrap();
+    let stdout = ok(
+        dir.path(),
+        &["dedup", "--tokenizer", "words", "docs.jsonl"],
+        "",
+    );
+    let pairs = json_pairs(&stdout);
+    assert!(
+        pairs.contains(&("a".to_string(), "b".to_string(), 0)),
+        "{stdout}"
+    );
+
+    let bad = fpdb(dir.path(), &["dedup"], "a\t0123\n");
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("<stdin>:1"));
+    let too_far = fpdb(dir.path(), &["dedup", "--k", "9"], "");
+    assert!(!too_far.status.success());
+}

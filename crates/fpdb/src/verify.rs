@@ -1,0 +1,674 @@
+//! `Db::verify`: a deep check of everything a database stores.
+//!
+//! Queries trust the block directories, the id column families and the
+//! counters; this reads all of them and checks that they agree: every block
+//! decodes (checksums verified) and matches its directory entry, every
+//! table holds the same fingerprints, every fingerprint in the set has ids
+//! and every id points both ways. Damage becomes a [`Problem`] in the
+//! report, so one damaged block does not hide the rest; only a failure to
+//! read at all (I/O) is an error.
+
+use std::fmt;
+
+use fpdb_codec::{BlockDecoder, ChecksumPolicy};
+use fpdb_simhash::Fingerprint;
+use rocksdb::{ErrorKind, IteratorMode};
+
+use crate::keys::{self, decode_u64, fp_ids_key};
+use crate::{Db, Result};
+
+/// Problems listed per kind before the rest are only counted, so that a
+/// badly damaged database gives a readable report.
+const MAX_EXAMPLES: usize = 20;
+
+/// What [`Db::verify`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Tables checked.
+    pub tables: usize,
+    /// Blocks read and decoded, over all tables.
+    pub blocks: u64,
+    /// Distinct fingerprints in the set (blocks, delta added, delta removed).
+    pub fingerprints: u64,
+    /// Document ids in `id_fp`.
+    pub ids: u64,
+    /// Everything that is wrong; empty for a healthy database.
+    pub problems: Vec<Problem>,
+    /// Problems found beyond those listed (per kind, at most 20 are listed).
+    pub unlisted_problems: u64,
+}
+
+impl VerifyReport {
+    /// True when nothing is wrong.
+    pub fn is_clean(&self) -> bool {
+        self.problems.is_empty() && self.unlisted_problems == 0
+    }
+}
+
+/// One thing that is wrong, naming where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// A block of a table: unreadable, misplaced, or disagreeing with the
+    /// directory. `block` is its index in the directory, `None` for a
+    /// stored block the directory does not list.
+    Block {
+        /// The table's index.
+        table: usize,
+        /// The block's index in the directory.
+        block: Option<usize>,
+        /// The block's key: its last permuted key.
+        key: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A whole table (its fingerprint set, its byte count, its column family).
+    Table {
+        /// The table's index.
+        table: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A fingerprint of the set, or one with ids that is not in the set.
+    Fingerprint {
+        /// The fingerprint.
+        fingerprint: Fingerprint,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A document id's entries in `id_fp` and `fp_ids`.
+    Id {
+        /// The id (lossily decoded if it is not UTF-8).
+        id: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A stored counter that disagrees with what was counted.
+    Counter {
+        /// Which counter.
+        name: &'static str,
+        /// Its stored value.
+        stored: u64,
+        /// The value counted.
+        counted: u64,
+    },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::Block {
+                table,
+                block: Some(block),
+                key,
+                reason,
+            } => write!(f, "table {table}, block {block} (key {key:016x}): {reason}"),
+            Problem::Block {
+                table,
+                block: None,
+                key,
+                reason,
+            } => write!(f, "table {table}, block with key {key:016x}: {reason}"),
+            Problem::Table { table, reason } => write!(f, "table {table}: {reason}"),
+            Problem::Fingerprint {
+                fingerprint,
+                reason,
+            } => write!(f, "fingerprint {fingerprint}: {reason}"),
+            Problem::Id { id, reason } => write!(f, "id {id:?}: {reason}"),
+            Problem::Counter {
+                name,
+                stored,
+                counted,
+            } => write!(f, "counter {name}: stored {stored}, counted {counted}"),
+        }
+    }
+}
+
+/// Collects problems, listing at most [`MAX_EXAMPLES`] of each kind.
+#[derive(Default)]
+struct Findings {
+    report: VerifyReport,
+    listed: [usize; 5],
+}
+
+impl Findings {
+    /// Problems found so far, listed or not.
+    fn count(&self) -> u64 {
+        self.report.problems.len() as u64 + self.report.unlisted_problems
+    }
+
+    fn add(&mut self, problem: Problem) {
+        let kind = match problem {
+            Problem::Block { .. } => 0,
+            Problem::Table { .. } => 1,
+            Problem::Fingerprint { .. } => 2,
+            Problem::Id { .. } => 3,
+            Problem::Counter { .. } => 4,
+        };
+        match self.listed.get_mut(kind) {
+            Some(listed) if *listed < MAX_EXAMPLES => {
+                *listed += 1;
+                self.report.problems.push(problem);
+            }
+            _ => self.report.unlisted_problems += 1,
+        }
+    }
+}
+
+/// RocksDB's own checksums failing is damage to report; anything else
+/// (I/O, a closed handle) stops the check.
+fn damage_or_err(error: rocksdb::Error) -> Result<String> {
+    match error.kind() {
+        ErrorKind::Corruption => Ok(format!("RocksDB reports corruption: {error}")),
+        _ => Err(error.into()),
+    }
+}
+
+/// What one table's blocks hold.
+struct TableContents {
+    /// Original (unpermuted) fingerprints, sorted.
+    fingerprints: Vec<u64>,
+    /// False when some block could not be read: the set is incomplete.
+    complete: bool,
+}
+
+impl Db {
+    /// Reads every block, directory, id and counter and checks that they
+    /// agree. Damage is listed in the report; an `Err` means the check
+    /// itself could not run (an I/O failure). Writers wait until it is done.
+    pub fn verify(&self) -> Result<VerifyReport> {
+        // Hold the writer lock (when there can be writers) so that no merge
+        // or insert changes what is being compared.
+        let _writer = if self.read_only {
+            None
+        } else {
+            Some(self.lock_writer()?)
+        };
+        let (directories, table_bytes, delta_added, mut delta_removed, fingerprints, ids) = {
+            let state = self.read_state();
+            (
+                state.directories.clone(),
+                state.table_bytes.clone(),
+                state
+                    .delta
+                    .added_fingerprints(&self.design)
+                    .map(|f| f.0)
+                    .collect::<Vec<_>>(),
+                state
+                    .delta
+                    .removed_fingerprints()
+                    .map(|f| f.0)
+                    .collect::<Vec<_>>(),
+                state.fingerprints,
+                state.ids,
+            )
+        };
+        delta_removed.sort_unstable();
+        let mut findings = Findings::default();
+        findings.report.tables = self.design.tables().len();
+
+        let mut reference: Option<(usize, Vec<u64>)> = None;
+        for (index, directory) in directories.iter().enumerate() {
+            let stored_bytes = table_bytes.get(index).copied().unwrap_or(0);
+            let contents =
+                self.verify_table(index, directory.last_keys(), stored_bytes, &mut findings)?;
+            if !contents.complete {
+                findings.add(Problem::Table {
+                    table: index,
+                    reason: "not compared with the other tables: some blocks are unreadable".into(),
+                });
+                continue;
+            }
+            match &reference {
+                None => reference = Some((index, contents.fingerprints)),
+                Some((reference_index, expected)) => compare_sets(
+                    index,
+                    *reference_index,
+                    expected,
+                    &contents.fingerprints,
+                    &mut findings,
+                ),
+            }
+        }
+
+        // The set: blocks ∪ delta added ∖ delta removed.
+        let mut set = Vec::new();
+        if let Some((_, in_blocks)) = &reference {
+            for &fp in &delta_added {
+                if in_blocks.binary_search(&fp).is_ok() {
+                    findings.add(Problem::Fingerprint {
+                        fingerprint: Fingerprint(fp),
+                        reason: "pending as added but already in the blocks".into(),
+                    });
+                }
+            }
+            for &fp in &delta_removed {
+                if in_blocks.binary_search(&fp).is_err() {
+                    findings.add(Problem::Fingerprint {
+                        fingerprint: Fingerprint(fp),
+                        reason: "pending as removed but not in the blocks".into(),
+                    });
+                }
+            }
+            set = in_blocks
+                .iter()
+                .copied()
+                .filter(|fp| delta_removed.binary_search(fp).is_err())
+                .chain(delta_added.iter().copied())
+                .collect();
+            set.sort_unstable();
+            set.dedup();
+            findings.report.fingerprints = set.len() as u64;
+            if set.len() as u64 != fingerprints {
+                findings.add(Problem::Counter {
+                    name: "fingerprints",
+                    stored: fingerprints,
+                    counted: set.len() as u64,
+                });
+            }
+        }
+
+        let fp_ids = self.verify_fp_ids(&mut findings)?;
+        if reference.is_some() {
+            compare_with_ids(&set, &fp_ids.fingerprints, &mut findings);
+        }
+        let counted_ids = self.verify_id_fp(&mut findings)?;
+        // When every fp_ids entry matches its id_fp entry, the entries map
+        // one-to-one onto distinct ids; with equal counts every id then has
+        // its fp_ids entry, and looking each up again is only needed to name
+        // the ones that do not.
+        if !fp_ids.all_match || fp_ids.entries != counted_ids {
+            self.find_ids_without_fp_ids(&mut findings)?;
+        }
+        findings.report.ids = counted_ids;
+        if counted_ids != ids {
+            findings.add(Problem::Counter {
+                name: "ids",
+                stored: ids,
+                counted: counted_ids,
+            });
+        }
+        Ok(findings.report)
+    }
+
+    /// Reads table `index`'s column family beside its directory.
+    fn verify_table(
+        &self,
+        index: usize,
+        directory: &[u64],
+        stored_bytes: u64,
+        findings: &mut Findings,
+    ) -> Result<TableContents> {
+        let table = self.design.tables().get(index);
+        let code = self.codes.get(index);
+        let (Some(table), Some(code)) = (table, code) else {
+            findings.add(Problem::Table {
+                table: index,
+                reason: "no table design or code book for it in the manifest".into(),
+            });
+            return Ok(TableContents {
+                fingerprints: Vec::new(),
+                complete: false,
+            });
+        };
+        let permutation = table.permutation();
+        let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
+        let mut contents = TableContents {
+            fingerprints: Vec::new(),
+            complete: true,
+        };
+        let mut listed = directory.iter().copied().enumerate().peekable();
+        let mut previous_last: Option<u64> = None;
+        let mut bytes = 0u64;
+        let mut keys = Vec::new();
+        for entry in self
+            .rocks
+            .iterator_cf(self.table_cf(index)?, IteratorMode::Start)
+        {
+            let (key, value) = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    let reason = damage_or_err(error)?;
+                    findings.add(Problem::Table {
+                        table: index,
+                        reason,
+                    });
+                    contents.complete = false;
+                    // The iterator cannot go past the damage; what the
+                    // directory lists beyond it is unchecked.
+                    return Ok(contents);
+                }
+            };
+            let Some(block_key) = decode_u64(&key) else {
+                findings.add(Problem::Table {
+                    table: index,
+                    reason: format!("a stored key of {} bytes (block keys are 8)", key.len()),
+                });
+                continue;
+            };
+            // Directory entries before this key have no block.
+            while let Some(&(block, last)) = listed.peek() {
+                if last >= block_key {
+                    break;
+                }
+                findings.add(Problem::Block {
+                    table: index,
+                    block: Some(block),
+                    key: last,
+                    reason: "listed in the directory but missing from the store".into(),
+                });
+                contents.complete = false;
+                listed.next();
+            }
+            let block = match listed.peek() {
+                Some(&(block, last)) if last == block_key => {
+                    listed.next();
+                    block
+                }
+                _ => {
+                    findings.add(Problem::Block {
+                        table: index,
+                        block: None,
+                        key: block_key,
+                        reason: "stored but not listed in the directory".into(),
+                    });
+                    continue;
+                }
+            };
+            bytes += value.len() as u64;
+            let damaged = |reason: String| Problem::Block {
+                table: index,
+                block: Some(block),
+                key: block_key,
+                reason,
+            };
+            if let Err(error) = decoder.decode(&value, &mut keys) {
+                findings.add(damaged(format!("does not decode: {error}")));
+                contents.complete = false;
+                continue;
+            }
+            findings.report.blocks += 1;
+            let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
+                findings.add(damaged("holds no keys".into()));
+                continue;
+            };
+            if last != block_key {
+                findings.add(damaged(format!(
+                    "its last key is {last:016x}, not the key it is stored under"
+                )));
+            }
+            if let Some(previous) = previous_last {
+                if first <= previous {
+                    findings.add(damaged(format!(
+                        "its first key {first:016x} is not above the previous block's last key {previous:016x}"
+                    )));
+                }
+            }
+            previous_last = Some(last);
+            contents
+                .fingerprints
+                .extend(keys.iter().map(|&k| permutation.inverse(k)));
+        }
+        for (block, last) in listed {
+            findings.add(Problem::Block {
+                table: index,
+                block: Some(block),
+                key: last,
+                reason: "listed in the directory but missing from the store".into(),
+            });
+            contents.complete = false;
+        }
+        if contents.complete && bytes != stored_bytes {
+            findings.add(Problem::Counter {
+                name: "table bytes",
+                stored: stored_bytes,
+                counted: bytes,
+            });
+        }
+        contents.fingerprints.sort_unstable();
+        let before = contents.fingerprints.len();
+        contents.fingerprints.dedup();
+        if contents.fingerprints.len() != before {
+            findings.add(Problem::Table {
+                table: index,
+                reason: format!(
+                    "{} fingerprints are stored twice",
+                    before - contents.fingerprints.len()
+                ),
+            });
+        }
+        Ok(contents)
+    }
+
+    /// Checks every `fp_ids` entry against `id_fp`.
+    fn verify_fp_ids(&self, findings: &mut Findings) -> Result<FpIdsScan> {
+        let id_to_fp = self.cf(keys::ID_TO_FP)?;
+        let mut with_ids: Vec<u64> = Vec::new();
+        let mut entries = 0u64;
+        let problems_before = findings.count();
+        for entry in self
+            .rocks
+            .iterator_cf(self.cf(keys::FP_TO_IDS)?, IteratorMode::Start)
+        {
+            let (key, _) = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    let reason = damage_or_err(error)?;
+                    findings.add(Problem::Id {
+                        id: String::new(),
+                        reason: format!("fp_ids cannot be read past here: {reason}"),
+                    });
+                    break;
+                }
+            };
+            entries += 1;
+            let (Some(fp), Some(id)) = (
+                key.get(..8).and_then(decode_u64),
+                key.get(8..).filter(|id| !id.is_empty()),
+            ) else {
+                findings.add(Problem::Id {
+                    id: String::from_utf8_lossy(&key).into_owned(),
+                    reason: format!("fp_ids key of {} bytes is too short", key.len()),
+                });
+                continue;
+            };
+            let name = String::from_utf8_lossy(id);
+            if with_ids.last() != Some(&fp) {
+                with_ids.push(fp);
+            }
+            match self.rocks.get_cf(id_to_fp, id) {
+                Ok(Some(value)) if decode_u64(&value) == Some(fp) => {}
+                Ok(Some(_)) => findings.add(Problem::Id {
+                    id: name.into_owned(),
+                    reason: format!(
+                        "listed under fingerprint {} in fp_ids, but id_fp holds another",
+                        Fingerprint(fp)
+                    ),
+                }),
+                Ok(None) => findings.add(Problem::Id {
+                    id: name.into_owned(),
+                    reason: format!(
+                        "listed under fingerprint {} in fp_ids, but missing from id_fp",
+                        Fingerprint(fp)
+                    ),
+                }),
+                Err(error) => findings.add(Problem::Id {
+                    id: name.into_owned(),
+                    reason: damage_or_err(error)?,
+                }),
+            }
+        }
+        Ok(FpIdsScan {
+            fingerprints: with_ids,
+            entries,
+            all_match: findings.count() == problems_before,
+        })
+    }
+
+    /// Checks that every `id_fp` entry decodes; returns the ids counted.
+    fn verify_id_fp(&self, findings: &mut Findings) -> Result<u64> {
+        let mut count = 0u64;
+        for entry in self
+            .rocks
+            .iterator_cf(self.cf(keys::ID_TO_FP)?, IteratorMode::Start)
+        {
+            let (key, value) = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    let reason = damage_or_err(error)?;
+                    findings.add(Problem::Id {
+                        id: String::new(),
+                        reason: format!("id_fp cannot be read past here: {reason}"),
+                    });
+                    break;
+                }
+            };
+            count += 1;
+            let Ok(id) = std::str::from_utf8(&key) else {
+                findings.add(Problem::Id {
+                    id: String::from_utf8_lossy(&key).into_owned(),
+                    reason: "not UTF-8".into(),
+                });
+                continue;
+            };
+            if decode_u64(&value).is_none() {
+                findings.add(Problem::Id {
+                    id: id.to_string(),
+                    reason: format!("its fingerprint in id_fp is {} bytes, not 8", value.len()),
+                });
+            }
+        }
+        Ok(count)
+    }
+
+    /// Names every id whose `id_fp` entry has no `fp_ids` entry.
+    fn find_ids_without_fp_ids(&self, findings: &mut Findings) -> Result<()> {
+        let fp_to_ids = self.cf(keys::FP_TO_IDS)?;
+        for entry in self
+            .rocks
+            .iterator_cf(self.cf(keys::ID_TO_FP)?, IteratorMode::Start)
+        {
+            // What cannot be read or decoded was reported by `verify_id_fp`.
+            let Ok((key, value)) = entry else {
+                break;
+            };
+            let (Ok(id), Some(fp)) = (
+                std::str::from_utf8(&key),
+                decode_u64(&value).map(Fingerprint),
+            ) else {
+                continue;
+            };
+            match self.rocks.get_cf(fp_to_ids, fp_ids_key(fp, id)) {
+                Ok(Some(_)) => {}
+                Ok(None) => findings.add(Problem::Id {
+                    id: id.to_string(),
+                    reason: format!("has fingerprint {fp} in id_fp, but no entry in fp_ids"),
+                }),
+                Err(error) => findings.add(Problem::Id {
+                    id: id.to_string(),
+                    reason: damage_or_err(error)?,
+                }),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What [`Db::verify_fp_ids`] saw.
+struct FpIdsScan {
+    /// Distinct fingerprints with ids, sorted.
+    fingerprints: Vec<u64>,
+    /// Entries read.
+    entries: u64,
+    /// Every entry decoded and matched its `id_fp` entry.
+    all_match: bool,
+}
+
+/// Reports fingerprints that table `index` holds and the reference table
+/// does not, and the other way round.
+fn compare_sets(
+    index: usize,
+    reference: usize,
+    expected: &[u64],
+    got: &[u64],
+    findings: &mut Findings,
+) {
+    if expected == got {
+        return;
+    }
+    let (missing, extra) = sorted_difference(expected, got);
+    let example = |fps: &[u64]| {
+        fps.first()
+            .map(|&fp| format!(" (e.g. {})", Fingerprint(fp)))
+            .unwrap_or_default()
+    };
+    findings.add(Problem::Table {
+        table: index,
+        reason: format!(
+            "holds a different fingerprint set than table {reference}: {} missing{}, {} extra{}",
+            missing.len(),
+            example(&missing),
+            extra.len(),
+            example(&extra)
+        ),
+    });
+}
+
+/// Every fingerprint of the set needs an id, and every fingerprint with ids
+/// must be in the set.
+fn compare_with_ids(set: &[u64], with_ids: &[u64], findings: &mut Findings) {
+    let (without_ids, not_in_set) = sorted_difference(set, with_ids);
+    for fp in without_ids {
+        findings.add(Problem::Fingerprint {
+            fingerprint: Fingerprint(fp),
+            reason: "in the tables but has no ids in fp_ids".into(),
+        });
+    }
+    for fp in not_in_set {
+        findings.add(Problem::Fingerprint {
+            fingerprint: Fingerprint(fp),
+            reason: "has ids in fp_ids but is not in the tables".into(),
+        });
+    }
+}
+
+/// `(a ∖ b, b ∖ a)` of two sorted, distinct slices.
+fn sorted_difference(a: &[u64], b: &[u64]) -> (Vec<u64>, Vec<u64>) {
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    loop {
+        match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x == y => {
+                i += 1;
+                j += 1;
+            }
+            (Some(&x), Some(&y)) if x < y => {
+                only_a.push(x);
+                i += 1;
+            }
+            (Some(&x), None) => {
+                only_a.push(x);
+                i += 1;
+            }
+            (_, Some(&y)) => {
+                only_b.push(y);
+                j += 1;
+            }
+            (None, None) => return (only_a, only_b),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sorted_difference;
+
+    #[test]
+    fn differences_of_sorted_sets() {
+        assert_eq!(
+            sorted_difference(&[1, 3, 5, 7], &[2, 3, 7, 9]),
+            (vec![1, 5], vec![2, 9])
+        );
+        assert_eq!(sorted_difference(&[], &[4]), (vec![], vec![4]));
+    }
+}

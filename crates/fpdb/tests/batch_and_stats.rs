@@ -1,0 +1,95 @@
+//! `remove_batch` against one-by-one removal, and the stats warning for a
+//! database that has outgrown its design.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use fpdb::{Db, Fingerprint, Options};
+
+fn random_fingerprints(n: usize, mut seed: u64) -> Vec<Fingerprint> {
+    (0..n)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            Fingerprint(seed)
+        })
+        .collect()
+}
+
+fn exported(db: &Db) -> Vec<(String, Fingerprint)> {
+    db.export().unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn remove_batch_matches_removing_one_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = Db::create(dir.path().join("one"), Options::default()).unwrap();
+    let batch = Db::create(dir.path().join("batch"), Options::default()).unwrap();
+    let fps = random_fingerprints(500, 7);
+    // Pairs of ids share fingerprints, so some removals empty a
+    // fingerprint and some do not.
+    let documents: Vec<(String, Fingerprint)> = (0..1000)
+        .map(|i| (format!("id-{i}"), fps[i % 500]))
+        .collect();
+    for db in [&one, &batch] {
+        db.insert_batch(&documents).unwrap();
+        db.merge().unwrap();
+    }
+    let mut ids: Vec<String> = (0..1000).step_by(3).map(|i| format!("id-{i}")).collect();
+    ids.push("never-stored".into());
+    ids.push("id-0".into()); // twice in one batch
+    let mut removed_one = 0;
+    for id in &ids {
+        if one.remove(id).unwrap().is_some() {
+            removed_one += 1;
+        }
+    }
+    let removed_batch = batch.remove_batch(&ids).unwrap();
+    assert_eq!(removed_batch, removed_one);
+    assert_eq!(exported(&batch), exported(&one));
+    assert_eq!(batch.stats().fingerprints, one.stats().fingerprints);
+    assert_eq!(batch.stats().ids, one.stats().ids);
+    for fp in &fps[..50] {
+        assert_eq!(batch.query(*fp, 3).unwrap(), one.query(*fp, 3).unwrap());
+    }
+    assert!(batch.verify().unwrap().is_clean());
+    assert!(matches!(
+        batch.remove_batch(&[""]),
+        Err(fpdb::Error::BadId { .. })
+    ));
+}
+
+#[test]
+fn stats_warn_when_the_design_is_outgrown() {
+    let dir = tempfile::tempdir().unwrap();
+    let fps = random_fingerprints(40_000, 11);
+    let documents: Vec<(String, Fingerprint)> = fps
+        .iter()
+        .enumerate()
+        .map(|(i, fp)| (i.to_string(), *fp))
+        .collect();
+    let sized = |k: u32, expected: u64| Options {
+        k,
+        expected_size: expected,
+        block_bytes: 128,
+        ..Options::default()
+    };
+    // k = 7 designed for 100 fingerprints has short prefixes: probes read
+    // many blocks.
+    let small = Db::create(dir.path().join("small"), sized(7, 100)).unwrap();
+    small.insert_batch(&documents).unwrap();
+    small.merge().unwrap();
+    let stats = small.stats();
+    assert!(stats.keys_per_block > 0.0);
+    assert!(
+        stats.candidates_per_probe > 4.0 * stats.keys_per_block,
+        "{stats:?}"
+    );
+    assert_eq!(stats.warnings.len(), 1, "{stats:?}");
+    assert!(stats.warnings[0].contains("--expected"));
+    // Designed for them: no warning.
+    let right = Db::create(dir.path().join("right"), sized(3, 40_000)).unwrap();
+    right.insert_batch(&documents).unwrap();
+    right.merge().unwrap();
+    let stats = right.stats();
+    assert!(stats.warnings.is_empty(), "{stats:?}");
+}
