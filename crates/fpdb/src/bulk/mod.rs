@@ -1,0 +1,800 @@
+//! Offline bulk loading: (id, fingerprint) pairs or (id, text) documents,
+//! any number of them, into an empty database, without the per-key write
+//! path.
+//!
+//! Documents are buffered in memory up to a budget and spilled as sorted
+//! runs beyond it (an external sort). [`BulkLoader::finish`] then
+//! 1. keeps the last document of every id, in id order, and writes the
+//!    `id_fp` column family's SST file from that order;
+//! 2. sorts the same pairs by fingerprint (stably, so ids stay in byte
+//!    order) into the `fp_ids` SST and the distinct fingerprint set;
+//! 3. per table: permutes and sorts the set, builds the table's Huffman
+//!    code from its own first-differing-bit histogram, cuts full blocks and
+//!    writes them into the table's SST;
+//! 4. marks the load as in progress, ingests every file, then writes the
+//!    manifest (new code books), directories and counters and clears the
+//!    mark in one synced batch.
+//!
+//! A crash before that last batch leaves the mark behind; the next
+//! writable open deletes whatever was ingested ([`rollback_interrupted`]),
+//! so an interrupted load leaves the empty database it started from.
+
+mod documents;
+mod runs;
+mod sst;
+mod tables;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use fpdb_codec::HuffmanCode;
+use fpdb_simhash::Fingerprint;
+use rayon::prelude::*;
+use rocksdb::{WriteBatch, WriteOptions};
+
+use self::documents::{Documents, ENTRY_BYTES};
+use self::runs::Runs;
+use self::sst::SstFile;
+use self::tables::BuiltTable;
+use crate::db::table_bytes_key;
+use crate::keys::{self, directory_key, table_cf};
+use crate::manifest::Manifest;
+use crate::radix;
+use crate::write::validate_id;
+use crate::{Db, Error, Result};
+
+/// Meta key present while a bulk load is being ingested.
+pub(crate) const LOADING_KEY: &[u8] = b"bulk/loading";
+/// The document buffer spills at 2/5 of the memory budget: sorting it in
+/// memory needs about twice the buffer at its peak (the buffer with its
+/// (fingerprint, id) pairs and their scratch copy; later the set and two
+/// tables being built).
+fn buffer_limit(memory_bytes: usize) -> usize {
+    memory_bytes / 5 * 2
+}
+/// The loader's scratch directory inside the database directory (same
+/// file system, so ingesting links files instead of copying them).
+const WORK_DIR: &str = "bulk.tmp";
+
+/// How a bulk load may use memory and disk.
+#[derive(Debug, Clone)]
+pub struct BulkOptions {
+    /// Memory the loader may hold for buffered documents and sorting;
+    /// beyond it, sorted runs are spilled to `temp_dir`.
+    pub memory_bytes: usize,
+    /// Where runs and SST files are written before ingestion; default a
+    /// `bulk.tmp` directory inside the database.
+    pub temp_dir: Option<PathBuf>,
+}
+
+impl Default for BulkOptions {
+    fn default() -> Self {
+        BulkOptions {
+            memory_bytes: 1 << 30,
+            temp_dir: None,
+        }
+    }
+}
+
+/// What the loader is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BulkPhase {
+    /// Taking documents (`add`, `add_texts`).
+    Reading,
+    /// Sorting ids and fingerprints, writing the id column families.
+    Sorting,
+    /// Building tables: `done` of `total` written.
+    Writing,
+    /// Handing the files to RocksDB.
+    Ingesting,
+}
+
+/// A progress report, passed to the callback of [`BulkLoader::set_progress`].
+#[derive(Debug, Clone, Copy)]
+pub struct BulkProgress {
+    /// The current phase.
+    pub phase: BulkPhase,
+    /// Documents taken so far.
+    pub documents: u64,
+    /// Steps of the phase done (tables written while `Writing`).
+    pub done: u64,
+    /// Steps of the phase in all (0 when unknown).
+    pub total: u64,
+}
+
+/// What a finished load did.
+#[derive(Debug, Clone)]
+pub struct BulkSummary {
+    /// Documents taken (repeated ids included).
+    pub documents: u64,
+    /// Distinct ids stored.
+    pub ids: u64,
+    /// Distinct fingerprints stored.
+    pub fingerprints: u64,
+    /// Sorted runs written to disk because the memory budget was full
+    /// (0: everything was sorted in memory).
+    pub spilled_runs: u64,
+    /// Time taking documents (from `bulk_loader` to `finish`).
+    pub reading: Duration,
+    /// Time sorting and writing the SST files.
+    pub writing: Duration,
+    /// Time ingesting the files and committing.
+    pub ingesting: Duration,
+    /// Time from `bulk_loader` to the end of `finish`.
+    pub elapsed: Duration,
+}
+
+type ProgressFn<'db> = Box<dyn FnMut(&BulkProgress) + Send + 'db>;
+
+/// Loads documents into an empty database; see the [module docs](self).
+/// Nothing is visible in the database before [`BulkLoader::finish`];
+/// dropping the loader leaves the database as it was.
+pub struct BulkLoader<'db> {
+    db: &'db mut Db,
+    memory_bytes: usize,
+    work: WorkDir,
+    buffer: Documents,
+    id_runs: Runs,
+    documents: u64,
+    progress: Option<ProgressFn<'db>>,
+    started: Instant,
+}
+
+impl std::fmt::Debug for BulkLoader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BulkLoader")
+            .field("db", &self.db.path())
+            .field("documents", &self.documents)
+            .field("spilled_runs", &self.id_runs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Db {
+    /// Starts a bulk load. The database must be empty
+    /// ([`Error::NotEmpty`] otherwise): loading rebuilds every table with
+    /// a code fitted to the data, which a populated database's online
+    /// writes would have to be merged into; add to a populated database
+    /// with [`Db::insert_batch`] instead.
+    pub fn bulk_loader(&mut self, options: BulkOptions) -> Result<BulkLoader<'_>> {
+        let started = Instant::now();
+        if self.read_only {
+            return Err(Error::ReadOnly);
+        }
+        let (fingerprints, ids, pending) = {
+            let state = self.read_state();
+            (state.fingerprints, state.ids, state.delta.len())
+        };
+        if fingerprints != 0 || ids != 0 {
+            return Err(Error::NotEmpty {
+                path: self.path.clone(),
+                fingerprints,
+                ids,
+            });
+        }
+        if pending != 0 {
+            // Only removals of fingerprints that are gone: merge them away
+            // so that the tables are empty too.
+            self.merge()?;
+        }
+        let work = WorkDir::create(match &options.temp_dir {
+            Some(dir) => dir.join(format!("fpdb-bulk-{}", std::process::id())),
+            None => self.path.join(WORK_DIR),
+        })?;
+        Ok(BulkLoader {
+            id_runs: Runs::new(&work.path, "ids"),
+            db: self,
+            memory_bytes: options.memory_bytes.max(1 << 16),
+            work,
+            buffer: Documents::default(),
+            documents: 0,
+            progress: None,
+            started,
+        })
+    }
+}
+
+impl<'db> BulkLoader<'db> {
+    /// Calls `report` as the load goes on (every 65,536 documents while
+    /// reading, then at each step of `finish`).
+    pub fn set_progress(&mut self, report: impl FnMut(&BulkProgress) + Send + 'db) {
+        self.progress = Some(Box::new(report));
+    }
+
+    /// Documents taken so far.
+    pub fn documents(&self) -> u64 {
+        self.documents
+    }
+
+    /// Takes document `id` with fingerprint `fp`. A later document with
+    /// the same id replaces it.
+    pub fn add(&mut self, id: &str, fp: Fingerprint) -> Result<()> {
+        validate_id(id)?;
+        self.buffer.push(id.as_bytes(), fp.0);
+        self.documents += 1;
+        if self.buffer.bytes() >= buffer_limit(self.memory_bytes) {
+            self.spill()?;
+        }
+        if self.documents.is_multiple_of(65_536) {
+            self.report(BulkPhase::Reading, 0, 0);
+        }
+        Ok(())
+    }
+
+    /// Takes every `(id, fingerprint)` of an iterator; stops at the first
+    /// bad id.
+    pub fn add_all<S: AsRef<str>>(
+        &mut self,
+        documents: impl IntoIterator<Item = (S, Fingerprint)>,
+    ) -> Result<()> {
+        for (id, fp) in documents {
+            self.add(id.as_ref(), fp)?;
+        }
+        Ok(())
+    }
+
+    /// Takes `(id, text)` documents, fingerprinting the texts in parallel
+    /// with the database's simhash options.
+    pub fn add_texts(&mut self, documents: &[(&str, &str)]) -> Result<()> {
+        for (id, _) in documents {
+            validate_id(id)?;
+        }
+        let simhasher = self.db.simhasher();
+        let fps: Vec<Fingerprint> = documents
+            .par_iter()
+            .map(|(_, text)| simhasher.fingerprint(text))
+            .collect();
+        for ((id, _), fp) in documents.iter().zip(fps) {
+            self.add(id, fp)?;
+        }
+        Ok(())
+    }
+
+    fn report(&mut self, phase: BulkPhase, done: u64, total: u64) {
+        let documents = self.documents;
+        if let Some(report) = self.progress.as_mut() {
+            report(&BulkProgress {
+                phase,
+                documents,
+                done,
+                total,
+            });
+        }
+    }
+
+    /// Writes the buffer as one sorted run of unique ids.
+    fn spill(&mut self) -> Result<()> {
+        self.buffer.sort_and_dedup_ids();
+        let buffer = &self.buffer;
+        self.id_runs.write(
+            buffer
+                .entries()
+                .iter()
+                .map(|entry| Ok((buffer.id(entry), entry.fp))),
+        )?;
+        self.buffer.clear();
+        Ok(())
+    }
+
+    /// Sorts, writes and ingests everything taken, then makes it the
+    /// database's content in one atomic write.
+    pub fn finish(mut self) -> Result<BulkSummary> {
+        let reading = self.started.elapsed();
+        self.report(BulkPhase::Sorting, 0, 0);
+        let (sorted, tables) = if self.id_runs.len() == 0 {
+            self.load_in_memory()?
+        } else {
+            let (sorted, fps) = self.sort_external()?;
+            let tables = self.build_tables(fps)?;
+            (sorted, tables)
+        };
+        let sorted_and_written = self.started.elapsed();
+        self.report(BulkPhase::Ingesting, 0, 0);
+        let tables = self
+            .db
+            .ingest_all(sorted.id_files, sorted.fp_files, tables)?;
+        self.db.commit(tables, sorted.ids, sorted.fingerprints)?;
+        let elapsed = self.started.elapsed();
+        Ok(BulkSummary {
+            documents: self.documents,
+            ids: sorted.ids,
+            fingerprints: sorted.fingerprints,
+            spilled_runs: sorted.spilled_runs,
+            reading,
+            writing: sorted_and_written.saturating_sub(reading),
+            ingesting: elapsed.saturating_sub(sorted_and_written),
+            elapsed,
+        })
+    }
+
+    /// The fast path, when every document fits in memory: sort the ids;
+    /// write the `id_fp` files while the (fingerprint, id) pairs are
+    /// sorted; write the `fp_ids` files; then build the tables in
+    /// parallel from the set alone.
+    fn load_in_memory(&mut self) -> Result<(Sorted, Vec<BuiltTable>)> {
+        let mut owned = std::mem::take(&mut self.buffer);
+        owned.sort_and_dedup_ids();
+        let buffer = &owned;
+        let entries = buffer.entries();
+        if u32::try_from(entries.len()).is_err() {
+            return Err(Error::Options(
+                "more than 4 billion documents in memory; lower memory_bytes".into(),
+            ));
+        }
+        let dir = self.work.path.as_path();
+        let halves = |len: usize| [0..len / 2, len / 2..len];
+
+        let (id_files, by_fp) = rayon::join(
+            || -> Result<Vec<PathBuf>> {
+                let written: Vec<Result<Option<PathBuf>>> = halves(entries.len())
+                    .into_par_iter()
+                    .enumerate()
+                    .map(|(part, range)| {
+                        let entries = buffer.entries().get(range).unwrap_or_default();
+                        SstFile::new(dir, keys::ID_TO_FP, part).write(|put| {
+                            let pairs = entries.iter().map(|e| (e.fp, e.span));
+                            buffer.for_each_key(pairs, false, |id, fp| put(id, &fp.to_be_bytes()))
+                        })
+                    })
+                    .collect();
+                Ok(written
+                    .into_iter()
+                    .collect::<Result<Vec<_>>>()?
+                    .into_iter()
+                    .flatten()
+                    .collect())
+            },
+            || {
+                // (fingerprint, id's span); ties broken by the id bytes.
+                let mut by_fp: Vec<(u64, u64)> = entries.iter().map(|e| (e.fp, e.span)).collect();
+                radix::sort_by_key(
+                    &mut by_fp,
+                    &mut Vec::new(),
+                    |&(fp, _)| fp,
+                    |&(_, span)| buffer.id_at(span),
+                );
+                by_fp
+            },
+        );
+        let id_files = id_files?;
+        let mut fps: Vec<u64> = by_fp.iter().map(|&(fp, _)| fp).collect();
+        fps.dedup();
+
+        let fp_files: Vec<Option<PathBuf>> = halves(by_fp.len())
+            .into_par_iter()
+            .enumerate()
+            .map(|(part, range)| {
+                let pairs = by_fp.get(range).unwrap_or_default();
+                SstFile::new(dir, keys::FP_TO_IDS, part).write(|put| {
+                    buffer.for_each_key(pairs.iter().copied(), true, |key, _| put(key, &[]))
+                })
+            })
+            .collect::<Result<_>>()?;
+        let ids = entries.len() as u64;
+        // The documents are written; only the set is needed from here on.
+        drop(by_fp);
+        drop(owned);
+
+        let design = self.db.design.clone();
+        let block_bytes = self.db.block_bytes;
+        let ticker = Ticker::new(self.progress.take(), self.documents, design.tables().len());
+        let built: Vec<Result<BuiltTable>> = design
+            .tables()
+            .par_iter()
+            .enumerate()
+            .map(|(index, table)| {
+                let built = tables::build_in_memory(dir, index, table, &fps, block_bytes);
+                ticker.tick();
+                built
+            })
+            .collect();
+        self.progress = ticker.into_progress();
+        let sorted = Sorted {
+            spilled_runs: 0,
+            ids,
+            fingerprints: fps.len() as u64,
+            id_files,
+            fp_files: fp_files.into_iter().flatten().collect(),
+        };
+        Ok((sorted, built.into_iter().collect::<Result<_>>()?))
+    }
+
+    /// The bounded-memory path: merge the spilled runs.
+    fn sort_external(&mut self) -> Result<(Sorted, Fingerprints)> {
+        if !self.buffer.is_empty() {
+            self.spill()?;
+        }
+        let dir = self.work.path.clone();
+        let budget = self.memory_bytes / 3;
+        // 1. Ids: of equal ids, the last run's is the latest document.
+        let mut fp_runs = Runs::new(&dir, "fp-ids");
+        let mut fp_buffer = Documents::default();
+        let mut ids = 0u64;
+        let mut merged = self.id_runs.merge()?.peekable();
+        let id_file = SstFile::new(&dir, keys::ID_TO_FP, 0).write(|put| {
+            let mut key = Vec::with_capacity(8 + crate::MAX_ID_BYTES);
+            while let Some(record) = merged.next() {
+                let (id, mut fp, _) = record?;
+                while let Some(Ok((next, next_fp, _))) = merged.peek() {
+                    if *next != id {
+                        break;
+                    }
+                    fp = *next_fp;
+                    merged.next();
+                }
+                ids += 1;
+                put(&id, &fp.to_be_bytes())?;
+                key.clear();
+                key.extend_from_slice(&fp.to_be_bytes());
+                key.extend_from_slice(&id);
+                fp_buffer.push(&key, fp);
+                if fp_buffer.bytes() >= budget {
+                    spill_sorted(&mut fp_buffer, &mut fp_runs)?;
+                }
+            }
+            Ok(())
+        })?;
+        spill_sorted(&mut fp_buffer, &mut fp_runs)?;
+        drop(fp_buffer);
+        let (spilled_ids, spilled_fp_ids) = (self.id_runs.len(), fp_runs.len());
+        self.id_runs.remove();
+
+        // 2. Fingerprint → ids.
+        let fp_file = SstFile::new(&dir, keys::FP_TO_IDS, 0).write(|put| {
+            for record in fp_runs.merge()? {
+                let (key, _, _) = record?;
+                put(&key, &[])?;
+            }
+            Ok(())
+        })?;
+
+        // 3. The distinct fingerprints, ascending: in memory when they fit.
+        let mut fps_run = Runs::new(&dir, "fps");
+        let mut last_fp = None;
+        let mut fingerprints = 0u64;
+        fps_run.write(fp_runs.merge()?.filter_map(|record| {
+            let fp = match record {
+                Ok((key, _, _)) => key.get(..8).and_then(crate::keys::decode_u64),
+                Err(e) => return Some(Err(e)),
+            };
+            let Some(fp) = fp else {
+                return Some(Err(Error::corrupt(
+                    "bulk load run file",
+                    "short fp_ids key",
+                )));
+            };
+            if last_fp == Some(fp) {
+                return None;
+            }
+            last_fp = Some(fp);
+            fingerprints += 1;
+            Some(Ok((fp.to_be_bytes(), 0)))
+        }))?;
+        fp_runs.remove();
+        let fps = if (fingerprints as usize).saturating_mul(8 * 4) <= budget {
+            let fps = read_keys(&fps_run)?;
+            fps_run.remove();
+            Fingerprints::Memory(fps)
+        } else {
+            Fingerprints::Spilled(fps_run)
+        };
+        let sorted = Sorted {
+            spilled_runs: (spilled_ids + spilled_fp_ids) as u64,
+            ids,
+            fingerprints,
+            id_files: id_file.into_iter().collect(),
+            fp_files: fp_file.into_iter().collect(),
+        };
+        Ok((sorted, fps))
+    }
+
+    /// Builds the tables from a fingerprint set that did not fit in
+    /// memory with everything else: one table at a time.
+    fn build_tables(&mut self, fps: Fingerprints) -> Result<Vec<BuiltTable>> {
+        let dir = self.work.path.clone();
+        let block_bytes = self.db.block_bytes;
+        let design = self.db.design.clone();
+        let ticker = Ticker::new(self.progress.take(), self.documents, design.tables().len());
+        let run_keys = (self.memory_bytes / 24).max(1024);
+        let tables = design
+            .tables()
+            .iter()
+            .enumerate()
+            .map(|(index, table)| {
+                let built = match &fps {
+                    Fingerprints::Memory(fps) => {
+                        tables::build_in_memory(&dir, index, table, fps, block_bytes)
+                    }
+                    Fingerprints::Spilled(run) => {
+                        let fps = run.merge()?.map(|record| {
+                            let (key, _, _) = record?;
+                            crate::keys::decode_u64(&key).ok_or_else(|| {
+                                Error::corrupt("bulk load run file", "a key is not 8 bytes")
+                            })
+                        });
+                        tables::build_external(&dir, index, table, fps, run_keys, block_bytes)
+                    }
+                };
+                ticker.tick();
+                built
+            })
+            .collect();
+        self.progress = ticker.into_progress();
+        tables
+    }
+}
+
+/// Reports tables written from whichever thread wrote them.
+struct Ticker<'db> {
+    state: Mutex<(u64, Option<ProgressFn<'db>>)>,
+    documents: u64,
+    total: u64,
+}
+
+impl<'db> Ticker<'db> {
+    fn new(progress: Option<ProgressFn<'db>>, documents: u64, tables: usize) -> Self {
+        let ticker = Ticker {
+            state: Mutex::new((0, progress)),
+            documents,
+            total: tables as u64,
+        };
+        ticker.report(&mut ticker.lock());
+        ticker
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (u64, Option<ProgressFn<'db>>)> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn report(&self, state: &mut (u64, Option<ProgressFn<'db>>)) {
+        let (done, progress) = state;
+        if let Some(report) = progress.as_mut() {
+            report(&BulkProgress {
+                phase: BulkPhase::Writing,
+                documents: self.documents,
+                done: *done,
+                total: self.total,
+            });
+        }
+    }
+
+    fn tick(&self) {
+        let mut state = self.lock();
+        state.0 += 1;
+        self.report(&mut state);
+    }
+
+    fn into_progress(self) -> Option<ProgressFn<'db>> {
+        self.state
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1
+    }
+}
+
+/// Spills a buffer keyed by `fingerprint ‖ id` as one sorted run.
+fn spill_sorted(buffer: &mut Documents, runs: &mut Runs) -> Result<()> {
+    if buffer.is_empty() {
+        return Ok(());
+    }
+    buffer.sort_and_dedup_ids();
+    let view = &*buffer;
+    runs.write(view.entries().iter().map(|e| Ok((view.id(e), 0))))?;
+    buffer.clear();
+    Ok(())
+}
+
+/// The 8-byte keys of `runs`, merged.
+fn read_keys(runs: &Runs) -> Result<Vec<u64>> {
+    runs.merge()?
+        .map(|record| {
+            let (key, _, _) = record?;
+            crate::keys::decode_u64(&key)
+                .ok_or_else(|| Error::corrupt("bulk load run file", "a key is not 8 bytes"))
+        })
+        .collect()
+}
+
+/// The distinct fingerprints, ascending.
+enum Fingerprints {
+    Memory(Vec<u64>),
+    Spilled(Runs),
+}
+
+/// The id column families written, and the fingerprint set to build
+/// tables from.
+struct Sorted {
+    /// Runs written to disk (ids, then fingerprint → id pairs).
+    spilled_runs: u64,
+    ids: u64,
+    fingerprints: u64,
+    id_files: Vec<PathBuf>,
+    fp_files: Vec<PathBuf>,
+}
+
+impl Db {
+    /// Marks the load as in progress, then ingests every file. Returns
+    /// each table's code, directory and byte count for [`Db::commit`].
+    fn ingest_all(
+        &self,
+        id_files: Vec<PathBuf>,
+        fp_files: Vec<PathBuf>,
+        tables: Vec<BuiltTable>,
+    ) -> Result<Vec<BuiltTable>> {
+        let mut sync = WriteOptions::default();
+        sync.set_sync(true);
+        self.rocks
+            .put_cf_opt(self.cf(keys::META)?, LOADING_KEY, [], &sync)?;
+        self.ingest(keys::ID_TO_FP, id_files)?;
+        self.ingest(keys::FP_TO_IDS, fp_files)?;
+        tables
+            .into_iter()
+            .enumerate()
+            .map(|(index, mut table)| {
+                self.ingest(&table_cf(index), table.sst.take().into_iter().collect())?;
+                Ok(table)
+            })
+            .collect()
+    }
+
+    /// Makes the ingested files the database's content: new code books,
+    /// directories and counters, and the mark cleared, in one synced write.
+    fn commit(&mut self, tables: Vec<BuiltTable>, ids: u64, fingerprints: u64) -> Result<()> {
+        let meta = self.cf(keys::META)?;
+        let mut sync = WriteOptions::default();
+        sync.set_sync(true);
+        let mut codes = Vec::with_capacity(tables.len());
+        let mut directories = Vec::with_capacity(tables.len());
+        let mut table_bytes = Vec::with_capacity(tables.len());
+        for table in tables {
+            codes.push(table.code);
+            directories.push(table.directory);
+            table_bytes.push(table.bytes);
+        }
+
+        let manifest_bytes = self
+            .rocks
+            .get_cf(meta, keys::MANIFEST_KEY)?
+            .ok_or_else(|| Error::corrupt("manifest", "missing"))?;
+        let mut manifest = Manifest::from_bytes(&manifest_bytes)?;
+        manifest.codes = codes.iter().map(HuffmanCode::to_bytes).collect();
+        let mut batch = WriteBatch::default();
+        batch.put_cf(meta, keys::MANIFEST_KEY, manifest.to_bytes()?);
+        for (index, (directory, bytes)) in directories.iter().zip(&table_bytes).enumerate() {
+            batch.put_cf(meta, directory_key(index), directory.to_bytes());
+            batch.put_cf(meta, table_bytes_key(index), bytes.to_be_bytes());
+        }
+        batch.put_cf(
+            meta,
+            keys::FINGERPRINT_COUNT_KEY,
+            fingerprints.to_be_bytes(),
+        );
+        batch.put_cf(meta, keys::ID_COUNT_KEY, ids.to_be_bytes());
+        batch.delete_cf(meta, LOADING_KEY);
+        self.rocks.write_opt(batch, &sync)?;
+
+        self.codes = codes;
+        let mut state = self.write_state();
+        state.directories = directories;
+        state.table_bytes = table_bytes;
+        state.fingerprints = fingerprints;
+        state.ids = ids;
+        Ok(())
+    }
+}
+
+/// Undoes an interrupted bulk load: deletes everything it may have
+/// ingested (the database was empty before it) and the mark. Called by a
+/// writable open that finds the mark.
+pub(crate) fn rollback_interrupted(rocks: &rocksdb::DB, path: &Path, tables: usize) -> Result<()> {
+    let family = |name: &str| {
+        rocks
+            .cf_handle(name)
+            .ok_or_else(|| Error::corrupt(format!("column family {name}"), "missing"))
+    };
+    // Past every key: ids are UTF-8 (never a 0xff byte), other keys start
+    // with 8 bytes of fingerprint or block key.
+    let end = [0xffu8; 9];
+    let mut batch = WriteBatch::default();
+    batch.delete_range_cf(family(keys::ID_TO_FP)?, &[][..], &end[..]);
+    batch.delete_range_cf(family(keys::FP_TO_IDS)?, &[][..], &end[..]);
+    for index in 0..tables {
+        batch.delete_range_cf(family(&table_cf(index))?, &[][..], &end[..]);
+    }
+    batch.delete_cf(family(keys::META)?, LOADING_KEY);
+    let mut sync = WriteOptions::default();
+    sync.set_sync(true);
+    rocks.write_opt(batch, &sync)?;
+    remove_scratch(path);
+    Ok(())
+}
+
+/// Removes the default scratch directory of a load that was killed.
+pub(crate) fn remove_scratch(path: &Path) {
+    let _ = std::fs::remove_dir_all(path.join(WORK_DIR));
+}
+
+/// A scratch directory removed when dropped.
+#[derive(Debug)]
+struct WorkDir {
+    path: PathBuf,
+}
+
+impl WorkDir {
+    fn create(path: PathBuf) -> Result<WorkDir> {
+        // A directory left by a killed load holds nothing worth keeping.
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(WorkDir { path })
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+const _: () = assert!(ENTRY_BYTES == 24);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Options;
+
+    impl BulkLoader<'_> {
+        /// `finish` up to the last atomic write, as a crash would leave it.
+        fn finish_without_commit(mut self) {
+            let (sorted, tables) = self.load_in_memory().unwrap();
+            self.db
+                .ingest_all(sorted.id_files, sorted.fp_files, tables)
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn an_interrupted_load_is_rolled_back_on_the_next_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        let mut db = Db::create(&path, Options::default()).unwrap();
+        let mut loader = db.bulk_loader(BulkOptions::default()).unwrap();
+        for i in 0..1000u64 {
+            loader
+                .add(
+                    &format!("doc-{i}"),
+                    Fingerprint(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+                )
+                .unwrap();
+        }
+        loader.finish_without_commit();
+        drop(db);
+
+        assert!(matches!(
+            Db::open_read_only(&path),
+            Err(Error::InterruptedLoad { .. })
+        ));
+        let db = Db::open(&path).unwrap();
+        assert_eq!(db.get("doc-1").unwrap(), None);
+        assert_eq!(db.export().unwrap().count(), 0);
+        assert!(db.query(Fingerprint(0), 3).unwrap().is_empty());
+        assert_eq!(db.stats().fingerprints, 0);
+        assert!(!path.join(WORK_DIR).exists());
+        drop(db);
+        // Nothing of the interrupted load comes back later either, and the
+        // database takes a new load.
+        let mut db = Db::open(&path).unwrap();
+        assert_eq!(db.export().unwrap().count(), 0);
+        let mut loader = db.bulk_loader(BulkOptions::default()).unwrap();
+        loader.add("only", Fingerprint(7)).unwrap();
+        loader.finish().unwrap();
+        let all: Vec<_> = db.export().unwrap().map(Result::unwrap).collect();
+        assert_eq!(all, [("only".to_string(), Fingerprint(7))]);
+        assert_eq!(db.query(Fingerprint(7), 0).unwrap()[0].ids, ["only"]);
+    }
+}

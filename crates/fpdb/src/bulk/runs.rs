@@ -1,0 +1,175 @@
+//! Sorted runs on disk, for loads larger than the memory budget.
+//!
+//! A run is a file of records in ascending key order, each
+//! `key length (u16 BE) | key | value (u64 BE)`; keys compare as bytes.
+//! Merging all runs of a kind yields every record in key order, records
+//! with equal keys in the order their runs were written.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+const IO_BUFFER: usize = 1 << 20;
+
+/// The runs of one kind (`ids`, `fp-ids`, `table-003`, …) in a directory.
+#[derive(Debug)]
+pub(crate) struct Runs {
+    dir: PathBuf,
+    name: String,
+    files: Vec<PathBuf>,
+}
+
+impl Runs {
+    pub fn new(dir: &Path, name: impl Into<String>) -> Runs {
+        Runs {
+            dir: dir.to_path_buf(),
+            name: name.into(),
+            files: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Writes one run; `records` must come in ascending key order.
+    pub fn write<K: AsRef<[u8]>>(
+        &mut self,
+        records: impl Iterator<Item = Result<(K, u64)>>,
+    ) -> Result<()> {
+        let path = self
+            .dir
+            .join(format!("{}-{:05}.run", self.name, self.files.len()));
+        let io_error = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = File::create(&path).map_err(io_error)?;
+        let mut out = BufWriter::with_capacity(IO_BUFFER, file);
+        for record in records {
+            let (key, value) = record?;
+            let key = key.as_ref();
+            let len = u16::try_from(key.len()).map_err(|_| {
+                io_error(io::Error::new(io::ErrorKind::InvalidInput, "key too long"))
+            })?;
+            out.write_all(&len.to_be_bytes()).map_err(io_error)?;
+            out.write_all(key).map_err(io_error)?;
+            out.write_all(&value.to_be_bytes()).map_err(io_error)?;
+        }
+        out.flush().map_err(io_error)?;
+        self.files.push(path);
+        Ok(())
+    }
+
+    /// Every record of every run in key order (ties: earlier run first),
+    /// with the index of its run.
+    pub fn merge(&self) -> Result<Merge> {
+        let mut readers = Vec::with_capacity(self.files.len());
+        let mut heap = BinaryHeap::with_capacity(self.files.len());
+        for (run, path) in self.files.iter().enumerate() {
+            let file = File::open(path).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let mut reader = RunReader {
+                input: BufReader::with_capacity(IO_BUFFER, file),
+                path: path.clone(),
+            };
+            if let Some((key, value)) = reader.next_record()? {
+                heap.push(Reverse((key, run, value)));
+            }
+            readers.push(reader);
+        }
+        Ok(Merge { readers, heap })
+    }
+
+    /// Deletes the run files.
+    pub fn remove(&mut self) {
+        for path in self.files.drain(..) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+struct RunReader {
+    input: BufReader<File>,
+    path: PathBuf,
+}
+
+impl RunReader {
+    fn next_record(&mut self) -> Result<Option<(Vec<u8>, u64)>> {
+        let io_error = |source| Error::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let mut len = [0u8; 2];
+        match self.input.read_exact(&mut len) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(io_error(e)),
+        }
+        let mut key = vec![0u8; usize::from(u16::from_be_bytes(len))];
+        self.input.read_exact(&mut key).map_err(io_error)?;
+        let mut value = [0u8; 8];
+        self.input.read_exact(&mut value).map_err(io_error)?;
+        Ok(Some((key, u64::from_be_bytes(value))))
+    }
+}
+
+/// K-way merge of runs; see [`Runs::merge`].
+pub(crate) struct Merge {
+    readers: Vec<RunReader>,
+    heap: BinaryHeap<Reverse<(Vec<u8>, usize, u64)>>,
+}
+
+impl Iterator for Merge {
+    /// `(key, value, run index)`.
+    type Item = Result<(Vec<u8>, u64, usize)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let Reverse((key, run, value)) = self.heap.pop()?;
+        if let Some(reader) = self.readers.get_mut(run) {
+            match reader.next_record() {
+                Ok(Some((next_key, next_value))) => {
+                    self.heap.push(Reverse((next_key, run, next_value)));
+                }
+                Ok(None) => {}
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        Some(Ok((key, value, run)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_runs_in_key_order_with_earlier_runs_first_on_ties() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = Runs::new(dir.path(), "test");
+        runs.write([(&b"a"[..], 1), (b"c", 2), (b"e", 3)].into_iter().map(Ok))
+            .unwrap();
+        runs.write([(&b"b"[..], 4), (b"c", 5)].into_iter().map(Ok))
+            .unwrap();
+        runs.write(std::iter::empty::<Result<(&[u8], u64)>>())
+            .unwrap();
+        let merged: Vec<(Vec<u8>, u64, usize)> =
+            runs.merge().unwrap().map(Result::unwrap).collect();
+        let expected = vec![
+            (b"a".to_vec(), 1, 0),
+            (b"b".to_vec(), 4, 1),
+            (b"c".to_vec(), 2, 0),
+            (b"c".to_vec(), 5, 1),
+            (b"e".to_vec(), 3, 0),
+        ];
+        assert_eq!(merged, expected);
+        runs.remove();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}
