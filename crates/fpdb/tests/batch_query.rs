@@ -1,0 +1,121 @@
+//! The merged batch mode must answer exactly like one query at a time and
+//! like a brute-force scan, whatever the design, block size, and state of
+//! the delta (merged, added, removed).
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use fpdb::codec::DesignChoice;
+use fpdb::{BatchStrategy, Db, Fingerprint, Match, OpenOptions, Options};
+
+mod common;
+
+use common::{brute_force, ids_by_fingerprint, Model, Rng};
+
+fn check(design: &str, k: u32, block_bytes: usize, seed: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        k,
+        design: design.parse::<DesignChoice>().unwrap(),
+        block_bytes,
+        expected_size: 1 << 12,
+        ..Options::default()
+    };
+    Db::create(dir.path().join("db"), options).unwrap();
+    // A small delta limit, so some changes are merged and some are not.
+    let db = Db::open_with(
+        dir.path().join("db"),
+        OpenOptions {
+            delta_limit: 700,
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
+    let mut rng = Rng::new(seed);
+    let mut model = Model::new();
+    let mut stored: Vec<u64> = Vec::new();
+    for i in 0..3_000u64 {
+        let fp = match stored.len() {
+            0 => rng.next_u64(),
+            n if rng.next_u64().is_multiple_of(3) => {
+                let base = stored[rng.below(n as u64) as usize];
+                rng.near(Fingerprint(base), 3).0
+            }
+            _ => rng.next_u64(),
+        };
+        stored.push(fp);
+        let id = format!("d{}", i % 2_700);
+        db.insert(&id, Fingerprint(fp)).unwrap();
+        model.insert(id, Fingerprint(fp));
+        if i.is_multiple_of(5) {
+            let victim = format!("d{}", rng.next_u64() % (i + 1));
+            db.remove(&victim).unwrap();
+            model.remove(&victim);
+        }
+    }
+    let mut queries: Vec<Fingerprint> = Vec::new();
+    for _ in 0..1_500 {
+        let base = stored[rng.below(stored.len() as u64) as usize];
+        queries.push(rng.near(Fingerprint(base), u64::from(k) + 1));
+        queries.push(Fingerprint(rng.next_u64()));
+    }
+    queries.push(Fingerprint(0));
+    queries.push(Fingerprint(u64::MAX));
+    queries.push(queries[0]);
+    let by_fp = ids_by_fingerprint(&model);
+    // A batch much smaller than the tables fetches its blocks by key; a
+    // large one scans them.
+    let sparse = &queries[..7];
+    for query_k in 0..=k {
+        let merged = db
+            .query_batch_with(sparse, query_k, BatchStrategy::Merge)
+            .unwrap();
+        for (query, merged) in sparse.iter().zip(&merged) {
+            assert_eq!(
+                merged,
+                &brute_force(&by_fp, *query, query_k),
+                "{design} k={query_k} sparse batch, query {query}"
+            );
+        }
+    }
+    for query_k in 0..=k {
+        let merged = db
+            .query_batch_with(&queries, query_k, BatchStrategy::Merge)
+            .unwrap();
+        let probed = db
+            .query_batch_with(&queries, query_k, BatchStrategy::Probe)
+            .unwrap();
+        for ((query, merged), probed) in queries.iter().zip(&merged).zip(&probed) {
+            assert_eq!(merged, probed, "{design} k={query_k} query {query}");
+            assert_eq!(
+                merged,
+                &brute_force(&by_fp, *query, query_k),
+                "{design} k={query_k} query {query} vs brute force"
+            );
+        }
+    }
+}
+
+#[test]
+fn merged_batches_answer_like_probes_and_brute_force() {
+    check("4x16", 3, 1024, 1);
+    check("auto", 3, 128, 2);
+    check("auto", 2, 64, 3);
+    check("auto", 5, 256, 4);
+}
+
+#[test]
+fn an_empty_batch_and_an_empty_database_answer_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::create(dir.path().join("db"), Options::default()).unwrap();
+    assert!(db
+        .query_batch_with(&[], 3, BatchStrategy::Merge)
+        .unwrap()
+        .is_empty());
+    let answers = db
+        .query_batch_with(&[Fingerprint(1), Fingerprint(2)], 3, BatchStrategy::Merge)
+        .unwrap();
+    assert_eq!(answers, vec![Vec::<Match>::new(), Vec::new()]);
+    assert!(matches!(
+        db.query_batch_with(&[Fingerprint(1)], 4, BatchStrategy::Merge),
+        Err(fpdb::Error::KTooLarge { k: 4, max: 3 })
+    ));
+}
