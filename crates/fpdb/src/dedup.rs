@@ -1,0 +1,269 @@
+//! Near-duplicates inside a corpus, without a database.
+//!
+//! A [`Corpus`] is a list of documents, each an id and a fingerprint, known
+//! by its position (0, 1, …). Its distinct fingerprints are put into
+//! in-memory permuted tables ([`MemIndex`], the design [`TableDesign::auto`]
+//! picks for their number) and every pair within `k` is found by one sorted
+//! scan per table. Documents that share a fingerprint are near-duplicates
+//! at distance 0. Everything runs on the calling thread.
+//!
+//! ```
+//! use fpdb::dedup::{Corpus, Representative};
+//! use fpdb::Fingerprint;
+//!
+//! let corpus: Corpus = [
+//!     ("b", Fingerprint(0xff00)),
+//!     ("c", Fingerprint(0x1234_5678_9abc_def0)),
+//!     ("a", Fingerprint(0xff03)), // 2 bits from "b"
+//! ]
+//! .into_iter()
+//! .collect();
+//! let pairs = corpus.near_pairs(3)?;
+//! assert_eq!((pairs[0].a, pairs[0].b, pairs[0].distance), (0, 2, 2));
+//!
+//! let clusters = corpus.clusters(3, Representative::SmallestId)?;
+//! assert_eq!(clusters[0].members, [0, 2]);
+//! assert_eq!(corpus.id(clusters[0].representative), Some("a"));
+//! # Ok::<(), fpdb::Error>(())
+//! ```
+
+use fpdb_codec::{MemIndex, TableDesign, DEFAULT_BLOCK_BYTES};
+use fpdb_simhash::Fingerprint;
+
+use crate::union_find::UnionFind;
+use crate::Result;
+
+/// Two documents of a corpus within the asked distance, by position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DocPair {
+    /// The earlier document (`a < b`).
+    pub a: usize,
+    /// The later document.
+    pub b: usize,
+    /// Hamming distance of their fingerprints (0 when they share one).
+    pub distance: u32,
+}
+
+/// Which member names a cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Representative {
+    /// The member that comes first in the corpus.
+    #[default]
+    FirstSeen,
+    /// The member with the smallest id in byte order (the first seen of
+    /// equal ids).
+    SmallestId,
+}
+
+/// A connected component of the near-duplicate graph: documents linked by
+/// chains of pairs within `k` (so two members may be further apart than
+/// `k`). Documents without a near-duplicate form no cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cluster {
+    /// The position of the member chosen by the [`Representative`] rule.
+    pub representative: usize,
+    /// Positions of all members, increasing; at least two.
+    pub members: Vec<usize>,
+}
+
+/// Documents to de-duplicate: ids and fingerprints by position. Ids are
+/// not required to be unique; a repeated id is simply another document.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    ids: Vec<String>,
+    fingerprints: Vec<Fingerprint>,
+}
+
+impl Corpus {
+    /// An empty corpus.
+    pub fn new() -> Self {
+        Corpus::default()
+    }
+
+    /// Appends a document; its position is the corpus's length before.
+    pub fn push(&mut self, id: impl Into<String>, fp: Fingerprint) {
+        self.ids.push(id.into());
+        self.fingerprints.push(fp);
+    }
+
+    /// Number of documents.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether the corpus holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The id of the document at `position`.
+    pub fn id(&self, position: usize) -> Option<&str> {
+        self.ids.get(position).map(String::as_str)
+    }
+
+    /// The fingerprint of the document at `position`.
+    pub fn fingerprint(&self, position: usize) -> Option<Fingerprint> {
+        self.fingerprints.get(position).copied()
+    }
+
+    /// Every document's fingerprint, by position.
+    pub fn fingerprints(&self) -> &[Fingerprint] {
+        &self.fingerprints
+    }
+
+    /// Every pair of documents within `k` ([`near_pairs`]).
+    pub fn near_pairs(&self, k: u32) -> Result<Vec<DocPair>> {
+        near_pairs(&self.fingerprints, k)
+    }
+
+    /// The clusters of documents linked by pairs within `k`, ordered by
+    /// their first member. Computed from fingerprint pairs, so a large
+    /// group of exact duplicates costs no quadratic list of pairs.
+    pub fn clusters(&self, k: u32, representative: Representative) -> Result<Vec<Cluster>> {
+        let groups = FingerprintGroups::new(&self.fingerprints);
+        let mut sets = UnionFind::new(self.len());
+        for members in groups.members() {
+            if let Some((&first, rest)) = members.split_first() {
+                rest.iter().for_each(|&other| sets.union(first, other));
+            }
+        }
+        for (x, y, _) in groups.near_pairs(k)? {
+            if let (Some(&a), Some(&b)) = (groups.group(x).first(), groups.group(y).first()) {
+                sets.union(a, b);
+            }
+        }
+        Ok(sets
+            .groups()
+            .into_iter()
+            .map(|members| Cluster {
+                representative: self.representative_of(&members, representative),
+                members,
+            })
+            .collect())
+    }
+
+    fn representative_of(&self, members: &[usize], rule: Representative) -> usize {
+        let first = members.first().copied().unwrap_or(0);
+        match rule {
+            Representative::FirstSeen => first,
+            // `min_by_key` keeps the first of equal keys: the first seen.
+            Representative::SmallestId => members
+                .iter()
+                .copied()
+                .min_by_key(|&position| self.id(position).unwrap_or(""))
+                .unwrap_or(first),
+        }
+    }
+}
+
+impl<S: Into<String>> FromIterator<(S, Fingerprint)> for Corpus {
+    fn from_iter<I: IntoIterator<Item = (S, Fingerprint)>>(documents: I) -> Self {
+        let mut corpus = Corpus::new();
+        corpus.extend(documents);
+        corpus
+    }
+}
+
+impl<S: Into<String>> Extend<(S, Fingerprint)> for Corpus {
+    fn extend<I: IntoIterator<Item = (S, Fingerprint)>>(&mut self, documents: I) {
+        for (id, fp) in documents {
+            self.push(id, fp);
+        }
+    }
+}
+
+/// Every unordered pair of positions in `fingerprints` whose fingerprints
+/// are within `k` (0 ≤ k ≤ [`fpdb_codec::MAX_K`]), each once with `a < b`,
+/// sorted by `(a, b)`. Positions with equal fingerprints pair at distance
+/// 0, so a group of `m` exact duplicates gives `m (m - 1) / 2` pairs.
+pub fn near_pairs(fingerprints: &[Fingerprint], k: u32) -> Result<Vec<DocPair>> {
+    let groups = FingerprintGroups::new(fingerprints);
+    let mut pairs = Vec::new();
+    for members in groups.members() {
+        push_pairs_within(members, &mut pairs);
+    }
+    for (x, y, distance) in groups.near_pairs(k)? {
+        for &a in groups.group(x) {
+            for &b in groups.group(y) {
+                pairs.push(DocPair {
+                    a: a.min(b),
+                    b: a.max(b),
+                    distance,
+                });
+            }
+        }
+    }
+    pairs.sort_unstable();
+    Ok(pairs)
+}
+
+fn push_pairs_within(members: &[usize], pairs: &mut Vec<DocPair>) {
+    let mut rest = members;
+    while let Some((&a, tail)) = rest.split_first() {
+        // Members are increasing, so `a < b`.
+        pairs.extend(tail.iter().map(|&b| DocPair { a, b, distance: 0 }));
+        rest = tail;
+    }
+}
+
+/// Positions grouped by fingerprint: the distinct fingerprints, sorted,
+/// and for each the increasing positions that have it.
+struct FingerprintGroups {
+    distinct: Vec<Fingerprint>,
+    /// Positions ordered by (fingerprint, position).
+    positions: Vec<usize>,
+    /// `positions[starts[g]..starts[g + 1]]` have `distinct[g]`.
+    starts: Vec<usize>,
+}
+
+impl FingerprintGroups {
+    fn new(fingerprints: &[Fingerprint]) -> Self {
+        let mut order: Vec<(Fingerprint, usize)> = fingerprints
+            .iter()
+            .enumerate()
+            .map(|(position, &fp)| (fp, position))
+            .collect();
+        order.sort_unstable();
+        let mut distinct = Vec::new();
+        let mut starts = Vec::new();
+        for (index, &(fp, _)) in order.iter().enumerate() {
+            if distinct.last() != Some(&fp) {
+                distinct.push(fp);
+                starts.push(index);
+            }
+        }
+        starts.push(order.len());
+        FingerprintGroups {
+            distinct,
+            positions: order.into_iter().map(|(_, position)| position).collect(),
+            starts,
+        }
+    }
+
+    /// The positions holding the `g`-th distinct fingerprint.
+    fn group(&self, g: usize) -> &[usize] {
+        let start = self.starts.get(g).copied().unwrap_or(0);
+        let end = self.starts.get(g + 1).copied().unwrap_or(start);
+        self.positions.get(start..end).unwrap_or(&[])
+    }
+
+    /// Every group, in fingerprint order.
+    fn members(&self) -> impl Iterator<Item = &[usize]> + '_ {
+        (0..self.distinct.len()).map(|g| self.group(g))
+    }
+
+    /// Pairs of distinct fingerprints within `k`, as group indexes.
+    fn near_pairs(&self, k: u32) -> Result<Vec<(usize, usize, u32)>> {
+        let design = TableDesign::auto(k, self.distinct.len() as u64)?;
+        if self.distinct.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let index = MemIndex::build(design, &self.distinct, DEFAULT_BLOCK_BYTES)?;
+        let group_of = |fp: Fingerprint| self.distinct.binary_search(&fp).ok();
+        Ok(index
+            .near_pairs(k)?
+            .into_iter()
+            .filter_map(|(x, y, distance)| Some((group_of(x)?, group_of(y)?, distance)))
+            .collect())
+    }
+}

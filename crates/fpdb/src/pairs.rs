@@ -1,0 +1,426 @@
+//! Every near-duplicate pair inside a database.
+//!
+//! Each table is already sorted under its permutation, so the pairs come
+//! from one sequential pass per table: decode the blocks in directory
+//! order, merge in the delta's added keys (also sorted per table), leave
+//! out removed fingerprints, and compare only keys that share the table's
+//! prefix (consecutive "runs"). By the pigeonhole design every pair within
+//! `k` shares the prefix in some table; it is reported by the first such
+//! table only, so nothing is de-duplicated afterwards and memory holds one
+//! block and one run, not the set.
+//!
+//! Documents that share one fingerprint are near-duplicates at distance 0;
+//! they are found by one scan of the fingerprint → ids column family, which
+//! also yields the ids of the paired fingerprints. When the counters say no
+//! fingerprint has two ids and there are few pairs, the ids are read by
+//! seeking one iterator to each paired fingerprint in order instead.
+
+use std::collections::HashMap;
+
+use fpdb_codec::{BlockDecoder, ChecksumPolicy, TableDesign};
+use fpdb_simhash::Fingerprint;
+use rocksdb::ReadOptions;
+
+use crate::db::State;
+use crate::keys;
+use crate::union_find::UnionFind;
+use crate::{Db, Error, Result};
+
+/// Near-duplicate documents inside a database, grouped by fingerprint.
+///
+/// Either two distinct stored fingerprints within the asked distance
+/// (`a < b`) with the documents of each, or one fingerprint shared by
+/// several documents (`a == b`, distance 0, `a_ids == b_ids`). The
+/// document pairs it stands for are [`FingerprintPair::id_pairs`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FingerprintPair {
+    /// The smaller fingerprint.
+    pub a: Fingerprint,
+    /// The larger fingerprint, or `a` again for a shared fingerprint.
+    pub b: Fingerprint,
+    /// Their Hamming distance.
+    pub distance: u32,
+    /// Documents with fingerprint `a`, in byte order.
+    pub a_ids: Vec<String>,
+    /// Documents with fingerprint `b`, in byte order.
+    pub b_ids: Vec<String>,
+}
+
+impl FingerprintPair {
+    /// Whether this is one fingerprint shared by several documents.
+    pub fn is_shared(&self) -> bool {
+        self.a == self.b
+    }
+
+    /// Every unordered pair of distinct documents this stands for: each id
+    /// of `a` with each id of `b`, or for a shared fingerprint each two of
+    /// its ids (in byte order within the pair).
+    pub fn id_pairs(&self) -> Vec<(&str, &str)> {
+        let mut pairs = Vec::new();
+        if self.is_shared() {
+            let mut rest = self.a_ids.as_slice();
+            while let Some((first, tail)) = rest.split_first() {
+                pairs.extend(tail.iter().map(|other| (first.as_str(), other.as_str())));
+                rest = tail;
+            }
+        } else {
+            for a in &self.a_ids {
+                pairs.extend(self.b_ids.iter().map(|b| (a.as_str(), b.as_str())));
+            }
+        }
+        pairs
+    }
+}
+
+/// Documents of a database linked by chains of near-duplicate pairs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdCluster {
+    /// The smallest id in byte order (a database keeps no insertion order
+    /// to choose the first seen by).
+    pub representative: String,
+    /// Every member, in byte order; at least two.
+    pub ids: Vec<String>,
+}
+
+/// The connected components of the documents in `pairs` (as from
+/// [`Db::near_pairs`]), ordered by representative. Documents in no pair
+/// form no cluster.
+pub fn id_clusters(pairs: &[FingerprintPair]) -> Vec<IdCluster> {
+    // Union fingerprints, then expand each component to its ids: a
+    // fingerprint's documents are always together.
+    let mut fingerprints: Vec<Fingerprint> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+    fingerprints.sort_unstable();
+    fingerprints.dedup();
+    let slot = |fp: Fingerprint| fingerprints.binary_search(&fp).unwrap_or(0);
+    let mut sets = UnionFind::new(fingerprints.len());
+    let mut ids_of: Vec<&[String]> = vec![&[]; fingerprints.len()];
+    for pair in pairs {
+        let (a, b) = (slot(pair.a), slot(pair.b));
+        sets.union(a, b);
+        for (index, ids) in [(a, &pair.a_ids), (b, &pair.b_ids)] {
+            if let Some(entry) = ids_of.get_mut(index) {
+                *entry = ids;
+            }
+        }
+    }
+    let mut clusters: Vec<IdCluster> = (0..fingerprints.len())
+        .fold(
+            HashMap::<usize, Vec<String>>::new(),
+            |mut by_root, index| {
+                let members = ids_of.get(index).copied().unwrap_or(&[]);
+                by_root
+                    .entry(sets.find(index))
+                    .or_default()
+                    .extend(members.iter().cloned());
+                by_root
+            },
+        )
+        .into_values()
+        .filter_map(|mut ids| {
+            ids.sort_unstable();
+            ids.dedup();
+            let representative = ids.first()?.clone();
+            (ids.len() > 1).then_some(IdCluster {
+                representative,
+                ids,
+            })
+        })
+        .collect();
+    clusters.sort_unstable_by(|x, y| x.representative.cmp(&y.representative));
+    clusters
+}
+
+impl Db {
+    /// Every near-duplicate pair of stored fingerprints within `k` (at most
+    /// the database's k), each once, with the ids of each side, plus every
+    /// fingerprint shared by several documents as a pair with itself at
+    /// distance 0 (see [`FingerprintPair`]). Sorted by `(a, b)`.
+    ///
+    /// Reads a consistent view: a merge cannot run while the tables are
+    /// scanned. Costs one sequential read of every table; memory holds the
+    /// answer, not the set.
+    pub fn near_pairs(&self, k: u32) -> Result<Vec<FingerprintPair>> {
+        self.check_k(k)?;
+        let state = self.read_state();
+        let removed: Vec<Fingerprint> = state.delta.removed_fingerprints().collect();
+        let mut found = Vec::new();
+        for index in 0..self.design.tables().len() {
+            self.table_pairs(&state, index, k, &removed, &mut found)?;
+        }
+        let mut wanted: Vec<Fingerprint> = found.iter().flat_map(|&(a, b, _)| [a, b]).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        // Only fingerprints with two or more ids make shared pairs; the
+        // counters say whether there can be any.
+        let find_shared = state.ids > state.fingerprints;
+        let sequential = find_shared || wanted.len() as u64 * 8 > state.fingerprints;
+        let ids = self.ids_of_many(&wanted, find_shared, sequential)?;
+        drop(state);
+        let ids_of = |fp: &Fingerprint| ids.wanted.get(fp).cloned().unwrap_or_default();
+        let mut pairs = Vec::with_capacity(found.len() + ids.shared.len());
+        for (a, b, distance) in found {
+            let (a_ids, b_ids) = (ids_of(&a), ids_of(&b));
+            // A fingerprint whose last id is being removed right now has
+            // no ids: it is already gone.
+            if !a_ids.is_empty() && !b_ids.is_empty() {
+                pairs.push(FingerprintPair {
+                    a,
+                    b,
+                    distance,
+                    a_ids,
+                    b_ids,
+                });
+            }
+        }
+        pairs.extend(ids.shared.into_iter().map(|(fp, ids)| FingerprintPair {
+            a: fp,
+            b: fp,
+            distance: 0,
+            a_ids: ids.clone(),
+            b_ids: ids,
+        }));
+        pairs.sort_unstable_by_key(|pair| (pair.a, pair.b));
+        Ok(pairs)
+    }
+
+    /// Pairs within `k` reported by table `index`, as (smaller, larger,
+    /// distance).
+    fn table_pairs(
+        &self,
+        state: &State,
+        index: usize,
+        k: u32,
+        removed: &[Fingerprint],
+        found: &mut Vec<(Fingerprint, Fingerprint, u32)>,
+    ) -> Result<()> {
+        let missing = |what: &str| Error::corrupt(format!("{what} of table {index}"), "missing");
+        let table = self
+            .design
+            .tables()
+            .get(index)
+            .ok_or_else(|| missing("design"))?;
+        let directory = state
+            .directories
+            .get(index)
+            .ok_or_else(|| missing("directory"))?;
+        let code = self.codes.get(index).ok_or_else(|| missing("code book"))?;
+        let permutation = table.permutation();
+        let mut removed: Vec<u64> = removed.iter().map(|fp| permutation.permute(fp.0)).collect();
+        removed.sort_unstable();
+        let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
+        let mut runs = RunScan::new(&self.design, index, k, found);
+        let mut added = state.delta.added_in(index, 0, u64::MAX).peekable();
+        let mut keys = Vec::new();
+        for (block, &last_key) in directory.last_keys().iter().enumerate() {
+            let bytes = self.read_block(index, block, last_key)?;
+            decoder.decode(&bytes, &mut keys).map_err(|e| {
+                Error::corrupt(format!("table {index}, block {block}"), e.to_string())
+            })?;
+            for &key in &keys {
+                // The delta's added keys are not in the blocks; merge them
+                // in so the table is scanned in one sorted order.
+                while let Some(new) = added.next_if(|&new| new < key) {
+                    runs.push(new);
+                }
+                if removed.binary_search(&key).is_err() {
+                    runs.push(key);
+                }
+            }
+        }
+        added.for_each(|new| runs.push(new));
+        runs.finish();
+        Ok(())
+    }
+
+    /// The ids of each fingerprint of `wanted` (sorted, distinct) and,
+    /// if `find_shared`, every fingerprint with two or more ids. With
+    /// `sequential` (needed for `find_shared`) the whole fingerprint → ids
+    /// family is read in one pass; else one iterator seeks to each wanted
+    /// fingerprint in order. Both beat a fresh iterator per fingerprint by
+    /// far (measured: 1.9 s for 100k pairs at 1M).
+    fn ids_of_many(
+        &self,
+        wanted: &[Fingerprint],
+        find_shared: bool,
+        sequential: bool,
+    ) -> Result<FoundIds> {
+        let mut read = ReadOptions::default();
+        // The family has a prefix extractor; a scan across fingerprints
+        // must not stop at the first prefix.
+        read.set_total_order_seek(true);
+        // A whole scan should not evict what queries keep in the cache.
+        read.fill_cache(!sequential);
+        let mut iter = self
+            .rocks
+            .raw_iterator_cf_opt(self.cf(keys::FP_TO_IDS)?, read);
+        let mut found = FoundIds::default();
+        if sequential {
+            iter.seek_to_first();
+            let mut next_wanted = wanted.iter().peekable();
+            let mut first_id = String::new();
+            while let Some((fp, id)) = iter.key().map(split_fp_ids_key).transpose()? {
+                while next_wanted.next_if(|&&w| w < fp).is_some() {}
+                let is_wanted = next_wanted.next_if_eq(&&fp).is_some();
+                // Most fingerprints are neither wanted nor shared: look at
+                // their one id without allocating.
+                first_id.clear();
+                first_id.push_str(id);
+                iter.next();
+                let is_single = match iter.key().map(split_fp_ids_key).transpose()? {
+                    Some((next_fp, _)) => next_fp != fp,
+                    None => true,
+                };
+                if !is_wanted && (is_single || !find_shared) {
+                    skip_ids_of(&mut iter, fp)?;
+                    continue;
+                }
+                let mut ids = vec![first_id.clone()];
+                read_ids_at(&mut iter, fp, &mut ids)?;
+                if find_shared && ids.len() > 1 {
+                    found.shared.push((fp, ids.clone()));
+                }
+                if is_wanted {
+                    found.wanted.insert(fp, ids);
+                }
+            }
+        } else {
+            for &fp in wanted {
+                iter.seek(fp.0.to_be_bytes());
+                let mut ids = Vec::new();
+                read_ids_at(&mut iter, fp, &mut ids)?;
+                found.wanted.insert(fp, ids);
+            }
+        }
+        iter.status()?;
+        Ok(found)
+    }
+}
+
+/// What [`Db::ids_of_many`] read.
+#[derive(Default)]
+struct FoundIds {
+    wanted: HashMap<Fingerprint, Vec<String>>,
+    shared: Vec<(Fingerprint, Vec<String>)>,
+}
+
+/// Appends the ids of `fp` from the iterator's position on to `ids`,
+/// leaving the iterator at the first key of another fingerprint (or the
+/// end).
+fn read_ids_at(
+    iter: &mut rocksdb::DBRawIterator<'_>,
+    fp: Fingerprint,
+    ids: &mut Vec<String>,
+) -> Result<()> {
+    while let Some(key) = iter.key() {
+        let (key_fp, id) = split_fp_ids_key(key)?;
+        if key_fp != fp {
+            break;
+        }
+        ids.push(id.to_string());
+        iter.next();
+    }
+    iter.status()?;
+    Ok(())
+}
+
+/// Moves the iterator past the ids of `fp`.
+fn skip_ids_of(iter: &mut rocksdb::DBRawIterator<'_>, fp: Fingerprint) -> Result<()> {
+    while let Some(key) = iter.key() {
+        if split_fp_ids_key(key)?.0 != fp {
+            break;
+        }
+        iter.next();
+    }
+    iter.status()?;
+    Ok(())
+}
+
+fn split_fp_ids_key(key: &[u8]) -> Result<(Fingerprint, &str)> {
+    key.split_first_chunk::<8>()
+        .and_then(|(fp, id)| {
+            let id = std::str::from_utf8(id).ok()?;
+            Some((Fingerprint(u64::from_be_bytes(*fp)), id))
+        })
+        .ok_or_else(|| Error::corrupt("fp_ids", "a key is not a fingerprint and a UTF-8 id"))
+}
+
+/// Pairs among the sorted permuted keys of one table, compared only
+/// within runs of keys that share the table's prefix.
+struct RunScan<'a> {
+    design: &'a TableDesign,
+    table: usize,
+    k: u32,
+    prefix_mask: u64,
+    run: Vec<u64>,
+    found: &'a mut Vec<(Fingerprint, Fingerprint, u32)>,
+}
+
+impl<'a> RunScan<'a> {
+    fn new(
+        design: &'a TableDesign,
+        table: usize,
+        k: u32,
+        found: &'a mut Vec<(Fingerprint, Fingerprint, u32)>,
+    ) -> Self {
+        let prefix_mask = design.tables().get(table).map_or(0, |t| t.prefix_mask());
+        RunScan {
+            design,
+            table,
+            k,
+            prefix_mask,
+            run: Vec::new(),
+            found,
+        }
+    }
+
+    /// The next key, in increasing order.
+    fn push(&mut self, key: u64) {
+        if self
+            .run
+            .first()
+            .is_some_and(|&head| (head ^ key) & self.prefix_mask != 0)
+        {
+            self.flush();
+        }
+        self.run.push(key);
+    }
+
+    fn finish(mut self) {
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        let Some(permutation) = self
+            .design
+            .tables()
+            .get(self.table)
+            .map(|t| t.permutation())
+        else {
+            return;
+        };
+        let mut rest = self.run.as_slice();
+        while let Some((&x, tail)) = rest.split_first() {
+            for &y in tail {
+                // Popcount ignores bit order: compare permuted keys and map
+                // back only the matches. Clearing the lowest k set bits
+                // leaves zero exactly when at most k bits differ, cheaper
+                // than a popcount on CPUs built without one.
+                let xor = x ^ y;
+                let mut rest = xor;
+                for _ in 0..self.k {
+                    rest &= rest.wrapping_sub(1);
+                }
+                if rest == 0
+                    && self.design.first_table_sharing(permutation.inverse(xor)) == Some(self.table)
+                {
+                    let distance = xor.count_ones();
+                    let (x, y) = (permutation.inverse(x), permutation.inverse(y));
+                    self.found
+                        .push((Fingerprint(x.min(y)), Fingerprint(x.max(y)), distance));
+                }
+            }
+            rest = tail;
+        }
+        self.run.clear();
+    }
+}
