@@ -10,7 +10,7 @@ CARGO ?= cargo
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/fpdb-target
 BIN := $(CARGO_TARGET_DIR)/release/fpdb
 
-.PHONY: all demo test setup build lint fmt bench quality fuzz clean help
+.PHONY: all demo test setup build lint fmt bench quality fuzz soak clean help
 
 all: test
 
@@ -20,6 +20,7 @@ help:
 	@echo "make bench    criterion benchmarks (numbers go to docs/BENCHMARKS.md)"
 	@echo "make quality  detection-quality report on the seed articles"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
+	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids"
 
 ## Installs the native build's needs when missing: libclang and clang's
 ## builtin headers (bindgen; libclang-cpp, which Debian ships by default, is
@@ -77,6 +78,18 @@ fuzz:
 	cd fuzz && for target in $$(cargo fuzz list); do \
 		RUSTC_BOOTSTRAP=1 cargo fuzz run $$target -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done
+
+## The long versions of the reliability tests (docs/RELIABILITY.md); not
+## in CI. Each knob can be set on the command line.
+SOAK_CRASH_ROUNDS ?= 1000
+SOAK_BULK_ROUNDS ?= 100
+SOAK_SECONDS ?= 600
+SOAK_DUPLICATES ?= 10000000
+soak: setup
+	FPDB_CRASH_ROUNDS=$(SOAK_CRASH_ROUNDS) FPDB_CRASH_BULK_ROUNDS=$(SOAK_BULK_ROUNDS) \
+		$(CARGO) test --release -p fpdb --test crash -- --nocapture
+	FPDB_SOAK_SECONDS=$(SOAK_SECONDS) $(CARGO) test --release -p fpdb --test concurrency -- --nocapture
+	FPDB_HOSTILE_DUPLICATES=$(SOAK_DUPLICATES) $(CARGO) test --release -p fpdb --test hostile -- --nocapture
 
 clean:
 	$(CARGO) clean

@@ -1,0 +1,324 @@
+//! Concurrent use: a second process is refused with `Locked`; many threads
+//! query one `Arc<Db>` while others insert, remove, check-and-insert and
+//! merge, every answer checked against what must be there; read-only
+//! handles beside a writer see the database as it was when they opened.
+//!
+//! `FPDB_SOAK_SECONDS` sets how long the threads run (default 5).
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{assert_equals_model, export, Model, Rng};
+use fpdb::codec::DesignChoice;
+use fpdb::{Db, Error, Fingerprint, OpenOptions, Options};
+
+const CHILD_PATH: &str = "FPDB_LOCK_CHILD";
+
+fn small_options() -> Options {
+    Options {
+        k: 3,
+        expected_size: 100_000,
+        design: DesignChoice::Named("4x16".into()),
+        block_bytes: 512,
+        ..Options::default()
+    }
+}
+
+/// The second process: tries to open the database for writing and for
+/// reading, and prints what happened.
+#[test]
+#[ignore = "the child process of a_second_process_gets_locked_and_may_read; does nothing alone"]
+fn lock_child() {
+    let Ok(path) = std::env::var(CHILD_PATH) else {
+        return;
+    };
+    match Db::open(&path) {
+        Err(Error::Locked { .. }) => println!("RESULT writer: locked"),
+        Ok(db) => println!("RESULT writer: opened, {} ids", db.stats().ids),
+        Err(other) => println!("RESULT writer: other error {other}"),
+    }
+    match Db::open_read_only(&path) {
+        Ok(db) => println!(
+            "RESULT reader: opened, sees {:?}",
+            db.get("written-by-parent").unwrap()
+        ),
+        Err(other) => println!("RESULT reader: error {other}"),
+    }
+}
+
+fn run_lock_child(path: &std::path::Path) -> String {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["lock_child", "--exact", "--ignored", "--nocapture"])
+        .env(CHILD_PATH, path)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.strip_prefix("RESULT "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_second_process_gets_locked_and_may_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Db::create(&path, small_options()).unwrap();
+    db.insert("written-by-parent", Fingerprint(5)).unwrap();
+    assert_eq!(
+        run_lock_child(&path),
+        "writer: locked\nreader: opened, sees Some(Fingerprint(0000000000000005))"
+    );
+    // Unchanged by the refused opener, and free once the writer is gone.
+    assert_eq!(db.get("written-by-parent").unwrap(), Some(Fingerprint(5)));
+    drop(db);
+    assert!(run_lock_child(&path).starts_with("writer: opened, 1 ids"));
+}
+
+fn soak_time() -> Duration {
+    let seconds = std::env::var("FPDB_SOAK_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    Duration::from_secs(seconds)
+}
+
+/// The fingerprint of the `i`th never-removed document: spread over the
+/// whole space, and never the fingerprint of a churned one (those have
+/// their lowest bit set).
+fn stable_fp(i: u64) -> Fingerprint {
+    Fingerprint(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) & !1)
+}
+
+#[test]
+fn threads_query_while_others_insert_remove_and_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    drop(Db::create(&path, small_options()).unwrap());
+    let db = Arc::new(
+        Db::open_with(
+            &path,
+            OpenOptions {
+                delta_limit: 500,
+                ..OpenOptions::default()
+            },
+        )
+        .unwrap(),
+    );
+    let deadline = Instant::now() + soak_time();
+    // Documents stable-0 .. stable-(n-1) have returned from insert and are
+    // never removed: every query from then on must find them.
+    let stable = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+
+    let inserter = {
+        let (db, stable) = (db.clone(), stable.clone());
+        std::thread::spawn(move || {
+            let mut model = Model::new();
+            let mut i = 0u64;
+            while Instant::now() < deadline {
+                if i.is_multiple_of(10) {
+                    let batch: Vec<(String, Fingerprint)> = (i..i + 50)
+                        .map(|j| (format!("stable-{j}"), stable_fp(j)))
+                        .collect();
+                    db.insert_batch(&batch).unwrap();
+                    model.extend(batch);
+                    i += 50;
+                } else {
+                    db.insert(&format!("stable-{i}"), stable_fp(i)).unwrap();
+                    model.insert(format!("stable-{i}"), stable_fp(i));
+                    i += 1;
+                }
+                stable.store(i, Ordering::Release);
+            }
+            model
+        })
+    };
+    // Inserts, moves and removes its own ids, some sharing a fingerprint.
+    let churner = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            let mut model = Model::new();
+            let mut rng = Rng::new(21);
+            while Instant::now() < deadline {
+                let id = format!("churn-{}", rng.below(300));
+                if rng.chance(40) {
+                    let removed = db.remove(&id).unwrap();
+                    assert_eq!(removed, model.remove(&id), "remove {id}");
+                } else {
+                    let fp = Fingerprint((rng.below(100) << 1) | 1);
+                    db.insert(&id, fp).unwrap();
+                    model.insert(id, fp);
+                }
+            }
+            model
+        })
+    };
+    // The crawler's call, near stable documents: it must see the stable
+    // document it is near.
+    let crawler =
+        {
+            let (db, stable) = (db.clone(), stable.clone());
+            std::thread::spawn(move || {
+                let mut model = Model::new();
+                let mut rng = Rng::new(22);
+                let mut n = 0u64;
+                while Instant::now() < deadline {
+                    let upto = stable.load(Ordering::Acquire);
+                    if upto == 0 {
+                        std::thread::yield_now();
+                        continue;
+                    }
+                    let i = rng.below(upto);
+                    let fp = rng.near(stable_fp(i), 2);
+                    let id = format!("crawl-{n}");
+                    let matches = db.check_and_insert(&id, fp, 3).unwrap();
+                    assert!(
+                        matches.iter().any(|m| m.fingerprint == stable_fp(i)
+                            && m.ids.contains(&format!("stable-{i}"))),
+                        "check_and_insert near stable-{i} did not see it"
+                    );
+                    model.insert(id, fp);
+                    n += 1;
+                }
+                model
+            })
+        };
+    let merger = {
+        let (db, done) = (db.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut merges = 0u64;
+            while !done.load(Ordering::Acquire) {
+                if merges % 10 == 9 {
+                    db.compact().unwrap();
+                } else {
+                    db.merge().unwrap();
+                }
+                merges += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            merges
+        })
+    };
+    let readers: Vec<_> = (0..3u64)
+        .map(|r| {
+            let (db, stable, done) = (db.clone(), stable.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut rng = Rng::new(100 + r);
+                let mut checks = 0u64;
+                while !done.load(Ordering::Acquire) {
+                    let upto = stable.load(Ordering::Acquire);
+                    if upto == 0 {
+                        std::thread::yield_now();
+                        continue;
+                    }
+                    let wanted: Vec<u64> = (0..4).map(|_| rng.below(upto)).collect();
+                    let queries: Vec<Fingerprint> =
+                        wanted.iter().map(|&i| rng.near(stable_fp(i), 3)).collect();
+                    let answers = if rng.chance(50) {
+                        db.query_batch(&queries, 3).unwrap()
+                    } else {
+                        queries.iter().map(|&q| db.query(q, 3).unwrap()).collect()
+                    };
+                    for ((&i, &query), matches) in wanted.iter().zip(&queries).zip(&answers) {
+                        assert!(
+                            matches.iter().any(|m| m.fingerprint == stable_fp(i)
+                                && m.ids.contains(&format!("stable-{i}"))),
+                            "reader {r} lost stable-{i} (inserted up to {upto})"
+                        );
+                        // Whatever else it found is within k, nearest first,
+                        // and has ids.
+                        assert!(matches.windows(2).all(|w| {
+                            (w[0].distance, w[0].fingerprint) < (w[1].distance, w[1].fingerprint)
+                        }));
+                        for m in matches {
+                            assert_eq!(m.distance, m.fingerprint.distance(query));
+                            assert!(m.distance <= 3 && !m.ids.is_empty());
+                        }
+                    }
+                    checks += 1;
+                }
+                checks
+            })
+        })
+        .collect();
+
+    let mut model: Model = inserter.join().unwrap();
+    model.extend(churner.join().unwrap());
+    model.extend(crawler.join().unwrap());
+    done.store(true, Ordering::Release);
+    let merges = merger.join().unwrap();
+    let checks: Vec<u64> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    println!(
+        "{} documents, {merges} merges, reader checks {checks:?}",
+        model.len()
+    );
+    assert!(
+        checks.iter().all(|&c| c > 10),
+        "readers starved: {checks:?}"
+    );
+    let mut rng = Rng::new(23);
+    assert_equals_model(&db, &model, 300, &mut rng);
+    db.merge().unwrap();
+    assert_equals_model(&db, &model, 300, &mut rng);
+    drop(db);
+    let db = Db::open(&path).unwrap();
+    assert_equals_model(&db, &model, 300, &mut rng);
+}
+
+#[test]
+fn read_only_handles_beside_a_writer_see_their_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let writer = Db::create(&path, small_options()).unwrap();
+    let mut rng = Rng::new(31);
+    let documents = common::clustered_documents(&mut rng, 2000);
+    writer.insert_batch(&documents[..1000]).unwrap();
+    writer.merge().unwrap();
+    writer.insert_batch(&documents[1000..1500]).unwrap();
+    let snapshot: Model = documents[..1500].iter().cloned().collect();
+    let reader = Db::open_read_only(&path).unwrap();
+    assert_equals_model(&reader, &snapshot, 200, &mut rng);
+    assert!(matches!(
+        reader.insert("x", Fingerprint(1)),
+        Err(Error::ReadOnly)
+    ));
+
+    // The writer goes on: removes, inserts, merges and compactions that
+    // delete the files the reader opened.
+    let mut latest = snapshot.clone();
+    for (id, _) in documents.iter().step_by(3).take(300) {
+        writer.remove(id).unwrap();
+        latest.remove(id);
+    }
+    writer.insert_batch(&documents[1500..]).unwrap();
+    latest.extend(documents[1500..].iter().cloned());
+    writer.compact().unwrap();
+    assert_equals_model(&writer, &latest, 200, &mut rng);
+    // The reader still answers from its snapshot, in parallel threads.
+    let reader = Arc::new(reader);
+    let threads: Vec<_> = (0..2)
+        .map(|t| {
+            let (reader, snapshot) = (reader.clone(), snapshot.clone());
+            std::thread::spawn(move || {
+                assert_equals_model(&reader, &snapshot, 200, &mut Rng::new(40 + t));
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    // A new read-only handle sees the latest state.
+    let fresh = Db::open_read_only(&path).unwrap();
+    let by_id: BTreeMap<_, _> = export(&fresh);
+    assert_eq!(by_id, latest);
+    assert_equals_model(&fresh, &latest, 200, &mut rng);
+}

@@ -1,0 +1,179 @@
+//! Old databases must keep opening: `data/golden/db/` is a small database
+//! written by this format version (merged blocks, a delta of inserts and
+//! removes, text documents), and `data/golden/db-answers.tsv` what its
+//! queries answer. The test opens a copy (never the committed files) and
+//! compares. A format change that cannot read it fails here.
+//!
+//! Regenerate only together with a new format version (and keep the old
+//! directory as `db-v<N>` with an upgrade test):
+//! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb --test golden_db`.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use common::{brute_force, copy_dir, ids_by_fingerprint, Model, Rng};
+use fpdb::codec::DesignChoice;
+use fpdb::{Db, Fingerprint, Match, Options};
+
+fn golden_dir() -> PathBuf {
+    manifest_dir().join("../../data/golden")
+}
+
+const TEXTS: &[(&str, &str)] = &[
+    (
+        "text-zh",
+        "网络爬虫每天抓取大量网页，其中许多网页内容几乎相同，只是广告、日期或计数器有所不同。",
+    ),
+    (
+        "text-zh-edited",
+        "网络爬虫每天抓取大量网页，其中很多网页内容几乎相同，只是广告、日期或计数器有所不同。",
+    ),
+    (
+        "text-en",
+        "A web crawler fetches millions of pages a day; many are near-duplicates of each other.",
+    ),
+];
+
+/// The queries the answers file records: every stored fingerprint, a
+/// neighbour of each, and some random ones, at k = 0 and k = 3.
+fn queries(model: &Model) -> Vec<(Fingerprint, u32)> {
+    let mut rng = Rng::new(99);
+    let stored: Vec<Fingerprint> = ids_by_fingerprint(model).into_keys().collect();
+    let mut queries = Vec::new();
+    for fp in stored {
+        queries.push((fp, 0));
+        queries.push((rng.near(fp, 3), 3));
+    }
+    queries.extend((0..20).map(|_| (Fingerprint(rng.next_u64()), 3)));
+    queries
+}
+
+/// One answer per line: `query k fingerprint/distance/id|id ...`.
+fn format_answer(query: Fingerprint, k: u32, matches: &[Match]) -> String {
+    let mut line = format!("{query}\t{k}\t");
+    for m in matches {
+        write!(
+            line,
+            "{}/{}/{} ",
+            m.fingerprint,
+            m.distance,
+            m.ids.join("|")
+        )
+        .unwrap();
+    }
+    line.trim_end().to_string()
+}
+
+fn bless(db_dir: &Path, answers: &Path) {
+    let work = tempfile::tempdir().unwrap();
+    let path = work.path().join("db");
+    let options = Options {
+        k: 3,
+        expected_size: 10_000,
+        design: DesignChoice::Named("4x16".into()),
+        block_bytes: 256,
+        ..Options::default()
+    };
+    let db = Db::create(&path, options).unwrap();
+    let mut rng = Rng::new(2026);
+    let documents = common::clustered_documents(&mut rng, 360);
+    let mut model: Model = Model::new();
+    db.insert_batch(&documents[..300]).unwrap();
+    model.extend(documents[..300].iter().cloned());
+    db.merge().unwrap();
+    // Left in the delta: inserts, re-inserts with a new fingerprint,
+    // removes of merged documents, text documents.
+    db.insert_batch(&documents[300..]).unwrap();
+    model.extend(documents[300..].iter().cloned());
+    for i in (0..300).step_by(15) {
+        let id = format!("doc-{i}");
+        db.remove(&id).unwrap();
+        model.remove(&id);
+    }
+    db.insert("doc-1", Fingerprint(0x0123_4567_89ab_cdef))
+        .unwrap();
+    model.insert("doc-1".into(), Fingerprint(0x0123_4567_89ab_cdef));
+    for (id, text) in TEXTS {
+        let fp = db.insert_text(id, text).unwrap();
+        model.insert((*id).to_string(), fp);
+    }
+    let by_fp = ids_by_fingerprint(&model);
+    let mut lines = String::new();
+    for (query, k) in queries(&model) {
+        let matches = db.query(query, k).unwrap();
+        assert_eq!(matches, brute_force(&by_fp, query, k));
+        writeln!(lines, "{}", format_answer(query, k, &matches)).unwrap();
+    }
+    drop(db);
+    let _ = std::fs::remove_dir_all(db_dir);
+    copy_dir(&path, db_dir);
+    // Only what opening needs: no info logs, no lock file, no OPTIONS
+    // files (fpdb passes its options on open; RocksDB writes a new one).
+    for entry in std::fs::read_dir(db_dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.starts_with("LOG") || name == "LOCK" || name.starts_with("OPTIONS-") {
+            std::fs::remove_file(db_dir.join(name)).unwrap();
+        }
+    }
+    std::fs::write(answers, lines).unwrap();
+}
+
+#[test]
+fn the_golden_database_opens_and_answers_as_recorded() {
+    let db_dir = golden_dir().join("db");
+    let answers = golden_dir().join("db-answers.tsv");
+    if std::env::var_os("FPDB_BLESS_GOLDEN").is_some() {
+        bless(&db_dir, &answers);
+    }
+    let expected = std::fs::read_to_string(&answers).unwrap();
+    let copy = tempfile::tempdir().unwrap();
+    let path = copy.path().join("db");
+    copy_dir(&db_dir, &path);
+    for read_only in [true, false] {
+        let db = if read_only {
+            Db::open_read_only(&path).unwrap()
+        } else {
+            Db::open(&path).unwrap()
+        };
+        common::assert_verifies(&db);
+        let model: Model = common::export(&db);
+        let stats = db.stats();
+        assert_eq!(stats.ids, model.len() as u64);
+        assert!(
+            stats.delta_added > 0 && stats.delta_removed > 0,
+            "{stats:?}"
+        );
+        let mut checked = 0;
+        for line in expected.lines() {
+            let mut fields = line.split('\t');
+            let query: Fingerprint = fields.next().unwrap().parse().unwrap();
+            let k: u32 = fields.next().unwrap().parse().unwrap();
+            let matches = db.query(query, k).unwrap();
+            assert_eq!(format_answer(query, k, &matches), line);
+            checked += 1;
+        }
+        assert!(checked > 300, "only {checked} recorded answers");
+        // Text is hashed with the options stored in the golden manifest.
+        for (id, text) in TEXTS {
+            let matches = db.query_text(text, 0).unwrap();
+            assert!(matches.iter().any(|m| m.ids.iter().any(|i| i == id)));
+        }
+    }
+    // Opening the copy for writing and writing must work too.
+    let db = Db::open(&path).unwrap();
+    db.insert("new", Fingerprint(42)).unwrap();
+    db.merge().unwrap();
+    common::assert_verifies(&db);
+}
+
+/// This crate's directory. Cargo sets it when it runs the binary; the
+/// compile-time value can name another checkout when a shared target
+/// directory hands over a binary built there.
+fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
