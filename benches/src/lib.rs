@@ -8,5 +8,6 @@
 )]
 
 pub mod edits;
+pub mod fps_file;
 pub mod rng;
 pub mod seeds;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Where the seed articles are, relative to the workspace root.
 pub fn default_seed_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/seeds")
+    manifest_dir().join("../../shared/seeds")
 }
 
 /// Every `.txt` file under `dir`, sorted by name, with its content.
@@ -99,6 +99,15 @@ pub fn seed_paragraphs(dir: &Path, min_chars: usize, max_chars: usize) -> io::Re
         .iter()
         .flat_map(|(_, text)| paragraphs(text, min_chars, max_chars))
         .collect())
+}
+
+/// This crate's directory. Cargo sets it when it runs the binary; the
+/// compile-time value can name another checkout when a shared target
+/// directory hands over a binary built there.
+fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
 #[cfg(test)]

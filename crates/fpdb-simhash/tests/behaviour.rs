@@ -2,13 +2,11 @@
 //! land about 32 bits apart, and every input is handled.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use std::path::Path;
-
 use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher, Tokenizer, Weighting};
 use proptest::prelude::*;
 
 fn seed_text() -> String {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/seeds");
+    let dir = manifest_dir().join("../../../shared/seeds");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -196,4 +194,13 @@ proptest! {
             prop_assert_eq!(simhasher.fingerprint(&text), simhasher.fingerprint(&text));
         }
     }
+}
+
+/// This crate's directory. Cargo sets it when it runs the binary; the
+/// compile-time value can name another checkout when a shared target
+/// directory hands over a binary built there.
+fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }

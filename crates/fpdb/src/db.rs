@@ -5,7 +5,6 @@ use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockW
 
 use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, TableDesign, MAX_K};
 use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
-use rayon::prelude::*;
 use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Direction,
     IteratorMode, ReadOptions, SliceTransform, WriteBatch, WriteOptions, DB,
@@ -173,6 +172,17 @@ impl Db {
         .map_err(|e| rocks_error(e, &path))?;
 
         let meta = cf(&rocks, keys::META)?;
+        if rocks.get_cf(meta, crate::bulk::LOADING_KEY)?.is_some() {
+            if read_only {
+                return Err(Error::InterruptedLoad { path });
+            }
+            crate::bulk::rollback_interrupted(&rocks, &path, tables)?;
+        }
+        if !read_only {
+            // Holding the lock, no load is running: scratch files are
+            // leftovers of one that was killed.
+            crate::bulk::remove_scratch(&path);
+        }
         let manifest_bytes = rocks
             .get_cf(meta, keys::MANIFEST_KEY)?
             .ok_or_else(|| Error::corrupt("manifest", "missing"))?;
@@ -278,7 +288,14 @@ impl Db {
 
     /// The fingerprint stored for document `id`.
     pub fn get(&self, id: &str) -> Result<Option<Fingerprint>> {
-        let value = self.rocks.get_cf(self.cf(keys::ID_TO_FP)?, id.as_bytes())?;
+        let value = self
+            .rocks
+            .get_cf(self.cf(keys::ID_TO_FP)?, id.as_bytes())
+            .map_err(|e| {
+                damage(e, || {
+                    format!("fingerprint of id {id:?} ({})", keys::ID_TO_FP)
+                })
+            })?;
         value
             .map(|v| {
                 decode_u64(&v).map(Fingerprint).ok_or_else(|| {
@@ -299,16 +316,6 @@ impl Db {
         self.query_locked(&state, fp, k)
     }
 
-    /// [`Db::query`] for many fingerprints, in parallel; answers in input
-    /// order.
-    pub fn query_batch(&self, fps: &[Fingerprint], k: u32) -> Result<Vec<Vec<Match>>> {
-        self.check_k(k)?;
-        let state = self.read_state();
-        fps.par_iter()
-            .map(|&fp| self.query_locked(&state, fp, k))
-            .collect()
-    }
-
     /// The fingerprint of `text` under the database's simhash options.
     pub fn fingerprint_text(&self, text: &str) -> Fingerprint {
         self.simhasher.fingerprint(text)
@@ -325,7 +332,13 @@ impl Db {
         fp: Fingerprint,
         k: u32,
     ) -> Result<Vec<Match>> {
-        let mut found = self.matching_fingerprints(state, fp, k)?;
+        let found = self.matching_fingerprints(state, fp, k)?;
+        self.with_ids(found)
+    }
+
+    /// Sorts (fingerprint, distance) nearest first and attaches each
+    /// fingerprint's ids.
+    pub(crate) fn with_ids(&self, mut found: Vec<(Fingerprint, u32)>) -> Result<Vec<Match>> {
         found.sort_unstable_by_key(|&(f, d)| (d, f));
         let mut matches = Vec::with_capacity(found.len());
         for (fingerprint, distance) in found {
@@ -401,7 +414,8 @@ impl Db {
         last_key: u64,
     ) -> Result<rocksdb::DBPinnableSlice<'_>> {
         self.rocks
-            .get_pinned_cf(self.table_cf(table)?, block_key(last_key))?
+            .get_pinned_cf(self.table_cf(table)?, block_key(last_key))
+            .map_err(|e| damage(e, || format!("table {table}, block {block}")))?
             .ok_or_else(|| {
                 Error::corrupt(
                     format!("table {table}, block {block}"),
@@ -439,7 +453,8 @@ impl Db {
             IteratorMode::From(&prefix, Direction::Forward),
         );
         for entry in iter {
-            let (key, _) = entry?;
+            let (key, _) =
+                entry.map_err(|e| damage(e, || format!("ids of {fp} ({})", keys::FP_TO_IDS)))?;
             let Some(id) = key.strip_prefix(&prefix) else {
                 break;
             };
@@ -543,32 +558,54 @@ const BLOCK_CACHE_BYTES: usize = 256 << 20;
 /// usually answered without touching a file).
 fn column_families(tables: usize) -> Vec<ColumnFamilyDescriptor> {
     let cache = Cache::new_lru_cache(BLOCK_CACHE_BYTES);
-    let block_options = |cache: &Cache| {
-        let mut options = BlockBasedOptions::default();
-        options.set_block_cache(cache);
-        options.set_bloom_filter(10.0, false);
-        options
-    };
-    let mut families = Vec::with_capacity(4 + tables);
-    for name in keys::FIXED_FAMILIES {
-        let mut options = rocksdb::Options::default();
+    keys::FIXED_FAMILIES
+        .iter()
+        .map(|name| (*name).to_string())
+        .chain((0..tables).map(table_cf))
+        .map(|name| {
+            let options = family_options(&name, Some(&cache));
+            ColumnFamilyDescriptor::new(name, options)
+        })
+        .collect()
+}
+
+/// The options of column family `name`; the bulk loader writes its SST
+/// files with the same ones, so ingested files carry the same filters.
+pub(crate) fn family_options(name: &str, cache: Option<&Cache>) -> rocksdb::Options {
+    let mut block_options = BlockBasedOptions::default();
+    if let Some(cache) = cache {
+        block_options.set_block_cache(cache);
+    }
+    block_options.set_bloom_filter(10.0, false);
+    if name == keys::FP_TO_IDS {
+        // Read only by fingerprint prefix: a whole-key filter would never
+        // be consulted.
+        block_options.set_whole_key_filtering(false);
+    }
+    let mut options = rocksdb::Options::default();
+    options.set_block_based_table_factory(&block_options);
+    if name.starts_with("table-") {
+        options.set_compression_type(DBCompressionType::None);
+        options.set_memtable_whole_key_filtering(true);
+        options.set_memtable_prefix_bloom_ratio(0.05);
+    } else {
         options.set_compression_type(DBCompressionType::Lz4);
-        options.set_block_based_table_factory(&block_options(&cache));
         if name == keys::FP_TO_IDS {
             options.set_prefix_extractor(SliceTransform::create_fixed_prefix(8));
             options.set_memtable_prefix_bloom_ratio(0.1);
         }
-        families.push(ColumnFamilyDescriptor::new(name, options));
     }
-    for index in 0..tables {
-        let mut options = rocksdb::Options::default();
-        options.set_compression_type(DBCompressionType::None);
-        options.set_block_based_table_factory(&block_options(&cache));
-        options.set_memtable_whole_key_filtering(true);
-        options.set_memtable_prefix_bloom_ratio(0.05);
-        families.push(ColumnFamilyDescriptor::new(table_cf(index), options));
+    options
+}
+
+/// RocksDB's checksums failing on a read is damage to `what` (RocksDB's
+/// message names the file); other RocksDB errors stay what they are.
+pub(crate) fn damage(error: rocksdb::Error, what: impl FnOnce() -> String) -> Error {
+    if error.kind() == rocksdb::ErrorKind::Corruption {
+        Error::corrupt(what(), error.to_string())
+    } else {
+        Error::Rocks(error)
     }
-    families
 }
 
 /// RocksDB reports a held LOCK file as an I/O error; name it.
@@ -594,7 +631,7 @@ impl Db {
             .rocks
             .iterator_cf(self.cf(keys::ID_TO_FP)?, IteratorMode::Start);
         Ok(iter.map(|entry| {
-            let (key, value) = entry?;
+            let (key, value) = entry.map_err(|e| damage(e, || keys::ID_TO_FP.to_string()))?;
             let id = String::from_utf8(key.into_vec())
                 .map_err(|_| Error::corrupt("id_fp", "an id is not UTF-8"))?;
             let fp = decode_u64(&value).map(Fingerprint).ok_or_else(|| {

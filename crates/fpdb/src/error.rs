@@ -60,6 +60,24 @@ pub enum Error {
         /// The limit.
         max: usize,
     },
+    /// A bulk load into a database that already holds documents.
+    #[error("{path} already holds {fingerprints} fingerprints and {ids} ids; bulk loads go into empty databases (use `insert_batch` / `fpdb add` to add to it, or export it and load everything into a new database)")]
+    NotEmpty {
+        /// The database directory.
+        path: PathBuf,
+        /// Distinct fingerprints stored.
+        fingerprints: u64,
+        /// Document ids stored.
+        ids: u64,
+    },
+    /// A read-only open of a database whose bulk load was interrupted.
+    #[error(
+        "{path}: a bulk load was interrupted; open the database for writing once to roll it back"
+    )]
+    InterruptedLoad {
+        /// The database directory.
+        path: PathBuf,
+    },
     /// A write on a database opened read-only.
     #[error("database is open read-only")]
     ReadOnly,

@@ -26,16 +26,25 @@
 #![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
 
+mod batch;
+mod bulk;
 mod db;
+pub mod dedup;
 mod delta;
 mod error;
 mod keys;
 mod manifest;
 mod merge;
 mod options;
+mod pairs;
+mod radix;
 mod stats;
+mod union_find;
+mod verify;
 mod write;
 
+pub use batch::{BatchStrategy, MERGE_BATCH_THRESHOLD};
+pub use bulk::{BulkLoader, BulkOptions, BulkPhase, BulkProgress, BulkSummary};
 pub use db::{Db, Match, MAX_ID_BYTES};
 pub use error::{Error, Result};
 pub use fpdb_codec as codec;
@@ -43,4 +52,6 @@ pub use fpdb_simhash as simhash;
 pub use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
 pub use manifest::FORMAT_VERSION;
 pub use options::{OpenOptions, Options, DEFAULT_K};
+pub use pairs::{id_clusters, FingerprintPair, IdCluster};
 pub use stats::{Stats, TableStats};
+pub use verify::{Problem, VerifyReport};
