@@ -20,7 +20,7 @@ help:
 	@echo "make bench    criterion benchmarks (numbers go to docs/BENCHMARKS.md)"
 	@echo "make quality  detection-quality report on the seed articles"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
-	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids"
+	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines"
 
 ## Installs the native build's needs when missing: libclang and clang's
 ## builtin headers (bindgen; libclang-cpp, which Debian ships by default, is
@@ -90,6 +90,7 @@ soak: setup
 		$(CARGO) test --release -p fpdb --test crash -- --nocapture
 	FPDB_SOAK_SECONDS=$(SOAK_SECONDS) $(CARGO) test --release -p fpdb --test concurrency -- --nocapture
 	FPDB_HOSTILE_DUPLICATES=$(SOAK_DUPLICATES) $(CARGO) test --release -p fpdb --test hostile -- --nocapture
+	$(CARGO) test --release -p fpdb-cli --test hostile -- --ignored
 
 clean:
 	$(CARGO) clean
