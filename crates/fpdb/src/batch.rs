@@ -232,7 +232,9 @@ impl Db {
                                 .map_err(|e| damaged(e.to_string()))?;
                         }
                         None => {
-                            let bytes = self.read_block(index, block, last_key)?;
+                            let bytes = state.blocks.block(index, block, || {
+                                Ok(self.read_block(index, block, last_key)?.to_vec())
+                            })?;
                             decoder
                                 .decode(&bytes, &mut keys)
                                 .map_err(|e| damaged(e.to_string()))?;

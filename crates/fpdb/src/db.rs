@@ -10,6 +10,7 @@ use rocksdb::{
     IteratorMode, ReadOptions, SliceTransform, WriteBatch, WriteOptions, DB,
 };
 
+use crate::block_cache::BlockCache;
 use crate::delta::Delta;
 use crate::keys::{self, block_key, decode_u64, directory_key, table_cf};
 use crate::manifest::Manifest;
@@ -35,6 +36,8 @@ pub struct Match {
 #[derive(Debug)]
 pub(crate) struct State {
     pub directories: Vec<BlockDirectory>,
+    /// Blocks read so far, by the directories' block indices.
+    pub blocks: BlockCache,
     pub table_bytes: Vec<u64>,
     pub delta: Delta,
     pub fingerprints: u64,
@@ -255,6 +258,7 @@ impl Db {
             simhasher: Simhasher::new(simhash),
             open_options,
             state: RwLock::new(State {
+                blocks: BlockCache::new(&directories, open_options.block_cache_bytes),
                 directories,
                 table_bytes,
                 delta,
@@ -392,7 +396,9 @@ impl Db {
                         .get(block)
                         .copied()
                         .unwrap_or_default();
-                    let bytes = self.read_block(index, block, last_key)?;
+                    let bytes = state.blocks.block(index, block, || {
+                        Ok(self.read_block(index, block, last_key)?.to_vec())
+                    })?;
                     decoder.decode_until(&bytes, hi, &mut keys).map_err(|e| {
                         Error::corrupt(format!("table {index}, block {block}"), e.to_string())
                     })?;

@@ -27,6 +27,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
 
 mod batch;
+mod block_cache;
 mod bulk;
 mod db;
 pub mod dedup;

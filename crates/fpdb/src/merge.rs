@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use fpdb_codec::{BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy};
 use rocksdb::WriteBatch;
 
+use crate::block_cache::BlockCache;
 use crate::db::table_bytes_key;
 use crate::keys::{self, block_key, directory_key};
 use crate::{Db, Error, Result};
@@ -99,6 +100,7 @@ impl Db {
         options.set_sync(true);
         let mut state = self.write_state();
         self.rocks.write_opt(batch, &options)?;
+        state.blocks = BlockCache::new(&directories, self.open_options.block_cache_bytes);
         state.directories = directories;
         state.table_bytes = table_bytes;
         state.delta.clear();

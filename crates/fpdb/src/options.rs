@@ -44,6 +44,10 @@ pub struct OpenOptions {
     /// fingerprints, or 1/16 of the set if that is more (see
     /// [`OpenOptions::merge_threshold`]).
     pub delta_limit: usize,
+    /// Table blocks kept in memory once read, in bytes (still compressed:
+    /// about 6 bytes per fingerprint per table). 0 reads every block
+    /// through RocksDB's own cache.
+    pub block_cache_bytes: usize,
 }
 
 impl Default for OpenOptions {
@@ -51,6 +55,7 @@ impl Default for OpenOptions {
         OpenOptions {
             sync: false,
             delta_limit: 65_536,
+            block_cache_bytes: 1 << 30,
         }
     }
 }

@@ -19,6 +19,9 @@ pub struct Stats {
     pub tables: Vec<TableStats>,
     /// Memory of the in-memory block directories.
     pub directory_bytes: usize,
+    /// Memory of the blocks kept after their first read
+    /// (`OpenOptions::block_cache_bytes`).
+    pub block_cache_bytes: usize,
     /// Fingerprints added since the last merge.
     pub delta_added: usize,
     /// Fingerprints removed since the last merge.
@@ -104,6 +107,7 @@ impl Db {
             design: self.design.name(),
             tables,
             directory_bytes: state.directories.iter().map(|d| d.len() * 8).sum(),
+            block_cache_bytes: state.blocks.bytes(),
             delta_added: state.delta.added_len(),
             delta_removed: state.delta.removed_len(),
             simhash: self.simhasher.options(),

@@ -191,6 +191,7 @@ fn crash_child() {
     let open_options = OpenOptions {
         sync: env_u64(CHILD_SYNC) == Some(1),
         delta_limit: env_u64(CHILD_DELTA_LIMIT).unwrap() as usize,
+        ..OpenOptions::default()
     };
     let mut log = FileOptions::new()
         .create(true)

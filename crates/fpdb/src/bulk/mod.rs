@@ -37,6 +37,7 @@ use self::documents::{Documents, ENTRY_BYTES};
 use self::runs::Runs;
 use self::sst::SstFile;
 use self::tables::BuiltTable;
+use crate::block_cache::BlockCache;
 use crate::db::table_bytes_key;
 use crate::keys::{self, directory_key, table_cf};
 use crate::manifest::Manifest;
@@ -678,6 +679,7 @@ impl Db {
 
         self.codes = codes;
         let mut state = self.write_state();
+        state.blocks = BlockCache::new(&directories, self.open_options.block_cache_bytes);
         state.directories = directories;
         state.table_bytes = table_bytes;
         state.fingerprints = fingerprints;
