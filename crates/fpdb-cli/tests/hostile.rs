@@ -171,7 +171,7 @@ fn empty_inputs_do_nothing_and_say_so() {
             dir,
             &["load", "db", input],
             b"",
-            &["already holds", "empty"],
+            &["is not empty", "empty databases"],
         );
         assert_unchanged(dir, "db", &before);
     }

@@ -61,7 +61,7 @@ pub enum Error {
         max: usize,
     },
     /// A bulk load into a database that already holds documents.
-    #[error("{path} already holds {fingerprints} fingerprints and {ids} ids; bulk loads go into empty databases (use `insert_batch` / `fpdb add` to add to it, or export it and load everything into a new database)")]
+    #[error("{path} is not empty (ids: {ids}, distinct fingerprints: {fingerprints}); bulk loads go into empty databases (use `insert_batch` / `fpdb add` to add to it, or export it and load everything into a new database)")]
     NotEmpty {
         /// The database directory.
         path: PathBuf,
