@@ -497,7 +497,8 @@ impl<'db> BulkLoader<'db> {
         let block_bytes = self.db.block_bytes;
         let design = self.db.design.clone();
         let ticker = Ticker::new(self.progress.take(), self.documents, design.tables().len());
-        let run_keys = (self.memory_bytes / 24).max(1024);
+        // A run sorts its keys with a scratch copy: 16 bytes per key.
+        let run_keys = (self.memory_bytes / 16).max(1024);
         let tables = design
             .tables()
             .iter()

@@ -56,8 +56,7 @@ pub(crate) fn build_external(
     let mut scratch = Vec::with_capacity(run_keys);
     let mut spill = |chunk: &mut Vec<u64>, runs: &mut Runs| -> Result<()> {
         sort_u64(chunk, &mut scratch);
-        let bytes: Vec<[u8; 8]> = chunk.iter().map(|k| k.to_be_bytes()).collect();
-        runs.write(bytes.iter().map(|b| Ok((b, 0))))?;
+        runs.write(chunk.iter().map(|k| Ok((k.to_be_bytes(), 0))))?;
         chunk.clear();
         Ok(())
     };
