@@ -5,21 +5,21 @@
 //! microseconds); the blocks themselves are small (about 6 bytes per
 //! fingerprint per table), so fpdb keeps each block's bytes, still
 //! compressed, in a slot beside the directory once read, up to
-//! `OpenOptions::block_cache_bytes`. Slots are indexed like the directory,
-//! so the cache is rebuilt empty whenever a merge or load replaces the
-//! directories; it never holds a block the directory no longer names.
+//! `OpenOptions::block_cache_bytes`. A block is kept only after it passed
+//! its checksum, and is not hashed again when read from memory. Slots are
+//! indexed like the directory, so the cache is rebuilt empty whenever a
+//! merge or load replaces the directories; it never holds a block the
+//! directory no longer names.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use fpdb_codec::BlockDirectory;
-
-use crate::Result;
 
 #[derive(Debug, Default)]
 pub(crate) struct BlockCache {
     /// Per table, per block of its directory.
-    slots: Vec<Vec<OnceLock<Arc<[u8]>>>>,
+    slots: Vec<Vec<OnceLock<Box<[u8]>>>>,
     bytes: AtomicUsize,
     limit: usize,
 }
@@ -37,29 +37,27 @@ impl BlockCache {
         }
     }
 
-    /// Block `block` of table `table`: from memory, or from `read` (then
-    /// kept while the cache has room).
-    pub fn block(
-        &self,
-        table: usize,
-        block: usize,
-        read: impl FnOnce() -> Result<Vec<u8>>,
-    ) -> Result<Arc<[u8]>> {
-        let slot = self.slots.get(table).and_then(|slots| slots.get(block));
-        if let Some(bytes) = slot.and_then(OnceLock::get) {
-            return Ok(Arc::clone(bytes));
+    /// Block `block` of table `table`, if it is kept.
+    pub fn get(&self, table: usize, block: usize) -> Option<&[u8]> {
+        self.slot(table, block)?.get().map(|bytes| &bytes[..])
+    }
+
+    /// Keeps a copy of a block read from the store, if the cache has room.
+    /// Only blocks that passed their checksum may be kept: readers trust
+    /// kept bytes without hashing them again.
+    pub fn keep(&self, table: usize, block: usize, bytes: &[u8]) {
+        let Some(slot) = self.slot(table, block) else {
+            return;
+        };
+        let held = self.bytes.fetch_add(bytes.len(), Ordering::Relaxed);
+        if held + bytes.len() > self.limit || slot.set(bytes.into()).is_err() {
+            // No room, or another reader kept the same block first.
+            self.bytes.fetch_sub(bytes.len(), Ordering::Relaxed);
         }
-        let bytes: Arc<[u8]> = read()?.into();
-        if let Some(slot) = slot {
-            let held = self.bytes.fetch_add(bytes.len(), Ordering::Relaxed);
-            if held + bytes.len() <= self.limit {
-                // Another reader may have filled it meanwhile: same bytes.
-                let _ = slot.set(Arc::clone(&bytes));
-            } else {
-                self.bytes.fetch_sub(bytes.len(), Ordering::Relaxed);
-            }
-        }
-        Ok(bytes)
+    }
+
+    fn slot(&self, table: usize, block: usize) -> Option<&OnceLock<Box<[u8]>>> {
+        self.slots.get(table)?.get(block)
     }
 
     /// Bytes held.
@@ -73,22 +71,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keeps_blocks_until_the_limit_and_reads_the_rest_each_time() {
+    fn keeps_blocks_until_the_limit() {
         let directory = BlockDirectory::new(vec![10, 20, 30]).unwrap();
         let cache = BlockCache::new(&[directory], 8);
-        let mut reads = 0;
-        let mut read = |n: u8| {
-            reads += 1;
-            Ok(vec![n; 5])
-        };
-        assert_eq!(&*cache.block(0, 0, || read(1)).unwrap(), &[1; 5]);
-        assert_eq!(&*cache.block(0, 0, || read(9)).unwrap(), &[1; 5]);
-        // Over the 8-byte limit: served but not kept.
-        assert_eq!(&*cache.block(0, 1, || read(2)).unwrap(), &[2; 5]);
-        assert_eq!(&*cache.block(0, 1, || read(3)).unwrap(), &[3; 5]);
-        // Past the directory: served, never kept.
-        assert_eq!(&*cache.block(0, 7, || read(4)).unwrap(), &[4; 5]);
-        assert_eq!(reads, 4);
+        assert_eq!(cache.get(0, 0), None);
+        cache.keep(0, 0, &[1; 5]);
+        assert_eq!(cache.get(0, 0), Some(&[1u8; 5][..]));
+        // A second copy of the same block changes nothing.
+        cache.keep(0, 0, &[9; 5]);
+        assert_eq!(cache.get(0, 0), Some(&[1u8; 5][..]));
+        // Over the 8-byte limit: not kept.
+        cache.keep(0, 1, &[2; 5]);
+        assert_eq!(cache.get(0, 1), None);
+        // Past the directory: never kept.
+        cache.keep(0, 7, &[3; 1]);
+        assert_eq!(cache.get(0, 7), None);
         assert_eq!(cache.bytes(), 5);
     }
 }

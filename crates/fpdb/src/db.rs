@@ -390,18 +390,29 @@ impl Db {
                 (state.directories.get(index), self.codes.get(index))
             {
                 let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
+                // Kept blocks passed their checksum when they were read.
+                let trusted = BlockDecoder::new(code, ChecksumPolicy::Skip);
                 for block in directory.locate(lo, hi) {
                     let last_key = directory
                         .last_keys()
                         .get(block)
                         .copied()
                         .unwrap_or_default();
-                    let bytes = state.blocks.block(index, block, || {
-                        Ok(self.read_block(index, block, last_key)?.to_vec())
-                    })?;
-                    decoder.decode_until(&bytes, hi, &mut keys).map_err(|e| {
+                    let damaged = |e: fpdb_codec::CodecError| {
                         Error::corrupt(format!("table {index}, block {block}"), e.to_string())
-                    })?;
+                    };
+                    match state.blocks.get(index, block) {
+                        Some(bytes) => trusted
+                            .decode_until(bytes, hi, &mut keys)
+                            .map_err(damaged)?,
+                        None => {
+                            let bytes = self.read_block(index, block, last_key)?;
+                            decoder
+                                .decode_until(&bytes, hi, &mut keys)
+                                .map_err(damaged)?;
+                            state.blocks.keep(index, block, &bytes);
+                        }
+                    }
                     keys.iter()
                         .filter(|&&key| key >= lo)
                         .for_each(|&key| consider(key));
