@@ -1,45 +1,12 @@
 //! The `fpdb` binary, run end to end in temporary directories.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use std::io::Write;
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
+use common::{fpdb, ok, stderr};
 use serde_json::Value;
-
-/// Runs `fpdb args…` in `dir` with `stdin` as standard input.
-fn fpdb(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-/// Runs and asserts success; returns stdout.
-fn ok(dir: &Path, args: &[&str], stdin: &str) -> String {
-    let out = fpdb(dir, args, stdin);
-    assert!(
-        out.status.success(),
-        "fpdb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 fn json_lines(text: &str) -> Vec<Value> {
     text.lines()
@@ -230,7 +197,7 @@ fn bad_line_stops_with_nothing_applied_and_skip_bad_goes_on() {
 
     // Overlong and empty ids are bad lines.
     let long = "i".repeat(1025);
-    let out = fpdb(dir, &["add", "db"], &format!("{long}\t0123456789abcdef\n"));
+    let out = fpdb(dir, &["add", "db"], format!("{long}\t0123456789abcdef\n"));
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("<stdin>:1: id of 1025 bytes"),

@@ -8,35 +8,17 @@
 //! exactly as before (`fpdb export` before and after, `fpdb verify` clean).
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{fpdb, stderr};
 use serde_json::Value;
-
-/// Runs `fpdb args…` in `dir` with `stdin` as standard input.
-fn fpdb(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // The command may fail before reading its input (and close it).
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// Runs and asserts exit status 0; returns standard output.
 fn ok(dir: &Path, args: &[&str], stdin: &[u8]) -> Vec<u8> {

@@ -2,40 +2,12 @@
 //! corpus and compared with brute force.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
+use common::{fpdb, ok};
 use serde_json::Value;
-
-fn fpdb(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn ok(dir: &Path, args: &[&str], stdin: &str) -> String {
-    let out = fpdb(dir, args, stdin);
-    assert!(
-        out.status.success(),
-        "fpdb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// Documents `(id, fingerprint)`: random fingerprints and planted
 /// near-duplicates 0 to 4 bits from an earlier one (0: an exact duplicate).

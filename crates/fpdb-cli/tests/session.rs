@@ -4,43 +4,15 @@
 //! exit codes, broken pipes and `--help` examples.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
+use common::{fpdb as run, ok, stderr};
 use serde_json::Value;
-
-fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // The command may not read its input at all (and close it).
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn ok(dir: &Path, args: &[&str], stdin: &[u8]) -> String {
-    let out = run(dir, args, stdin);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "fpdb {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 fn ids_in_db(dir: &Path, db: &str) -> u64 {
     let stats: Value = serde_json::from_str(&ok(dir, &["stats", db, "--json"], b"")).unwrap();
