@@ -5,14 +5,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{fpdb, ok, stderr};
+use common::{fpdb, json_lines, ok, stderr};
 use serde_json::Value;
-
-fn json_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 /// (fp, distance, ids) of each match of one answer.
 fn matches(answer: &Value) -> Vec<(String, u64, Vec<String>)> {
@@ -64,7 +58,7 @@ fn create_add_query_check_remove_stats() {
     );
 
     // A bare fingerprint and an id'd one, from standard input (fps).
-    let answers = json_lines(&ok(
+    let answers = json_lines(ok(
         dir,
         &["query", "db"],
         "0123456789abcdee\nq\tfffffffffffffff0\n",
@@ -82,7 +76,7 @@ fn create_add_query_check_remove_stats() {
     assert_eq!(answers[1]["query"], "q");
     // ffffffffffffffff is 4 bits away: beyond k = 3.
     assert_eq!(matches(&answers[1]), vec![]);
-    let answers = json_lines(&ok(
+    let answers = json_lines(ok(
         dir,
         &["query", "db"],
         "q	fffffffffffffff8
@@ -110,7 +104,7 @@ fn create_add_query_check_remove_stats() {
     );
 
     // check: answers, then stores, so the second line sees the first.
-    let answers = json_lines(&ok(
+    let answers = json_lines(ok(
         dir,
         &["check", "db"],
         "e\t0000000000000003\nf\t0000000000000001\n",
@@ -129,7 +123,7 @@ fn create_add_query_check_remove_stats() {
     let out = fpdb(dir, &["remove", "db", "a", "nope"], "");
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("removed 1 of 2"), "{}", stderr(&out));
-    let answers = json_lines(&ok(dir, &["query", "db", "--k", "0"], "0123456789abcdef\n"));
+    let answers = json_lines(ok(dir, &["query", "db", "--k", "0"], "0123456789abcdef\n"));
     assert_eq!(
         matches(&answers[0]),
         vec![("0123456789abcdef".into(), 0, vec!["d".into()])]
@@ -162,7 +156,7 @@ fn bad_line_stops_with_nothing_applied_and_skip_bad_goes_on() {
         "{}",
         stderr(&out)
     );
-    let answers = json_lines(&ok(dir, &["query", "db"], "0123456789abcdef\n"));
+    let answers = json_lines(ok(dir, &["query", "db"], "0123456789abcdef\n"));
     assert_eq!(matches(&answers[0]), vec![], "nothing of bad.tsv is stored");
     assert_eq!(stats(dir)["ids"], 0);
 
@@ -189,7 +183,7 @@ fn bad_line_stops_with_nothing_applied_and_skip_bad_goes_on() {
         "{err}"
     );
     assert!(err.contains("2 bad lines skipped"), "{err}");
-    let answers = json_lines(&ok(dir, &["query", "db"], "0123456789abcdef\n"));
+    let answers = json_lines(ok(dir, &["query", "db"], "0123456789abcdef\n"));
     assert_eq!(
         matches(&answers[0]),
         vec![("0123456789abcdef".into(), 0, vec!["x".into()])]
@@ -251,7 +245,7 @@ fn hash_output_round_trips_into_add_and_texts_query() {
     // The same texts as JSON Lines are hashed with the stored options.
     let jsonl = "{\"id\": \"fox\", \"text\": \"the quick brown fox jumps over the lazy dog\"}\n";
     std::fs::write(dir.join("q.jsonl"), jsonl).unwrap();
-    let answers = json_lines(&ok(dir, &["query", "db", "q.jsonl"], ""));
+    let answers = json_lines(ok(dir, &["query", "db", "q.jsonl"], ""));
     assert_eq!(answers[0]["query"], "fox");
     let first_fp = hashed.lines().next().unwrap().split('\t').nth(1).unwrap();
     assert_eq!(answers[0]["fp"], first_fp);

@@ -17,8 +17,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{fpdb, stderr};
-use serde_json::Value;
+use common::{answer_ids, fpdb, json_lines, stderr};
 
 /// Runs and asserts exit status 0; returns standard output.
 fn ok(dir: &Path, args: &[&str], stdin: &[u8]) -> Vec<u8> {
@@ -93,28 +92,6 @@ fn seed_model() -> BTreeMap<String, u64> {
     (0..50u64)
         .map(|i| (format!("doc{i}"), i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
         .collect()
-}
-
-/// Every JSON line of `text`.
-fn json_lines(text: &[u8]) -> Vec<Value> {
-    String::from_utf8(text.to_vec())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// The ids matched by one `fpdb query` answer, sorted.
-fn answer_ids(answer: &Value) -> Vec<String> {
-    let mut ids: Vec<String> = answer["matches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["ids"].as_array().unwrap().clone())
-        .map(|id| id.as_str().unwrap().to_string())
-        .collect();
-    ids.sort();
-    ids
 }
 
 #[test]
@@ -299,7 +276,7 @@ fn nul_bytes_in_ids_and_texts_round_trip() {
     // Each is found by its fingerprint under its exact id.
     for (id, fp) in expected.iter().filter(|(id, _)| id.contains('\0')) {
         let query = format!("{fp:016x}\n");
-        let answers = json_lines(&ok(dir, &["query", "db", "--k", "0"], query.as_bytes()));
+        let answers = json_lines(ok(dir, &["query", "db", "--k", "0"], query.as_bytes()));
         let ids = answer_ids(&answers[0]);
         assert!(ids.contains(id), "{id:?} not in {ids:?}");
         let near: Vec<&String> = expected
@@ -312,7 +289,7 @@ fn nul_bytes_in_ids_and_texts_round_trip() {
     // A text with NUL bytes, queried, finds itself.
     let text_query = r#"{"id": "q", "text": "first\u0000page about near duplicate detection"}"#;
     fs::write(dir.join("q.jsonl"), text_query).unwrap();
-    let answers = json_lines(&ok(dir, &["query", "db", "--k", "0", "q.jsonl"], b""));
+    let answers = json_lines(ok(dir, &["query", "db", "--k", "0", "q.jsonl"], b""));
     assert!(answer_ids(&answers[0]).contains(&"a\0b".to_string()));
 }
 
@@ -577,7 +554,7 @@ fn a_database_open_for_writing_is_locked_but_readable() {
     assert_eq!(export(dir, "db"), before);
     ok(dir, &["verify", "db"], b"");
     let query = format!("{:016x}\n", model["doc7"]);
-    let answers = json_lines(&ok(dir, &["query", "db", "--k", "0"], query.as_bytes()));
+    let answers = json_lines(ok(dir, &["query", "db", "--k", "0"], query.as_bytes()));
     assert_eq!(answer_ids(&answers[0]), ["doc7"]);
 
     writer_input
@@ -637,7 +614,7 @@ fn a_hundred_thousand_duplicate_ids_last_one_wins() {
     let earlier = 1u64.wrapping_mul(0xd6e8_feb8_6659_fd93);
     let query = format!("{last:016x}\n{earlier:016x}\n0000000000001234\n");
     for db in ["loaded", "added"] {
-        let answers = json_lines(&ok(dir, &["query", db, "--k", "0"], query.as_bytes()));
+        let answers = json_lines(ok(dir, &["query", db, "--k", "0"], query.as_bytes()));
         assert_eq!(answer_ids(&answers[0]), ["dup"]);
         assert!(answer_ids(&answers[1]).is_empty());
         assert!(answer_ids(&answers[2]).is_empty());

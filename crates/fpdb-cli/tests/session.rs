@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{fpdb as run, ok, stderr};
+use common::{answer_ids, fpdb as run, ok, stderr};
 use serde_json::Value;
 
 fn ids_in_db(dir: &Path, db: &str) -> u64 {
@@ -45,19 +45,6 @@ fn near(model: &BTreeMap<String, u64>, query: u64, k: u32) -> Vec<String> {
         .filter(|(_, fp)| (*fp ^ query).count_ones() <= k)
         .map(|(id, _)| id.clone())
         .collect()
-}
-
-/// The ids of every match of one JSON answer, sorted.
-fn answer_ids(answer: &Value) -> Vec<String> {
-    let mut ids: Vec<String> = answer["matches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["ids"].as_array().unwrap().clone())
-        .map(|id| id.as_str().unwrap().to_string())
-        .collect();
-    ids.sort();
-    ids
 }
 
 #[test]

@@ -5,6 +5,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use serde_json::Value;
+
 /// Runs `fpdb args…` in `dir` with `stdin` as standard input.
 pub fn fpdb(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
@@ -37,4 +39,26 @@ pub fn ok(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> String {
 /// Standard error, lossily decoded.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every JSON line of `text` (what `fpdb query` and friends print).
+pub fn json_lines(text: impl AsRef<[u8]>) -> Vec<Value> {
+    std::str::from_utf8(text.as_ref())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The ids matched by one `fpdb query` answer, sorted.
+pub fn answer_ids(answer: &Value) -> Vec<String> {
+    let mut ids: Vec<String> = answer["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["ids"].as_array().unwrap().clone())
+        .map(|id| id.as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
 }
