@@ -522,21 +522,28 @@ fn a_database_open_for_writing_is_locked_but_readable() {
     let before = export(dir, "db");
 
     // A writer that holds the database while it waits for its input.
-    let mut writer = Command::new(env!("CARGO_BIN_EXE_fpdb"))
-        .args(["add", "db"])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut writer_input = writer.stdin.take().unwrap();
+    let spawn_writer = || {
+        Command::new(env!("CARGO_BIN_EXE_fpdb"))
+            .args(["add", "db"])
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut writer = spawn_writer();
     // Until it has opened the database, an empty `add` just succeeds.
     let started = Instant::now();
     loop {
         let out = fpdb(dir, &["add", "db"], b"");
         if out.status.code() == Some(2) && stderr(&out).contains("locked") {
             break;
+        }
+        // The probe itself holds the lock for a moment: a writer that
+        // tried to open then was refused and exited; start another.
+        if writer.try_wait().unwrap().is_some() {
+            writer = spawn_writer();
         }
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert!(
@@ -545,6 +552,7 @@ fn a_database_open_for_writing_is_locked_but_readable() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    let mut writer_input = writer.stdin.take().unwrap();
 
     let second = b"second\t0000000000000002\n";
     fails(dir, &["add", "db"], second, &["cannot open db", "locked"]);
