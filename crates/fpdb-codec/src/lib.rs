@@ -57,7 +57,8 @@ mod table;
 
 pub use block::{
     block_first_key, seal_block, BlockDecoder, BlockEncoder, BlockHeader, ChecksumPolicy,
-    EncodedBlock, BLOCK_FORMAT_VERSION, DEFAULT_BLOCK_BYTES, MAX_BLOCK_KEYS,
+    EncodedBlock, SyncPoints, BLOCK_FORMAT_VERSION, DEFAULT_BLOCK_BYTES, MAX_BLOCK_KEYS,
+    SYNC_POINTS,
 };
 pub use design::DESIGN_FORMAT_VERSION;
 pub use design::{

@@ -2,13 +2,14 @@
 //! its block directory.
 //!
 //! In memory each block also gets a [`BlockInfo`]: where its bytes are, and
-//! a few sync points (a key, and the bit where the key after it starts), so
-//! that a probe can start decoding near its range instead of at the
-//! block's first key. None of this is part of the byte format; it is
-//! rebuilt from the keys.
+//! its [`SyncPoints`], so that a probe can start decoding near its range
+//! instead of at the block's first key. None of this is part of the byte
+//! format; it is rebuilt from the keys.
 
-use crate::block::decoder::{check_block_end, decode_run, KeySink, RunEnd};
-use crate::block::{BlockDecoder, BlockEncoder, BlockHeader, ChecksumPolicy, EncodedBlock};
+use crate::block::decoder::for_each_in_payload_range;
+use crate::block::{
+    BlockDecoder, BlockEncoder, BlockHeader, ChecksumPolicy, EncodedBlock, SyncPoints,
+};
 use crate::directory::BlockDirectory;
 use crate::error::CodecError;
 use crate::huffman::HuffmanCode;
@@ -30,9 +31,7 @@ impl GroupNode {
         let empty = BlockInfo {
             start: 0,
             len: 0,
-            sync_keys: [u64::MAX; SYNC_POINTS],
-            sync_positions: [0; SYNC_POINTS],
-            sync_indexes: [0; SYNC_POINTS],
+            sync: SyncPoints::NONE,
         };
         last_keys
             .chunks(GROUP)
@@ -54,10 +53,6 @@ impl GroupNode {
     }
 }
 
-/// Sync points per block: with ~185 keys in a 1 KiB block, a probe decodes
-/// at most ~37 keys before reaching its range (half that on average).
-const SYNC_POINTS: usize = 4;
-
 /// Where a block's bytes are and where decoding may start inside it; one
 /// cache line, so finding both costs one miss.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,82 +62,23 @@ pub(crate) struct BlockInfo {
     start: u64,
     /// Length of the block in bytes.
     len: u32,
-    /// Ascending sync keys; `u64::MAX` marks an unused slot (it is never
-    /// below a probe's lower bound, so it is never chosen).
-    sync_keys: [u64; SYNC_POINTS],
-    /// Payload bit where the key after each sync key starts.
-    sync_positions: [u16; SYNC_POINTS],
-    /// Index of each sync key in the block.
-    sync_indexes: [u16; SYNC_POINTS],
+    sync: SyncPoints,
 }
 
 impl BlockInfo {
-    /// Sync points for a block holding `keys`, encoded with `code`.
+    /// The info of a block holding `keys`, encoded with `code`.
     fn new(start: usize, block: &EncodedBlock, keys: &[u64], code: &HuffmanCode) -> Self {
-        let mut info = BlockInfo {
+        BlockInfo {
             start: start as u64,
             len: u32::try_from(block.bytes().len()).unwrap_or(u32::MAX),
-            sync_keys: [u64::MAX; SYNC_POINTS],
-            sync_positions: [0; SYNC_POINTS],
-            sync_indexes: [0; SYNC_POINTS],
-        };
-        let count = keys.len();
-        if count < 2 || count > usize::from(u16::MAX) {
-            return info;
+            sync: SyncPoints::for_block_keys(keys, code),
         }
-        // Positions of the keys chosen: evenly spaced, never the first key
-        // (decoding from the block's start is as cheap) nor past the last.
-        let mut targets = (1..=SYNC_POINTS)
-            .map(|slot| slot * count / (SYNC_POINTS + 1))
-            .filter(|&index| index >= 1 && index < count)
-            .peekable();
-        let mut slot = 0;
-        let mut position = 64u64;
-        let mut previous = keys.first().copied().unwrap_or(0);
-        for (index, &key) in keys.iter().enumerate().skip(1) {
-            let h = (previous ^ key).leading_zeros();
-            let length = code.code_word(h).map_or(0, |(_, length)| length);
-            position += u64::from(length + 63 - h);
-            previous = key;
-            if targets.peek() == Some(&index) {
-                while targets.peek() == Some(&index) {
-                    targets.next();
-                }
-                let (Ok(bit), Ok(index16)) = (u16::try_from(position), u16::try_from(index)) else {
-                    break;
-                };
-                if let (Some(k), Some(p), Some(i)) = (
-                    info.sync_keys.get_mut(slot),
-                    info.sync_positions.get_mut(slot),
-                    info.sync_indexes.get_mut(slot),
-                ) {
-                    *k = key;
-                    *p = bit;
-                    *i = index16;
-                    slot += 1;
-                }
-            }
-        }
-        info
     }
 
-    /// Reads what [`BlockInfo::sync_for`] will read (to start the load).
+    /// Reads what [`SyncPoints::start_for`] will read (to start the load).
     #[inline]
     pub(crate) fn touch(&self, lo: u64) -> u64 {
-        self.start ^ u64::from(self.sync_keys.first().is_some_and(|&key| key < lo))
-    }
-
-    /// Where to start decoding for keys `≥ lo`: `(previous key, bit
-    /// position, keys already behind)`, or `None` for the block's start.
-    #[inline]
-    fn sync_for(&self, lo: u64) -> Option<(u64, usize, usize)> {
-        let before = self.sync_keys.iter().filter(|&&key| key < lo).count();
-        let slot = before.checked_sub(1)?;
-        Some((
-            *self.sync_keys.get(slot)?,
-            usize::from(*self.sync_positions.get(slot)?),
-            usize::from(*self.sync_indexes.get(slot)?) + 1,
-        ))
+        self.start ^ u64::from(self.sync.first_below(lo))
     }
 }
 
@@ -279,10 +215,7 @@ impl EncodedTable {
         // Branch-free on the info's contents: a mispredicted branch on data
         // still in flight would hold back the loads of the tables after it.
         let start = info.start as usize;
-        let before = info.sync_keys.iter().filter(|&&key| key < lo).count();
-        let slot = before.saturating_sub(1) % SYNC_POINTS;
-        let position = info.sync_positions.get(slot).copied().unwrap_or(0);
-        let byte = usize::from(position >> 3) * usize::from(before != 0);
+        let byte = info.sync.start_byte(lo);
         let header = self.bytes.get(start).copied().unwrap_or(0);
         // The decode from there reads about two lines more.
         let at = start.wrapping_add(BlockHeader::LEN + byte);
@@ -313,44 +246,23 @@ impl EncodedTable {
                 continue;
             };
             let (header, payload) = BlockHeader::parse(block)?;
-            let payload_bits = header.payload_bits(payload.len());
-            let count = usize::from(header.count);
             let sync = if block_index == blocks.start {
-                info.sync_for(lo)
+                info.sync.start_for(lo)
             } else {
                 None
             };
-            let (previous, position, behind) = match sync {
-                Some(start) => start,
-                None => {
-                    let first = crate::bits::read_bits(payload, 0, 64);
-                    if first > hi {
-                        return Ok(());
-                    }
-                    if first >= lo {
-                        visit(first);
-                    }
-                    (first, 64, 1)
-                }
-            };
-            let mut sink = RangeSink {
-                remaining: count.saturating_sub(behind),
-                lo,
-                visit: &mut *visit,
-            };
-            match decode_run::<true>(
+            let past_hi = for_each_in_payload_range(
                 &self.code,
                 payload,
-                payload_bits,
-                position,
-                previous,
+                header.payload_bits(payload.len()),
+                usize::from(header.count),
+                sync,
+                lo,
                 hi,
-                &mut sink,
-            )? {
-                RunEnd::Stopped => return Ok(()),
-                RunEnd::Exhausted { position } => {
-                    check_block_end(payload, payload_bits, position)?;
-                }
+                visit,
+            )?;
+            if past_hi {
+                return Ok(());
             }
         }
         Ok(())
@@ -377,28 +289,6 @@ impl EncodedTable {
             keys.extend_from_slice(&buffer);
         }
         Ok(keys)
-    }
-}
-
-/// Passes keys `≥ lo` on to `visit`, counting down the block's keys.
-struct RangeSink<'v, F> {
-    remaining: usize,
-    lo: u64,
-    visit: &'v mut F,
-}
-
-impl<F: FnMut(u64)> KeySink for RangeSink<'_, F> {
-    #[inline(always)]
-    fn remaining(&self) -> usize {
-        self.remaining
-    }
-
-    #[inline(always)]
-    fn put(&mut self, key: u64) {
-        self.remaining = self.remaining.wrapping_sub(1);
-        if key >= self.lo {
-            (self.visit)(key);
-        }
     }
 }
 
@@ -484,12 +374,12 @@ mod tests {
             let block = table.block(index).unwrap();
             let (header, _) = BlockHeader::parse(block).unwrap();
             let count = usize::from(header.count);
-            for slot in 0..SYNC_POINTS {
-                if info.sync_keys[slot] == u64::MAX {
+            for slot in 0..crate::block::SYNC_POINTS {
+                if info.sync.keys[slot] == u64::MAX {
                     continue;
                 }
-                let at = usize::from(info.sync_indexes[slot]);
-                assert_eq!(info.sync_keys[slot], keys[first + at]);
+                let at = usize::from(info.sync.indexes[slot]);
+                assert_eq!(info.sync.keys[slot], keys[first + at]);
                 // Decoding from the sync point gives the rest of the block.
                 let mut rest = Vec::new();
                 table

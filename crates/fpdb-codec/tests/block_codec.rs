@@ -5,7 +5,7 @@
 use fpdb_codec::block::reference::{decode_block_reference, encode_block_reference};
 use fpdb_codec::{
     block_first_key, seal_block, BlockDecoder, BlockEncoder, BlockHeader, ChecksumPolicy,
-    CodecError, HuffmanCode, DEFAULT_BLOCK_BYTES, SYMBOLS,
+    CodecError, HuffmanCode, SyncPoints, DEFAULT_BLOCK_BYTES, SYMBOLS,
 };
 use proptest::prelude::*;
 
@@ -122,6 +122,38 @@ proptest! {
             decoder.decode_until(block.bytes(), upper, &mut out).unwrap();
             let expected: Vec<u64> = keys.iter().copied().take_while(|&key| key <= upper).collect();
             prop_assert_eq!(&out, &expected);
+        }
+    }
+
+    /// A range walk from the block's sync points finds what a filter over
+    /// all keys finds, with any code, and says when it passed `hi`.
+    #[test]
+    fn range_walks_from_sync_points_match_a_filter(
+        keys in key_sets(),
+        foreign in proptest::option::of(any::<u64>()),
+        bounds in proptest::collection::vec((any::<u64>(), 0u32..64, any::<prop::sample::Index>()), 1..20),
+    ) {
+        let code = code_for(&keys, foreign);
+        let block = BlockEncoder::new(&code, 4096).encode_block(&keys).unwrap();
+        let sync = SyncPoints::for_block_keys(&keys, &code);
+        for (random, width, pick) in bounds {
+            let lo = if random % 2 == 0 { keys[pick.index(keys.len())] } else { random };
+            let lo = lo & !((1u64 << width) - 1);
+            let hi = lo | ((1u64 << width) - 1);
+            let expected: Vec<u64> = keys.iter().copied().filter(|&key| key >= lo && key <= hi).collect();
+            let past_hi = keys.iter().any(|&key| key > hi);
+            for (points, checksums) in [
+                (&sync, ChecksumPolicy::Verify),
+                (&sync, ChecksumPolicy::Skip),
+                (&SyncPoints::NONE, ChecksumPolicy::Verify),
+            ] {
+                let mut found = Vec::new();
+                let stopped = BlockDecoder::new(&code, checksums)
+                    .for_each_in_range(block.bytes(), points, lo, hi, &mut |key| found.push(key))
+                    .unwrap();
+                prop_assert_eq!(&found, &expected, "lo {:#x} hi {:#x}", lo, hi);
+                prop_assert_eq!(stopped, past_hi);
+            }
         }
     }
 

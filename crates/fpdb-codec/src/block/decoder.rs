@@ -17,6 +17,7 @@
 //! key sink instead of a vector.
 
 use super::header::BlockHeader;
+use super::sync::SyncPoints;
 use crate::bits::{bytes_at, read_bits};
 use crate::error::CodecError;
 use crate::huffman::HuffmanCode;
@@ -65,6 +66,38 @@ impl<'c> BlockDecoder<'c> {
         out: &mut Vec<u64>,
     ) -> Result<(), CodecError> {
         self.decode_block::<true>(block, upper, out)
+    }
+
+    /// Passes every key of `block` in `[lo, hi]` to `visit`, ascending.
+    /// Decoding starts at the last of `sync`'s points below `lo` (they must
+    /// be this block's, from [`SyncPoints::for_block_keys`]) and stops at
+    /// the first key above `hi`. Returns whether such a key was found: the
+    /// blocks after this one then hold no key in range either.
+    ///
+    /// Only a decode that reaches the block's end checks where the keys
+    /// end; a probe that stops early reads only the lines it needs.
+    pub fn for_each_in_range(
+        &self,
+        block: &[u8],
+        sync: &SyncPoints,
+        lo: u64,
+        hi: u64,
+        visit: &mut impl FnMut(u64),
+    ) -> Result<bool, CodecError> {
+        let (header, payload) = BlockHeader::parse(block)?;
+        if self.checksums == ChecksumPolicy::Verify {
+            header.verify(payload)?;
+        }
+        for_each_in_payload_range(
+            self.code,
+            payload,
+            header.payload_bits(payload.len()),
+            usize::from(header.count),
+            sync.start_for(lo),
+            lo,
+            hi,
+            visit,
+        )
     }
 
     /// [`BlockDecoder::decode_until`], with the bound check compiled out
@@ -136,6 +169,78 @@ fn decode_payload<const BOUNDED: bool>(
         check_block_end(payload, payload_bits, position)?;
     }
     Ok(())
+}
+
+/// The range walk of [`BlockDecoder::for_each_in_range`] over a payload
+/// whose header was validated: `start` is a sync point's `(key, bit,
+/// keys behind)`, or `None` for the first key.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn for_each_in_payload_range(
+    code: &HuffmanCode,
+    payload: &[u8],
+    payload_bits: usize,
+    count: usize,
+    start: Option<(u64, usize, usize)>,
+    lo: u64,
+    hi: u64,
+    visit: &mut impl FnMut(u64),
+) -> Result<bool, CodecError> {
+    let (previous, position, behind) = match start {
+        Some(start) => start,
+        None => {
+            let first = read_bits(payload, 0, 64);
+            if first > hi {
+                return Ok(true);
+            }
+            if first >= lo {
+                visit(first);
+            }
+            (first, 64, 1)
+        }
+    };
+    let mut sink = RangeSink {
+        remaining: count.saturating_sub(behind),
+        lo,
+        visit,
+    };
+    match decode_run::<true>(
+        code,
+        payload,
+        payload_bits,
+        position,
+        previous,
+        hi,
+        &mut sink,
+    )? {
+        RunEnd::Stopped => Ok(true),
+        RunEnd::Exhausted { position } => {
+            check_block_end(payload, payload_bits, position)?;
+            Ok(false)
+        }
+    }
+}
+
+/// Passes keys `≥ lo` on to `visit`, counting down the block's keys.
+struct RangeSink<'v, F> {
+    remaining: usize,
+    lo: u64,
+    visit: &'v mut F,
+}
+
+impl<F: FnMut(u64)> KeySink for RangeSink<'_, F> {
+    #[inline(always)]
+    fn remaining(&self) -> usize {
+        self.remaining
+    }
+
+    #[inline(always)]
+    fn put(&mut self, key: u64) {
+        self.remaining = self.remaining.wrapping_sub(1);
+        if key >= self.lo {
+            (self.visit)(key);
+        }
+    }
 }
 
 /// How [`decode_run`] ended.

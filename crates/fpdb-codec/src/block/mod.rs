@@ -10,7 +10,9 @@ pub mod decoder;
 pub mod encoder;
 pub mod header;
 pub mod reference;
+mod sync;
 
 pub use decoder::{block_first_key, BlockDecoder, ChecksumPolicy};
 pub use encoder::{BlockEncoder, EncodedBlock, DEFAULT_BLOCK_BYTES};
 pub use header::{seal_block, BlockHeader, BLOCK_FORMAT_VERSION, MAX_BLOCK_KEYS};
+pub use sync::{SyncPoints, SYNC_POINTS};
