@@ -234,15 +234,15 @@ impl Db {
                         }
                         None => match state.blocks.get(index, block) {
                             // Kept blocks passed their checksum when read.
-                            Some(bytes) => trusted
-                                .decode(bytes, &mut keys)
+                            Some(kept) => trusted
+                                .decode(&kept.bytes, &mut keys)
                                 .map_err(|e| damaged(e.to_string()))?,
                             None => {
                                 let bytes = self.read_block(index, block, last_key)?;
                                 decoder
                                     .decode(&bytes, &mut keys)
                                     .map_err(|e| damaged(e.to_string()))?;
-                                state.blocks.keep(index, block, &bytes);
+                                state.blocks.keep(index, block, &bytes, &keys, code);
                             }
                         },
                     }

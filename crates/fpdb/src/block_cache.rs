@@ -10,16 +10,27 @@
 //! indexed like the directory, so the cache is rebuilt empty whenever a
 //! merge or load replaces the directories; it never holds a block the
 //! directory no longer names.
+//!
+//! A kept block also keeps its [`SyncPoints`] (48 bytes, computed from
+//! the keys decoded when it was read), so a warm probe starts decoding
+//! near its range rather than at the block's first key.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use fpdb_codec::BlockDirectory;
+use fpdb_codec::{BlockDirectory, HuffmanCode, SyncPoints};
+
+/// A block kept in memory: its bytes (checksum verified) and sync points.
+#[derive(Debug)]
+pub(crate) struct KeptBlock {
+    pub bytes: Box<[u8]>,
+    pub sync: SyncPoints,
+}
 
 #[derive(Debug, Default)]
 pub(crate) struct BlockCache {
     /// Per table, per block of its directory.
-    slots: Vec<Vec<OnceLock<Box<[u8]>>>>,
+    slots: Vec<Vec<OnceLock<KeptBlock>>>,
     bytes: AtomicUsize,
     limit: usize,
 }
@@ -38,25 +49,35 @@ impl BlockCache {
     }
 
     /// Block `block` of table `table`, if it is kept.
-    pub fn get(&self, table: usize, block: usize) -> Option<&[u8]> {
-        self.slot(table, block)?.get().map(|bytes| &bytes[..])
+    pub fn get(&self, table: usize, block: usize) -> Option<&KeptBlock> {
+        self.slot(table, block)?.get()
     }
 
     /// Keeps a copy of a block read from the store, if the cache has room.
-    /// Only blocks that passed their checksum may be kept: readers trust
-    /// kept bytes without hashing them again.
-    pub fn keep(&self, table: usize, block: usize, bytes: &[u8]) {
+    /// Only blocks that passed their checksum may be kept (readers trust
+    /// kept bytes without hashing them again), with `keys` all the keys
+    /// decoded from them and `code` the table's code.
+    pub fn keep(&self, table: usize, block: usize, bytes: &[u8], keys: &[u64], code: &HuffmanCode) {
         let Some(slot) = self.slot(table, block) else {
             return;
         };
-        let held = self.bytes.fetch_add(bytes.len(), Ordering::Relaxed);
-        if held + bytes.len() > self.limit || slot.set(bytes.into()).is_err() {
-            // No room, or another reader kept the same block first.
-            self.bytes.fetch_sub(bytes.len(), Ordering::Relaxed);
+        let size = bytes.len() + std::mem::size_of::<KeptBlock>();
+        let held = self.bytes.fetch_add(size, Ordering::Relaxed);
+        if held + size > self.limit {
+            self.bytes.fetch_sub(size, Ordering::Relaxed);
+            return;
+        }
+        let kept = KeptBlock {
+            bytes: bytes.into(),
+            sync: SyncPoints::for_block_keys(keys, code),
+        };
+        if slot.set(kept).is_err() {
+            // Another reader kept the same block first.
+            self.bytes.fetch_sub(size, Ordering::Relaxed);
         }
     }
 
-    fn slot(&self, table: usize, block: usize) -> Option<&OnceLock<Box<[u8]>>> {
+    fn slot(&self, table: usize, block: usize) -> Option<&OnceLock<KeptBlock>> {
         self.slots.get(table)?.get(block)
     }
 
@@ -72,20 +93,30 @@ mod tests {
 
     #[test]
     fn keeps_blocks_until_the_limit() {
+        let code = HuffmanCode::uniform();
+        let keys: Vec<u64> = (0..40).map(|i| i * 1000).collect();
+        let block = fpdb_codec::BlockEncoder::new(&code, 1024)
+            .encode_block(&keys)
+            .unwrap();
+        let bytes = block.bytes();
+        let size = bytes.len() + std::mem::size_of::<KeptBlock>();
         let directory = BlockDirectory::new(vec![10, 20, 30]).unwrap();
-        let cache = BlockCache::new(&[directory], 8);
-        assert_eq!(cache.get(0, 0), None);
-        cache.keep(0, 0, &[1; 5]);
-        assert_eq!(cache.get(0, 0), Some(&[1u8; 5][..]));
+        let cache = BlockCache::new(&[directory], size + 8);
+        assert!(cache.get(0, 0).is_none());
+        cache.keep(0, 0, bytes, &keys, &code);
+        let kept = cache.get(0, 0).unwrap();
+        assert_eq!(&kept.bytes[..], bytes);
+        assert_eq!(kept.sync, SyncPoints::for_block_keys(&keys, &code));
+        assert_ne!(kept.sync, SyncPoints::NONE);
         // A second copy of the same block changes nothing.
-        cache.keep(0, 0, &[9; 5]);
-        assert_eq!(cache.get(0, 0), Some(&[1u8; 5][..]));
-        // Over the 8-byte limit: not kept.
-        cache.keep(0, 1, &[2; 5]);
-        assert_eq!(cache.get(0, 1), None);
+        cache.keep(0, 0, &[9; 5], &keys, &code);
+        assert_eq!(&cache.get(0, 0).unwrap().bytes[..], bytes);
+        // Over the limit: not kept.
+        cache.keep(0, 1, bytes, &keys, &code);
+        assert!(cache.get(0, 1).is_none());
         // Past the directory: never kept.
-        cache.keep(0, 7, &[3; 1]);
-        assert_eq!(cache.get(0, 7), None);
-        assert_eq!(cache.bytes(), 5);
+        cache.keep(0, 7, &[3; 1], &keys, &code);
+        assert!(cache.get(0, 7).is_none());
+        assert_eq!(cache.bytes(), size);
     }
 }

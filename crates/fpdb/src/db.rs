@@ -401,21 +401,25 @@ impl Db {
                     let damaged = |e: fpdb_codec::CodecError| {
                         Error::corrupt(format!("table {index}, block {block}"), e.to_string())
                     };
-                    match state.blocks.get(index, block) {
-                        Some(bytes) => trusted
-                            .decode_until(bytes, hi, &mut keys)
+                    let past_hi = match state.blocks.get(index, block) {
+                        Some(kept) => trusted
+                            .for_each_in_range(&kept.bytes, &kept.sync, lo, hi, &mut consider)
                             .map_err(damaged)?,
                         None => {
+                            // Decoded whole (and checked) once, to keep it
+                            // with its sync points.
                             let bytes = self.read_block(index, block, last_key)?;
-                            decoder
-                                .decode_until(&bytes, hi, &mut keys)
-                                .map_err(damaged)?;
-                            state.blocks.keep(index, block, &bytes);
+                            decoder.decode(&bytes, &mut keys).map_err(damaged)?;
+                            state.blocks.keep(index, block, &bytes, &keys, code);
+                            keys.iter()
+                                .filter(|&&key| key >= lo && key <= hi)
+                                .for_each(|&key| consider(key));
+                            keys.last().is_some_and(|&last| last > hi)
                         }
+                    };
+                    if past_hi {
+                        break;
                     }
-                    keys.iter()
-                        .filter(|&&key| key >= lo)
-                        .for_each(|&key| consider(key));
                 }
             }
             state.delta.added_in(index, lo, hi).for_each(&mut consider);

@@ -45,8 +45,9 @@ pub struct OpenOptions {
     /// [`OpenOptions::merge_threshold`]).
     pub delta_limit: usize,
     /// Table blocks kept in memory once read, in bytes (still compressed:
-    /// about 6 bytes per fingerprint per table). 0 reads every block
-    /// through RocksDB's own cache.
+    /// about 6 bytes per fingerprint per table, plus 64 bytes per block
+    /// for its sync points). 0 reads every block through RocksDB's own
+    /// cache.
     pub block_cache_bytes: usize,
 }
 
