@@ -39,6 +39,7 @@ mod merge;
 mod options;
 mod pairs;
 mod radix;
+mod sorted_batch;
 mod stats;
 mod union_find;
 mod verify;

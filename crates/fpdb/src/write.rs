@@ -8,10 +8,10 @@
 use std::collections::{HashMap, HashSet};
 
 use fpdb_simhash::Fingerprint;
-use rocksdb::WriteBatch;
 
 use crate::db::Match;
 use crate::keys::{self, fp_ids_key};
+use crate::sorted_batch::SortedBatch;
 use crate::{Db, Error, Result, MAX_ID_BYTES};
 
 /// One change to apply.
@@ -108,9 +108,18 @@ impl Db {
 
     /// Applies `ops` with the writer lock held.
     fn apply_locked(&self, ops: &[Op<'_>]) -> Result<()> {
-        let id_to_fp = self.cf(keys::ID_TO_FP)?;
-        let fp_to_ids = self.cf(keys::FP_TO_IDS)?;
-        let mut batch = WriteBatch::default();
+        // Families of the batch, by index.
+        const ID_TO_FP: usize = 0;
+        const FP_TO_IDS: usize = 1;
+        const DELTA: usize = 2;
+        const META: usize = 3;
+        let families = [
+            self.cf(keys::ID_TO_FP)?,
+            self.cf(keys::FP_TO_IDS)?,
+            self.cf(keys::DELTA)?,
+            self.cf(keys::META)?,
+        ];
+        let mut batch = SortedBatch::default();
         let mut overlay = Overlay::default();
         let mut ids_delta: i64 = 0;
         for op in ops {
@@ -127,19 +136,19 @@ impl Db {
             }
             if let Some(old) = old_fp {
                 self.note_membership(&mut overlay, old)?;
-                batch.delete_cf(fp_to_ids, fp_ids_key(old, id));
+                batch.delete(FP_TO_IDS, fp_ids_key(old, id));
                 overlay.added_ids.entry(old).or_default().remove(id);
                 overlay.removed_ids.entry(old).or_default().insert(id);
             }
             match new_fp {
                 Some(fp) => {
                     self.note_membership(&mut overlay, fp)?;
-                    batch.put_cf(id_to_fp, id.as_bytes(), fp.0.to_be_bytes());
-                    batch.put_cf(fp_to_ids, fp_ids_key(fp, id), []);
+                    batch.put(ID_TO_FP, id.as_bytes(), fp.0.to_be_bytes());
+                    batch.put(FP_TO_IDS, fp_ids_key(fp, id), []);
                     overlay.removed_ids.entry(fp).or_default().remove(id);
                     overlay.added_ids.entry(fp).or_default().insert(id);
                 }
-                None => batch.delete_cf(id_to_fp, id.as_bytes()),
+                None => batch.delete(ID_TO_FP, id.as_bytes()),
             }
             ids_delta += i64::from(old_fp.is_none()) - i64::from(new_fp.is_none());
             overlay.id_to_fp.insert(id, new_fp);
@@ -150,7 +159,6 @@ impl Db {
 
         // Which fingerprints joined or left the set, and what that means
         // for the delta.
-        let delta_cf = self.cf(keys::DELTA)?;
         let mut changes: Vec<(Fingerprint, bool)> = Vec::new();
         for (&fp, &before) in &overlay.member_before {
             let after = self.has_ids(&overlay, fp)?;
@@ -167,17 +175,17 @@ impl Db {
                 let key = fp.0.to_be_bytes();
                 let change = if joined {
                     if state.delta.is_removed(fp) {
-                        batch.delete_cf(delta_cf, key);
+                        batch.delete(DELTA, key);
                         DeltaChange::Unremove
                     } else {
-                        batch.put_cf(delta_cf, key, [keys::DELTA_ADDED]);
+                        batch.put(DELTA, key, [keys::DELTA_ADDED]);
                         DeltaChange::Add
                     }
                 } else if state.delta.is_added(&self.design, fp) {
-                    batch.delete_cf(delta_cf, key);
+                    batch.delete(DELTA, key);
                     DeltaChange::Unadd
                 } else {
-                    batch.put_cf(delta_cf, key, [keys::DELTA_REMOVED]);
+                    batch.put(DELTA, key, [keys::DELTA_REMOVED]);
                     DeltaChange::Remove
                 };
                 state_changes.push((fp, change));
@@ -187,14 +195,14 @@ impl Db {
                 state.ids.saturating_add_signed(ids_delta),
             )
         };
-        let meta = self.cf(keys::META)?;
-        batch.put_cf(
-            meta,
+        batch.put(
+            META,
             keys::FINGERPRINT_COUNT_KEY,
             fingerprints.to_be_bytes(),
         );
-        batch.put_cf(meta, keys::ID_COUNT_KEY, ids.to_be_bytes());
-        self.rocks.write_opt(batch, &self.write_options())?;
+        batch.put(META, keys::ID_COUNT_KEY, ids.to_be_bytes());
+        self.rocks
+            .write_opt(batch.into_write_batch(&families), &self.write_options())?;
 
         let delta_len = {
             let mut state = self.write_state();

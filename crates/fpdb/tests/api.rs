@@ -118,6 +118,39 @@ fn many_ids_share_a_fingerprint_and_the_last_removal_removes_it() {
     assert_eq!(db.remove("nobody").unwrap(), None);
 }
 
+/// One batch that moves an id away and back: its writes to the same keys
+/// (put, delete, put again) must apply in order, whatever order the batch
+/// hands them to RocksDB in.
+#[test]
+fn an_id_moved_away_and_back_within_one_batch_ends_where_it_was_put_last() {
+    let (dir, db) = new_db();
+    db.insert_batch(&[
+        ("x", Fingerprint(1)),
+        ("y", Fingerprint(1)),
+        ("x", Fingerprint(2)),
+        ("z", Fingerprint(3)),
+        ("x", Fingerprint(1)),
+        ("z", Fingerprint(4)),
+    ])
+    .unwrap();
+    let check = |db: &Db| {
+        assert_eq!(db.get("x").unwrap(), Some(Fingerprint(1)));
+        assert_eq!(db.get("z").unwrap(), Some(Fingerprint(4)));
+        assert_eq!(db.query(Fingerprint(1), 0).unwrap()[0].ids, ["x", "y"]);
+        assert!(db.query(Fingerprint(2), 0).unwrap().is_empty());
+        assert!(db.query(Fingerprint(3), 0).unwrap().is_empty());
+        assert_eq!(db.query(Fingerprint(4), 0).unwrap()[0].ids, ["z"]);
+        let stats = db.stats();
+        assert_eq!((stats.fingerprints, stats.ids), (2, 3));
+    };
+    check(&db);
+    drop(db);
+    let db = Db::open(dir.path().join("db")).unwrap();
+    check(&db);
+    db.merge().unwrap();
+    check(&db);
+}
+
 #[test]
 fn check_and_insert_reports_what_was_there_and_remembers() {
     let (_dir, db) = new_db();
