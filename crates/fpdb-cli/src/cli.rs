@@ -224,6 +224,12 @@ pub struct QueryArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     pub format: OutputFormat,
+    /// Queries answered together. Batches of 10,000 or more are merged
+    /// against each table in one sequential pass, which costs less per
+    /// query the larger the batch; answers are written when a batch is
+    /// done, so use 1 to answer a stream line by line.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch: u32,
     #[command(flatten)]
     pub input: InputArgs,
 }

@@ -114,10 +114,15 @@ pub struct Inputs {
     skipped: u64,
     /// Bytes of input read so far (for progress bars).
     bytes_read: Arc<AtomicU64>,
+    /// Most records per batch handed to a command.
+    chunk_records: usize,
 }
 
-/// Records per batch handed to a command.
+/// Records per batch handed to a command, unless it asks for another size.
 pub const CHUNK: usize = 10_000;
+/// A batch is handed over early once its ids and texts reach this many
+/// bytes, so large batches of long texts stay bounded in memory.
+const CHUNK_BYTES: usize = 64 << 20;
 
 impl Inputs {
     pub fn new(args: &InputArgs, role: Role) -> Self {
@@ -150,6 +155,7 @@ impl Inputs {
             sources,
             skipped: 0,
             bytes_read: Arc::default(),
+            chunk_records: CHUNK,
         }
     }
 
@@ -174,7 +180,14 @@ impl Inputs {
             .sum()
     }
 
-    /// Calls `each` with the records of all inputs, `CHUNK` at a time.
+    /// Hands records to commands `records` at a time (at least one; fewer
+    /// when their texts reach 64 MiB).
+    pub fn with_chunk(mut self, records: usize) -> Self {
+        self.chunk_records = records.max(1);
+        self
+    }
+
+    /// Calls `each` with the records of all inputs, a chunk at a time.
     /// A bad line stops with an error, or with `--skip-bad` is reported
     /// and skipped.
     pub fn stream(&mut self, each: impl FnMut(Vec<Record>) -> Result<()>) -> Result<()> {
@@ -226,7 +239,9 @@ impl Inputs {
         mut each: impl FnMut(Vec<Record>) -> Result<()>,
         mut bad: impl FnMut(BadLine) -> Result<()>,
     ) -> Result<()> {
-        let mut chunk = Vec::with_capacity(CHUNK);
+        let limit = self.chunk_records;
+        let mut chunk = Vec::with_capacity(limit.min(CHUNK));
+        let mut chunk_bytes = 0usize;
         let numbered_by_file = self.sources.len() > 1;
         for source in &self.sources {
             let format = format_for(self.format, source.path(), self.role);
@@ -234,9 +249,15 @@ impl Inputs {
             let mut handle = |item: Result<Record, BadLine>| -> Result<()> {
                 match item {
                     Ok(record) => {
+                        chunk_bytes += record.id.len();
+                        if let Payload::Text(text) = &record.payload {
+                            chunk_bytes += text.len();
+                        }
                         chunk.push(record);
-                        if chunk.len() >= CHUNK {
-                            each(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)))?;
+                        if chunk.len() >= limit || chunk_bytes >= CHUNK_BYTES {
+                            let fresh = Vec::with_capacity(limit.min(CHUNK));
+                            each(std::mem::replace(&mut chunk, fresh))?;
+                            chunk_bytes = 0;
                         }
                         Ok(())
                     }

@@ -206,6 +206,61 @@ fn bad_line_stops_with_nothing_applied_and_skip_bad_goes_on() {
     );
 }
 
+/// `--batch` changes how many queries are answered together (and so the
+/// strategy: small batches probe, batches of 10,000 or more merge), never
+/// the answers or their order.
+#[test]
+fn query_answers_do_not_depend_on_the_batch_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    created(dir);
+    let mut stored = String::new();
+    let mut queries = String::new();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    // 12,001 queries: the default batch merges, small ones probe.
+    for i in 0..6_000 {
+        let fp = next();
+        stored.push_str(&format!("doc{i}\t{fp:016x}\n"));
+        // A stored fingerprint with one bit flipped, then a random one.
+        queries.push_str(&format!("near{i}\t{:016x}\n", fp ^ (1 << (i % 64))));
+        queries.push_str(&format!("far{i}\t{:016x}\n", next()));
+    }
+    // Ten shared fingerprints so some answers hold several ids.
+    for i in 0..10 {
+        stored.push_str(&format!("dup{i}\t{:016x}\n", 0x00ff_00ff_00ff_00ffu64));
+    }
+    queries.push_str("dups\t00ff00ff00ff00ff\n");
+    std::fs::write(dir.join("stored.fps"), stored).unwrap();
+    std::fs::write(dir.join("queries.fps"), &queries).unwrap();
+    ok(dir, &["load", "db", "stored.fps"], "");
+    let default = ok(dir, &["query", "db", "queries.fps"], "");
+    let answers = json_lines(default.clone());
+    assert_eq!(answers.len(), 12_001);
+    assert_eq!(
+        answers[12_000]["matches"][0]["ids"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
+    let near = answers
+        .iter()
+        .filter(|a| !a["matches"].as_array().unwrap().is_empty());
+    assert!(near.count() >= 6_000);
+    for batch in ["1", "7", "10000"] {
+        let out = ok(dir, &["query", "db", "queries.fps", "--batch", batch], "");
+        assert_eq!(out, default, "--batch {batch}");
+    }
+    let out = fpdb(dir, &["query", "db", "queries.fps", "--batch", "0"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[test]
 fn k_above_the_database_k_is_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,5 @@
 //! `fpdb query`: near-duplicates of fingerprints or texts, `query_batch`
-//! per 10,000.
+//! per `--batch` queries (1,000,000 by default).
 
 use anyhow::Result;
 
@@ -10,7 +10,7 @@ use crate::output::Answers;
 pub fn run(args: QueryArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
     let k = super::query_k(&db, args.k)?;
-    let mut inputs = Inputs::new(&args.input, Role::Query);
+    let mut inputs = Inputs::new(&args.input, Role::Query).with_chunk(args.batch as usize);
     let mut answers = Answers::new(args.format);
     inputs.stream(|records| {
         let fps = fingerprints(db.simhasher(), &records);
