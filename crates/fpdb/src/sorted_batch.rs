@@ -10,9 +10,11 @@
 use rocksdb::{ColumnFamily, WriteBatch};
 
 /// Writes to one batch, sorted by (family, key) when turned into a
-/// `WriteBatch`.
+/// `WriteBatch`. Keys and values are copied into one buffer (a batch of
+/// 10,000 inserts makes 30,000 writes: no allocation each).
 #[derive(Debug, Default)]
 pub(crate) struct SortedBatch {
+    bytes: Vec<u8>,
     writes: Vec<Write>,
 }
 
@@ -20,25 +22,33 @@ pub(crate) struct SortedBatch {
 struct Write {
     /// Index into the families passed to [`SortedBatch::into_write_batch`].
     family: usize,
-    key: Vec<u8>,
-    /// `None` deletes the key.
-    value: Option<Vec<u8>>,
+    /// The key is `bytes[start..value]`, the value `bytes[value..end]`.
+    start: usize,
+    value: usize,
+    end: usize,
+    delete: bool,
 }
 
 impl SortedBatch {
-    pub fn put(&mut self, family: usize, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) {
-        self.writes.push(Write {
-            family,
-            key: key.into(),
-            value: Some(value.into()),
-        });
+    pub fn put(&mut self, family: usize, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
+        self.push(family, key.as_ref(), value.as_ref(), false);
     }
 
-    pub fn delete(&mut self, family: usize, key: impl Into<Vec<u8>>) {
+    pub fn delete(&mut self, family: usize, key: impl AsRef<[u8]>) {
+        self.push(family, key.as_ref(), &[], true);
+    }
+
+    fn push(&mut self, family: usize, key: &[u8], value: &[u8], delete: bool) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(key);
+        let value_start = self.bytes.len();
+        self.bytes.extend_from_slice(value);
         self.writes.push(Write {
             family,
-            key: key.into(),
-            value: None,
+            start,
+            value: value_start,
+            end: self.bytes.len(),
+            delete,
         });
     }
 
@@ -46,16 +56,20 @@ impl SortedBatch {
     /// Writes naming a family that is not there are dropped (callers pass
     /// indexes of their own constant list).
     pub fn into_write_batch(mut self, families: &[&ColumnFamily]) -> WriteBatch {
+        let bytes = &self.bytes;
+        let key = |write: &Write| bytes.get(write.start..write.value).unwrap_or_default();
         self.writes
-            .sort_by(|a, b| (a.family, &a.key).cmp(&(b.family, &b.key)));
+            .sort_by(|a, b| (a.family, key(a)).cmp(&(b.family, key(b))));
         let mut batch = WriteBatch::default();
-        for write in self.writes {
+        for write in &self.writes {
             let Some(family) = families.get(write.family) else {
                 continue;
             };
-            match write.value {
-                Some(value) => batch.put_cf(*family, write.key, value),
-                None => batch.delete_cf(*family, write.key),
+            if write.delete {
+                batch.delete_cf(*family, key(write));
+            } else {
+                let value = bytes.get(write.value..write.end).unwrap_or_default();
+                batch.put_cf(*family, key(write), value);
             }
         }
         batch
@@ -75,13 +89,13 @@ mod tests {
         let db = rocksdb::DB::open_cf(&options, dir.path(), ["a", "b"]).unwrap();
         let (a, b) = (db.cf_handle("a").unwrap(), db.cf_handle("b").unwrap());
         let mut batch = SortedBatch::default();
-        batch.put(1, b"z".to_vec(), b"1".to_vec());
-        batch.put(0, b"k".to_vec(), b"first".to_vec());
-        batch.delete(0, b"k".to_vec());
-        batch.put(0, b"a".to_vec(), b"x".to_vec());
-        batch.put(0, b"k".to_vec(), b"last".to_vec());
-        batch.put(1, b"gone".to_vec(), b"2".to_vec());
-        batch.delete(1, b"gone".to_vec());
+        batch.put(1, b"z", b"1");
+        batch.put(0, b"k", b"first");
+        batch.delete(0, b"k");
+        batch.put(0, b"a", b"x");
+        batch.put(0, b"k", b"last");
+        batch.put(1, b"gone", b"2");
+        batch.delete(1, b"gone");
         db.write(batch.into_write_batch(&[a, b])).unwrap();
         assert_eq!(db.get_cf(a, b"k").unwrap().as_deref(), Some(&b"last"[..]));
         assert_eq!(db.get_cf(a, b"a").unwrap().as_deref(), Some(&b"x"[..]));
