@@ -105,26 +105,20 @@ impl Documents {
     }
 
     /// Sorts by id and keeps, of each id, the document added last (later
-    /// documents sit later in the arena, so the arena offset breaks ties).
+    /// documents sit later in the arena, so the arena offset breaks ties:
+    /// descending, so the one to keep comes first and the duplicates are
+    /// dropped in place, without a second buffer of every entry).
     pub fn sort_and_dedup_ids(&mut self) {
         let mut entries = std::mem::take(&mut self.entries);
         entries.par_sort_unstable_by(|a, b| {
             a.prefix
                 .cmp(&b.prefix)
                 .then_with(|| self.id(a).cmp(self.id(b)))
-                .then_with(|| a.span.cmp(&b.span))
+                .then_with(|| b.span.cmp(&a.span))
         });
-        // Keep the last of each run of equal ids.
-        let mut kept: Vec<Entry> = Vec::with_capacity(entries.len());
-        for entry in entries {
-            match kept.last_mut() {
-                Some(last) if last.prefix == entry.prefix && self.id(last) == self.id(&entry) => {
-                    *last = entry;
-                }
-                _ => kept.push(entry),
-            }
-        }
-        self.entries = kept;
+        entries
+            .dedup_by(|later, kept| later.prefix == kept.prefix && self.id(later) == self.id(kept));
+        self.entries = entries;
     }
 
     pub fn clear(&mut self) {
