@@ -261,6 +261,48 @@ fn query_answers_do_not_depend_on_the_batch_size() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// With `--batch 1` a query is answered before the next line arrives, so a
+/// crawler can keep one `fpdb query` process open and talk to it.
+#[test]
+fn query_with_batch_one_answers_a_stream_line_by_line() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    created(dir);
+    ok(dir, &["add", "db"], "a\t0123456789abcdef\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
+        .args(["query", "db", "--batch", "1"])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    let output = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines() {
+            if lines.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    for query in ["0123456789abcdef", "0123456789abcdee"] {
+        writeln!(input, "{query}").unwrap();
+        input.flush().unwrap();
+        // Standard input stays open: the answer must come anyway.
+        let answer = received
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("no answer while standard input is still open");
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["query"], query);
+        assert_eq!(answer["matches"][0]["ids"][0], "a");
+    }
+    drop(input);
+    assert!(child.wait().unwrap().success());
+}
+
 #[test]
 fn k_above_the_database_k_is_refused() {
     let dir = tempfile::tempdir().unwrap();

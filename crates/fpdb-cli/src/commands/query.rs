@@ -18,7 +18,9 @@ pub fn run(args: QueryArgs) -> Result<()> {
         for ((record, fp), matches) in records.iter().zip(&fps).zip(&results) {
             answers.write(&record.id, *fp, matches)?;
         }
-        Ok(())
+        // A batch's answers go out when it is done (with `--batch 1`, each
+        // line of a stream is answered before the next is read).
+        answers.flush()
     })?;
     answers.flush()?;
     super::report_skipped(&inputs);
