@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fpdb::{Db, Fingerprint, OpenOptions, Options};
+use fpdb_benches::latency;
 use fpdb_benches::rng::Rng;
 
 const K: u32 = 3;
@@ -31,22 +32,6 @@ fn n() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000)
-}
-
-fn queries(stored: &[u64], rng: &mut Rng, count: usize) -> Vec<Fingerprint> {
-    (0..count)
-        .map(|i| {
-            if i % 2 == 0 {
-                let mut fp = stored[rng.below(stored.len())];
-                for _ in 0..rng.below(4) {
-                    fp ^= 1 << rng.below(64);
-                }
-                Fingerprint(fp)
-            } else {
-                Fingerprint(rng.next_u64())
-            }
-        })
-        .collect()
 }
 
 fn store(c: &mut Criterion) {
@@ -102,7 +87,7 @@ fn store(c: &mut Criterion) {
     });
 
     let db = Db::open(&path).unwrap();
-    let probes = queries(&stored, &mut rng, 4096);
+    let probes = latency::probes(&stored, &mut rng, 4096);
     let mut next = 0usize;
     group.bench_function("brute_force_scan", |b| {
         b.iter(|| {
@@ -129,40 +114,7 @@ fn store(c: &mut Criterion) {
     // the first pass after opening (blocks come from RocksDB) and a second
     // pass over the same queries, with fpdb's block cache and without it
     // (RocksDB's own block cache only) in the same run.
-    // The p50 of queries that found something (and so read ids from
-    // RocksDB) and of those that found nothing are printed apart too.
-    let percentiles = |db: &Db| {
-        let mut latencies = Vec::with_capacity(probes.len());
-        let mut with_matches = Vec::new();
-        let mut without = Vec::new();
-        for &q in &probes {
-            let started = Instant::now();
-            let found = black_box(db.query(q, K).unwrap());
-            let elapsed = started.elapsed();
-            latencies.push(elapsed);
-            if found.is_empty() {
-                without.push(elapsed);
-            } else {
-                with_matches.push(elapsed);
-            }
-        }
-        let median = |mut v: Vec<Duration>| {
-            v.sort();
-            v.get(v.len().saturating_sub(1) / 2)
-                .copied()
-                .unwrap_or_default()
-        };
-        let (found, none) = (with_matches.len(), without.len());
-        let (found_p50, none_p50) = (median(with_matches), median(without));
-        latencies.sort();
-        let at = |p: f64| latencies[((latencies.len() - 1) as f64 * p) as usize];
-        format!(
-            "p50 {:?} p90 {:?} p99 {:?} (p50 of the {found} with matches {found_p50:?}, of the {none} without {none_p50:?})",
-            at(0.5),
-            at(0.9),
-            at(0.99)
-        )
-    };
+    let percentiles = |db: &Db| latency::percentiles(db, &probes, K);
     for (label, cache_bytes) in [("fpdb block cache", 1 << 30), ("RocksDB cache only", 0)] {
         let options = OpenOptions {
             block_cache_bytes: cache_bytes,

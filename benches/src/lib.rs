@@ -9,5 +9,6 @@
 
 pub mod edits;
 pub mod fps_file;
+pub mod latency;
 pub mod rng;
 pub mod seeds;

@@ -1,0 +1,100 @@
+//! `Db::query` latency on a bulk-loaded database, without the store bench's
+//! long online build: a quick loop for query work.
+//!
+//! ```text
+//! cargo bench -p fpdb-benches --bench query                                # N = 10,000,000
+//! FPDB_QUERY_BENCH_N=1000000 cargo bench -p fpdb-benches --bench query
+//! ```
+//!
+//! N random fingerprints with URL-like ids are bulk loaded (a few seconds
+//! at 10M, where the store bench spends minutes inserting); then the
+//! store bench's probe mix (half stored fingerprints with 0–3 bits flipped,
+//! half random) is timed at k = 3: criterion means for `Db::query` and a
+//! brute-force scan of the same fingerprints, then percentiles of single
+//! queries, first and second pass, with fpdb's block cache. A bulk-loaded
+//! database has fuller blocks, per-table codes and fewer RocksDB files
+//! than one built online, so its numbers differ from the store bench's.
+#![allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    reason = "bench code: a broken setup should panic loudly"
+)]
+
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use fpdb::{BulkOptions, Db, Fingerprint, Options};
+use fpdb_benches::latency;
+use fpdb_benches::rng::Rng;
+
+const K: u32 = 3;
+
+fn n() -> usize {
+    std::env::var("FPDB_QUERY_BENCH_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000_000)
+}
+
+fn query(c: &mut Criterion) {
+    let n = n();
+    let mut rng = Rng::new(7);
+    let stored: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let options = Options {
+        expected_size: n as u64,
+        ..Options::default()
+    };
+    let mut db = Db::create(&path, options).unwrap();
+    let started = Instant::now();
+    let mut loader = db.bulk_loader(BulkOptions::default()).unwrap();
+    for (i, &fp) in stored.iter().enumerate() {
+        loader
+            .add(&format!("https://example.com/{i}"), Fingerprint(fp))
+            .unwrap();
+    }
+    loader.finish().unwrap();
+    println!(
+        "bulk loaded {n} fingerprints into {} in {:.1} s",
+        db.design().name(),
+        started.elapsed().as_secs_f64()
+    );
+    drop(db);
+
+    let db = Db::open(&path).unwrap();
+    let probes = latency::probes(&stored, &mut rng, 4096);
+    let first = latency::percentiles(&db, &probes, K);
+    let second = latency::percentiles(&db, &probes, K);
+    println!(
+        "Db::query k={K} n={n}, bulk loaded, {} queries: first pass {first}; second pass {second}",
+        probes.len()
+    );
+
+    let mut group = c.benchmark_group(format!("query_bulk_loaded_n{n}"));
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(3));
+    let mut next = 0usize;
+    group.bench_function("brute_force_scan", |b| {
+        b.iter(|| {
+            let q = probes[next % probes.len()];
+            next += 1;
+            stored
+                .iter()
+                .filter(|&&fp| (fp ^ q.0).count_ones() <= K)
+                .count()
+        })
+    });
+    group.bench_function("db_query_k3", |b| {
+        b.iter(|| {
+            let q = probes[next % probes.len()];
+            next += 1;
+            db.query(q, K).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, query);
+criterion_main!(benches);
