@@ -77,6 +77,12 @@ impl BlockCache {
         }
     }
 
+    /// Whether a block of `bytes` bytes would be kept now (so that a
+    /// reader decodes it whole only when it will be kept).
+    pub fn has_room_for(&self, bytes: usize) -> bool {
+        self.bytes() + bytes + std::mem::size_of::<KeptBlock>() <= self.limit
+    }
+
     fn slot(&self, table: usize, block: usize) -> Option<&OnceLock<KeptBlock>> {
         self.slots.get(table)?.get(block)
     }
@@ -103,6 +109,7 @@ mod tests {
         let directory = BlockDirectory::new(vec![10, 20, 30]).unwrap();
         let cache = BlockCache::new(&[directory], size + 8);
         assert!(cache.get(0, 0).is_none());
+        assert!(cache.has_room_for(bytes.len()));
         cache.keep(0, 0, bytes, &keys, &code);
         let kept = cache.get(0, 0).unwrap();
         assert_eq!(&kept.bytes[..], bytes);
@@ -112,6 +119,7 @@ mod tests {
         cache.keep(0, 0, &[9; 5], &keys, &code);
         assert_eq!(&cache.get(0, 0).unwrap().bytes[..], bytes);
         // Over the limit: not kept.
+        assert!(!cache.has_room_for(bytes.len()));
         cache.keep(0, 1, bytes, &keys, &code);
         assert!(cache.get(0, 1).is_none());
         // Past the directory: never kept.

@@ -406,14 +406,22 @@ impl Db {
                             .for_each_in_range(&kept.bytes, &kept.sync, lo, hi, &mut consider)
                             .map_err(damaged)?,
                         None => {
-                            // Decoded whole (and checked) once, to keep it
-                            // with its sync points.
                             let bytes = self.read_block(index, block, last_key)?;
-                            decoder.decode(&bytes, &mut keys).map_err(damaged)?;
-                            state.blocks.keep(index, block, &bytes, &keys, code);
+                            if state.blocks.has_room_for(bytes.len()) {
+                                // Decoded whole (and checked) once, to keep
+                                // it with its sync points.
+                                decoder.decode(&bytes, &mut keys).map_err(damaged)?;
+                                state.blocks.keep(index, block, &bytes, &keys, code);
+                            } else {
+                                decoder
+                                    .decode_until(&bytes, hi, &mut keys)
+                                    .map_err(damaged)?;
+                            }
                             keys.iter()
                                 .filter(|&&key| key >= lo && key <= hi)
                                 .for_each(|&key| consider(key));
+                            // (A decode that stopped at `hi` says nothing
+                            // about later blocks: look at them.)
                             keys.last().is_some_and(|&last| last > hi)
                         }
                     };

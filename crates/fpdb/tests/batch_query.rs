@@ -119,3 +119,45 @@ fn an_empty_batch_and_an_empty_database_answer_nothing() {
         Err(fpdb::Error::KTooLarge { k: 4, max: 3 })
     ));
 }
+
+/// Single queries read a block whole when the block cache will keep it and
+/// only up to their range otherwise: with no cache, a cache that fills up
+/// part way, and a roomy one, every answer equals brute force, cold and
+/// warm.
+#[test]
+fn single_queries_are_exact_whatever_the_block_cache_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let options = Options {
+        design: "4x16".parse::<DesignChoice>().unwrap(),
+        block_bytes: 256,
+        expected_size: 1 << 12,
+        ..Options::default()
+    };
+    let mut rng = Rng::new(41);
+    let documents = common::clustered_documents(&mut rng, 3000);
+    let db = Db::create(&path, options).unwrap();
+    db.insert_batch(&documents[..2500]).unwrap();
+    db.merge().unwrap();
+    db.insert_batch(&documents[2500..]).unwrap();
+    drop(db);
+    let model: Model = documents.iter().cloned().collect();
+    for cache_bytes in [0, 8 * 1024, 1 << 30] {
+        let db = Db::open_with(
+            &path,
+            OpenOptions {
+                block_cache_bytes: cache_bytes,
+                ..OpenOptions::default()
+            },
+        )
+        .unwrap();
+        for _pass in 0..2 {
+            common::assert_equals_model(&db, &model, 300, &mut rng);
+        }
+        let kept = db.stats().block_cache_bytes;
+        assert!(kept <= cache_bytes, "{kept} bytes kept of {cache_bytes}");
+        if cache_bytes == 8 * 1024 {
+            assert!(kept > 0, "the small cache kept nothing");
+        }
+    }
+}
