@@ -157,6 +157,30 @@ impl Findings {
 
 /// RocksDB's own checksums failing is damage to report; anything else
 /// (I/O, a closed handle) stops the check.
+/// A key and value read by a RocksDB iterator.
+type Entry = (Box<[u8]>, Box<[u8]>);
+
+/// An entry of a scan of `family`, or `None` once the family cannot be
+/// read past it (reported: RocksDB's corruption is a finding, anything
+/// else an error).
+fn readable(
+    entry: std::result::Result<Entry, rocksdb::Error>,
+    family: &str,
+    findings: &mut Findings,
+) -> Result<Option<Entry>> {
+    match entry {
+        Ok(entry) => Ok(Some(entry)),
+        Err(error) => {
+            let reason = damage_or_err(error)?;
+            findings.add(Problem::Id {
+                id: String::new(),
+                reason: format!("{family} cannot be read past here: {reason}"),
+            });
+            Ok(None)
+        }
+    }
+}
+
 fn damage_or_err(error: rocksdb::Error) -> Result<String> {
     match error.kind() {
         ErrorKind::Corruption => Ok(format!("RocksDB reports corruption: {error}")),
@@ -450,16 +474,8 @@ impl Db {
             .rocks
             .iterator_cf(self.cf(keys::FP_TO_IDS)?, IteratorMode::Start)
         {
-            let (key, _) = match entry {
-                Ok(entry) => entry,
-                Err(error) => {
-                    let reason = damage_or_err(error)?;
-                    findings.add(Problem::Id {
-                        id: String::new(),
-                        reason: format!("fp_ids cannot be read past here: {reason}"),
-                    });
-                    break;
-                }
+            let Some((key, _)) = readable(entry, keys::FP_TO_IDS, findings)? else {
+                break;
             };
             entries += 1;
             let (Some(fp), Some(id)) = (
@@ -512,16 +528,8 @@ impl Db {
             .rocks
             .iterator_cf(self.cf(keys::ID_TO_FP)?, IteratorMode::Start)
         {
-            let (key, value) = match entry {
-                Ok(entry) => entry,
-                Err(error) => {
-                    let reason = damage_or_err(error)?;
-                    findings.add(Problem::Id {
-                        id: String::new(),
-                        reason: format!("id_fp cannot be read past here: {reason}"),
-                    });
-                    break;
-                }
+            let Some((key, value)) = readable(entry, keys::ID_TO_FP, findings)? else {
+                break;
             };
             count += 1;
             let Ok(id) = std::str::from_utf8(&key) else {
