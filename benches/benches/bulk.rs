@@ -22,10 +22,7 @@ use fpdb::{BulkOptions, Db, Fingerprint, Options};
 use fpdb_benches::fps_file;
 
 fn n() -> usize {
-    std::env::var("FPDB_BULK_BENCH_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000_000)
+    fpdb_benches::env_usize("FPDB_BULK_BENCH_N", 10_000_000)
 }
 
 fn bulk(c: &mut Criterion) {

@@ -30,10 +30,7 @@ const K: u32 = 3;
 const BRUTE_N: usize = 20_000;
 
 fn n() -> usize {
-    std::env::var("FPDB_PAIRS_BENCH_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000)
+    fpdb_benches::env_usize("FPDB_PAIRS_BENCH_N", 1_000_000)
 }
 
 fn brute_force_pairs(fps: &[Fingerprint], k: u32) -> usize {

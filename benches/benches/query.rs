@@ -30,10 +30,7 @@ use fpdb_benches::rng::Rng;
 const K: u32 = 3;
 
 fn n() -> usize {
-    std::env::var("FPDB_QUERY_BENCH_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000_000)
+    fpdb_benches::env_usize("FPDB_QUERY_BENCH_N", 10_000_000)
 }
 
 fn query(c: &mut Criterion) {
@@ -80,10 +77,7 @@ fn query(c: &mut Criterion) {
         b.iter(|| {
             let q = probes[next % probes.len()];
             next += 1;
-            stored
-                .iter()
-                .filter(|&&fp| (fp ^ q.0).count_ones() <= K)
-                .count()
+            latency::brute_force_count(&stored, q, K)
         })
     });
     group.bench_function("db_query_k3", |b| {

@@ -28,10 +28,7 @@ use fpdb_benches::rng::Rng;
 const K: u32 = 3;
 
 fn n() -> usize {
-    std::env::var("FPDB_STORE_BENCH_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000)
+    fpdb_benches::env_usize("FPDB_STORE_BENCH_N", 1_000_000)
 }
 
 fn store(c: &mut Criterion) {
@@ -93,10 +90,7 @@ fn store(c: &mut Criterion) {
         b.iter(|| {
             let q = probes[next % probes.len()];
             next += 1;
-            stored
-                .iter()
-                .filter(|&&fp| (fp ^ q.0).count_ones() <= K)
-                .count()
+            latency::brute_force_count(&stored, q, K)
         })
     });
     group.bench_function("db_query_k3", |b| {

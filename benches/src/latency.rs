@@ -63,3 +63,12 @@ pub fn percentiles(db: &Db, probes: &[Fingerprint], k: u32) -> String {
         at(0.99)
     )
 }
+
+/// The brute-force baseline: how many of `stored` lie within `k` of
+/// `query`, by a linear popcount scan.
+pub fn brute_force_count(stored: &[u64], query: Fingerprint, k: u32) -> usize {
+    stored
+        .iter()
+        .filter(|&&fp| (fp ^ query.0).count_ones() <= k)
+        .count()
+}

@@ -12,3 +12,12 @@ pub mod fps_file;
 pub mod latency;
 pub mod rng;
 pub mod seeds;
+
+/// The number in environment variable `name` (a bench's size), or
+/// `default` when it is unset or not a number.
+pub fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
