@@ -122,33 +122,17 @@ impl Db {
         let mut wanted: Vec<Fingerprint> = hits.iter().map(|&(_, fp, _)| fp).collect();
         wanted.sort_unstable();
         wanted.dedup();
-        let family = self.cf(crate::keys::FP_TO_IDS)?;
         let parts = rayon::current_num_threads().max(1);
         let chunk = wanted.len().div_ceil(parts).max(1);
         let found: Vec<Result<Vec<IdsOf>>> = wanted
             .par_chunks(chunk)
             .map(|chunk| {
-                let mut iterator = self.rocks.raw_iterator_cf(family);
-                chunk
-                    .iter()
-                    .map(|&fp| {
-                        let prefix = fp.0.to_be_bytes();
-                        iterator.seek(prefix);
-                        let mut ids = Vec::new();
-                        while let Some(key) = iterator.key() {
-                            let Some(id) = key.strip_prefix(&prefix[..]) else {
-                                break;
-                            };
-                            let id = std::str::from_utf8(id).map_err(|_| {
-                                Error::corrupt(format!("ids of {fp}"), "an id is not UTF-8")
-                            })?;
-                            ids.push(id.to_string());
-                            iterator.next();
-                        }
-                        iterator.status()?;
-                        Ok((fp, ids))
-                    })
-                    .collect()
+                self.rocks.with_id_scanner(|scanner| {
+                    chunk
+                        .iter()
+                        .map(|&fp| Ok((fp, scanner.ids_of(fp)?)))
+                        .collect()
+                })
             })
             .collect();
         let mut all = Vec::with_capacity(wanted.len());

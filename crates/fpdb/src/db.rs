@@ -6,14 +6,15 @@ use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockW
 use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, TableDesign, MAX_K};
 use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, Direction,
-    IteratorMode, ReadOptions, SliceTransform, WriteBatch, WriteOptions, DB,
+    BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType,
+    IteratorMode, SliceTransform, WriteBatch, WriteOptions, DB,
 };
 
 use crate::block_cache::BlockCache;
 use crate::delta::Delta;
 use crate::keys::{self, block_key, decode_u64, directory_key, table_cf};
 use crate::manifest::Manifest;
+use crate::rocks::Rocks;
 use crate::{Error, OpenOptions, Options, Result};
 
 /// Longest document id, in bytes of UTF-8.
@@ -47,7 +48,7 @@ pub(crate) struct State {
 /// An open fpdb database. `Send + Sync`: share it between threads with an
 /// `Arc`; queries run in parallel, writes are serialised.
 pub struct Db {
-    pub(crate) rocks: DB,
+    pub(crate) rocks: Rocks,
     pub(crate) path: PathBuf,
     pub(crate) read_only: bool,
     pub(crate) design: TableDesign,
@@ -248,7 +249,7 @@ impl Db {
             }
         }
         Ok(Db {
-            rocks,
+            rocks: Rocks::from_db(rocks, read_only),
             path,
             read_only,
             k: manifest.k,
@@ -345,19 +346,24 @@ impl Db {
     pub(crate) fn with_ids(&self, mut found: Vec<(Fingerprint, u32)>) -> Result<Vec<Match>> {
         found.sort_unstable_by_key(|&(f, d)| (d, f));
         let mut matches = Vec::with_capacity(found.len());
-        for (fingerprint, distance) in found {
-            let ids = self.ids_of(fingerprint)?;
-            // A fingerprint whose last id is being removed right now has
-            // no ids: it is already gone.
-            if !ids.is_empty() {
-                matches.push(Match {
-                    fingerprint,
-                    distance,
-                    ids,
-                });
-            }
+        if found.is_empty() {
+            return Ok(matches);
         }
-        Ok(matches)
+        self.rocks.with_id_scanner(|scanner| {
+            for (fingerprint, distance) in found {
+                let ids = scanner.ids_of(fingerprint)?;
+                // A fingerprint whose last id is being removed right now
+                // has no ids: it is already gone.
+                if !ids.is_empty() {
+                    matches.push(Match {
+                        fingerprint,
+                        distance,
+                        ids,
+                    });
+                }
+            }
+            Ok(matches)
+        })
     }
 
     /// (fingerprint, distance) of every member of the set within `k`.
@@ -453,49 +459,6 @@ impl Db {
             })
     }
 
-    /// Ids of documents with fingerprint `fp`, in byte order.
-    pub(crate) fn ids_of(&self, fp: Fingerprint) -> Result<Vec<String>> {
-        let mut ids = Vec::new();
-        self.scan_ids_of(fp, |id| {
-            ids.push(id.to_string());
-            true
-        })?;
-        Ok(ids)
-    }
-
-    /// Calls `each` with the ids of `fp` in byte order until it returns
-    /// false.
-    pub(crate) fn scan_ids_of(
-        &self,
-        fp: Fingerprint,
-        mut each: impl FnMut(&str) -> bool,
-    ) -> Result<()> {
-        let prefix = fp.0.to_be_bytes();
-        let mut read = ReadOptions::default();
-        read.set_prefix_same_as_start(true);
-        if let Some(next) = fp.0.checked_add(1) {
-            read.set_iterate_upper_bound(next.to_be_bytes());
-        }
-        let iter = self.rocks.iterator_cf_opt(
-            self.cf(keys::FP_TO_IDS)?,
-            read,
-            IteratorMode::From(&prefix, Direction::Forward),
-        );
-        for entry in iter {
-            let (key, _) =
-                entry.map_err(|e| damage(e, || format!("ids of {fp} ({})", keys::FP_TO_IDS)))?;
-            let Some(id) = key.strip_prefix(&prefix) else {
-                break;
-            };
-            let id = std::str::from_utf8(id)
-                .map_err(|_| Error::corrupt(format!("ids of {fp}"), "an id is not UTF-8"))?;
-            if !each(id) {
-                break;
-            }
-        }
-        Ok(())
-    }
-
     pub(crate) fn check_k(&self, k: u32) -> Result<()> {
         if k > self.k {
             return Err(Error::KTooLarge { k, max: self.k });
@@ -564,7 +527,7 @@ pub(crate) fn table_bytes_key(index: usize) -> Vec<u8> {
     format!("bytes/{index:03}").into_bytes()
 }
 
-fn cf<'a>(rocks: &'a DB, name: &str) -> Result<&'a ColumnFamily> {
+pub(crate) fn cf<'a>(rocks: &'a DB, name: &str) -> Result<&'a ColumnFamily> {
     rocks
         .cf_handle(name)
         .ok_or_else(|| Error::corrupt(format!("column family {name}"), "missing"))

@@ -41,6 +41,8 @@ impl Db {
             self.rocks
                 .compact_range_cf(family, None::<&[u8]>, None::<&[u8]>);
         }
+        // Idle scanners still pin the files compaction replaced.
+        self.rocks.drop_idle_scanners();
         Ok(())
     }
 

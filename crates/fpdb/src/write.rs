@@ -10,9 +10,16 @@ use std::collections::{HashMap, HashSet};
 use fpdb_simhash::Fingerprint;
 
 use crate::db::Match;
+use crate::id_scanner::IdScanner;
 use crate::keys::{self, fp_ids_key};
 use crate::sorted_batch::SortedBatch;
 use crate::{Db, Error, Result, MAX_ID_BYTES};
+
+// Families of a write's `SortedBatch`, by index.
+const ID_TO_FP: usize = 0;
+const FP_TO_IDS: usize = 1;
+const DELTA: usize = 2;
+const META: usize = 3;
 
 /// One change to apply.
 enum Op<'a> {
@@ -108,11 +115,6 @@ impl Db {
 
     /// Applies `ops` with the writer lock held.
     fn apply_locked(&self, ops: &[Op<'_>]) -> Result<()> {
-        // Families of the batch, by index.
-        const ID_TO_FP: usize = 0;
-        const FP_TO_IDS: usize = 1;
-        const DELTA: usize = 2;
-        const META: usize = 3;
         let families = [
             self.cf(keys::ID_TO_FP)?,
             self.cf(keys::FP_TO_IDS)?,
@@ -121,50 +123,11 @@ impl Db {
         ];
         let mut batch = SortedBatch::default();
         let mut overlay = Overlay::default();
-        let mut ids_delta: i64 = 0;
-        for op in ops {
-            let (id, new_fp) = match *op {
-                Op::Insert(id, fp) => (id, Some(fp)),
-                Op::Remove(id) => (id, None),
-            };
-            let old_fp = match overlay.id_to_fp.get(id) {
-                Some(current) => *current,
-                None => self.get(id)?,
-            };
-            if old_fp == new_fp {
-                continue;
-            }
-            if let Some(old) = old_fp {
-                self.note_membership(&mut overlay, old)?;
-                batch.delete(FP_TO_IDS, fp_ids_key(old, id));
-                overlay.added_ids.entry(old).or_default().remove(id);
-                overlay.removed_ids.entry(old).or_default().insert(id);
-            }
-            match new_fp {
-                Some(fp) => {
-                    self.note_membership(&mut overlay, fp)?;
-                    batch.put(ID_TO_FP, id.as_bytes(), fp.0.to_be_bytes());
-                    batch.put(FP_TO_IDS, fp_ids_key(fp, id), []);
-                    overlay.removed_ids.entry(fp).or_default().remove(id);
-                    overlay.added_ids.entry(fp).or_default().insert(id);
-                }
-                None => batch.delete(ID_TO_FP, id.as_bytes()),
-            }
-            ids_delta += i64::from(old_fp.is_none()) - i64::from(new_fp.is_none());
-            overlay.id_to_fp.insert(id, new_fp);
-        }
+        let (ids_delta, changes) = self
+            .rocks
+            .with_id_scanner(|scanner| self.plan(ops, scanner, &mut batch, &mut overlay))?;
         if overlay.id_to_fp.is_empty() {
             return Ok(());
-        }
-
-        // Which fingerprints joined or left the set, and what that means
-        // for the delta.
-        let mut changes: Vec<(Fingerprint, bool)> = Vec::new();
-        for (&fp, &before) in &overlay.member_before {
-            let after = self.has_ids(&overlay, fp)?;
-            if after != before {
-                changes.push((fp, after));
-            }
         }
         let mut state_changes = Vec::with_capacity(changes.len());
         let mut fingerprints_delta: i64 = 0;
@@ -224,32 +187,92 @@ impl Db {
         Ok(())
     }
 
+    /// Puts the id changes of `ops` into `batch` and `overlay`; returns the
+    /// change in the number of ids and the fingerprints that joined (true)
+    /// or left (false) the set.
+    fn plan<'a>(
+        &self,
+        ops: &[Op<'a>],
+        scanner: &mut IdScanner<'_>,
+        batch: &mut SortedBatch,
+        overlay: &mut Overlay<'a>,
+    ) -> Result<(i64, Vec<(Fingerprint, bool)>)> {
+        let mut ids_delta: i64 = 0;
+        for op in ops {
+            let (id, new_fp) = match *op {
+                Op::Insert(id, fp) => (id, Some(fp)),
+                Op::Remove(id) => (id, None),
+            };
+            let old_fp = match overlay.id_to_fp.get(id) {
+                Some(current) => *current,
+                None => self.get(id)?,
+            };
+            if old_fp == new_fp {
+                continue;
+            }
+            if let Some(old) = old_fp {
+                self.note_membership(scanner, overlay, old)?;
+                batch.delete(FP_TO_IDS, fp_ids_key(old, id));
+                overlay.added_ids.entry(old).or_default().remove(id);
+                overlay.removed_ids.entry(old).or_default().insert(id);
+            }
+            match new_fp {
+                Some(fp) => {
+                    self.note_membership(scanner, overlay, fp)?;
+                    batch.put(ID_TO_FP, id.as_bytes(), fp.0.to_be_bytes());
+                    batch.put(FP_TO_IDS, fp_ids_key(fp, id), []);
+                    overlay.removed_ids.entry(fp).or_default().remove(id);
+                    overlay.added_ids.entry(fp).or_default().insert(id);
+                }
+                None => batch.delete(ID_TO_FP, id.as_bytes()),
+            }
+            ids_delta += i64::from(old_fp.is_none()) - i64::from(new_fp.is_none());
+            overlay.id_to_fp.insert(id, new_fp);
+        }
+
+        // Which fingerprints joined or left the set, and what that means
+        // for the delta.
+        let mut changes: Vec<(Fingerprint, bool)> = Vec::new();
+        for (&fp, &before) in &overlay.member_before {
+            let after = has_ids(scanner, overlay, fp)?;
+            if after != before {
+                changes.push((fp, after));
+            }
+        }
+        Ok((ids_delta, changes))
+    }
+
     /// Records whether `fp` was in the set before this batch touched it.
-    fn note_membership<'a>(&self, overlay: &mut Overlay<'a>, fp: Fingerprint) -> Result<()> {
+    fn note_membership<'a>(
+        &self,
+        scanner: &mut IdScanner<'_>,
+        overlay: &mut Overlay<'a>,
+        fp: Fingerprint,
+    ) -> Result<()> {
         if !overlay.member_before.contains_key(&fp) {
-            let member = self.has_ids(overlay, fp)?;
+            let member = has_ids(scanner, overlay, fp)?;
             overlay.member_before.insert(fp, member);
         }
         Ok(())
     }
+}
 
-    /// Whether any document has `fp`, counting the batch's own changes.
-    fn has_ids(&self, overlay: &Overlay<'_>, fp: Fingerprint) -> Result<bool> {
-        if overlay
-            .added_ids
-            .get(&fp)
-            .is_some_and(|ids| !ids.is_empty())
-        {
-            return Ok(true);
-        }
-        let removed = overlay.removed_ids.get(&fp);
-        let mut found = false;
-        self.scan_ids_of(fp, |id| {
-            found = !removed.is_some_and(|r| r.contains(id));
-            !found
-        })?;
-        Ok(found)
+/// Whether any document has `fp`, counting the batch's own changes.
+fn has_ids(scanner: &mut IdScanner<'_>, overlay: &Overlay<'_>, fp: Fingerprint) -> Result<bool> {
+    if overlay
+        .added_ids
+        .get(&fp)
+        .is_some_and(|ids| !ids.is_empty())
+    {
+        return Ok(true);
     }
+    let removed = overlay.removed_ids.get(&fp);
+    let mut found = false;
+    scanner.scan(fp, |id| {
+        found = !removed.is_some_and(|r| r.contains(id));
+        !found
+    })?;
+    Ok(found)
 }
 
 #[derive(Debug, Clone, Copy)]

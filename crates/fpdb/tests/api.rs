@@ -118,6 +118,35 @@ fn many_ids_share_a_fingerprint_and_the_last_removal_removes_it() {
     assert_eq!(db.remove("nobody").unwrap(), None);
 }
 
+/// Queries keep their RocksDB iterators for the next query: a kept one
+/// must still see every write made since it was last used.
+#[test]
+fn ids_written_after_a_query_are_seen_by_the_next_query() {
+    let (_dir, db) = new_db();
+    db.insert("a", Fingerprint(5)).unwrap();
+    for round in 0..3 {
+        // Queries on several threads, so that several iterators are kept.
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| db.query(Fingerprint(5), 0).unwrap());
+            }
+        });
+        let id = format!("b{round}");
+        db.insert(&id, Fingerprint(5)).unwrap();
+        let ids = &db.query(Fingerprint(5), 0).unwrap()[0].ids;
+        assert!(ids.contains(&id), "round {round}: {ids:?}");
+        db.remove("a").unwrap();
+        assert!(!db.query(Fingerprint(5), 0).unwrap()[0]
+            .ids
+            .contains(&"a".to_string()));
+        db.insert("a", Fingerprint(5)).unwrap();
+    }
+    assert_eq!(
+        db.query(Fingerprint(5), 0).unwrap()[0].ids,
+        ["a", "b0", "b1", "b2"]
+    );
+}
+
 /// One batch that moves an id away and back: its writes to the same keys
 /// (put, delete, put again) must apply in order, whatever order the batch
 /// hands them to RocksDB in.
