@@ -92,14 +92,24 @@ impl BlockDirectory {
         self.locate_in_group(self.group_for(lo), lo, hi)
     }
 
-    /// The group of [`GROUP`] blocks whose last keys `locate(lo, _)`
+    /// The group of blocks (16 of them) whose last keys `locate(lo, _)`
     /// searches: the first step of [`BlockDirectory::locate`], on the small
     /// summary that stays cached. Probes over several tables take this
-    /// step for all tables first, so the cache misses of the next step
-    /// overlap.
+    /// step for all tables first, then [`BlockDirectory::touch_group`],
+    /// then [`BlockDirectory::locate_in_group`], so that the tables' cache
+    /// misses overlap instead of adding up.
     #[inline]
-    pub(crate) fn group_for(&self, lo: u64) -> usize {
+    pub fn group_for(&self, lo: u64) -> usize {
         self.group_last_keys.partition_point(|&last| last < lo)
+    }
+
+    /// Reads the first last key of group `group`, so that its cache line is
+    /// on its way before [`BlockDirectory::locate_in_group`] needs it
+    /// (fold the result into something the optimiser cannot drop, such
+    /// as `std::hint::black_box`).
+    #[inline]
+    pub fn touch_group(&self, group: usize) -> u64 {
+        self.last_keys.get(group * GROUP).copied().unwrap_or(0)
     }
 
     /// The top of the summary: the last key of every [`GROUP`] groups.
@@ -121,7 +131,7 @@ impl BlockDirectory {
     /// The rest of [`BlockDirectory::locate`] after
     /// [`BlockDirectory::group_for`]; requires `lo ≤ hi`.
     #[inline]
-    pub(crate) fn locate_in_group(&self, group: usize, lo: u64, hi: u64) -> Range<usize> {
+    pub fn locate_in_group(&self, group: usize, lo: u64, hi: u64) -> Range<usize> {
         let group_start = group * GROUP;
         let in_group = self
             .last_keys

@@ -47,6 +47,7 @@ mod bits;
 pub mod block;
 mod design;
 mod directory;
+mod distance;
 mod error;
 mod huffman;
 pub mod manifest;
@@ -66,6 +67,7 @@ pub use design::{
     MAX_K, MAX_TABLES,
 };
 pub use directory::BlockDirectory;
+pub use distance::within_distance;
 pub use error::{CodecError, DesignError};
 pub use huffman::{
     h_histogram, HuffmanCode, CODE_BOOK_BYTES, CODE_BOOK_VERSION, LUT_BITS, MAX_CODE_LEN, SYMBOLS,

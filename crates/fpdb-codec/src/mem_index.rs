@@ -4,6 +4,7 @@
 use fpdb_simhash::Fingerprint;
 
 use crate::design::TableDesign;
+use crate::distance::within_distance;
 use crate::error::CodecError;
 use crate::table::EncodedTable;
 
@@ -228,15 +229,9 @@ impl MemIndex {
             let permuted_query = probe.permuted;
             encoded.for_each_in_range(probe.blocks.clone(), probe.lo, probe.hi, &mut |key| {
                 // A bit permutation preserves the popcount of an XOR, so
-                // only matches are mapped back. Clearing the lowest `k` set
-                // bits leaves zero exactly when at most `k` bits differ:
-                // cheaper than a popcount without a popcount instruction.
+                // only matches are mapped back.
                 let xor = key ^ permuted_query;
-                let mut rest = xor;
-                for _ in 0..k {
-                    rest &= rest.wrapping_sub(1);
-                }
-                if rest == 0 {
+                if within_distance(xor, k) {
                     let distance = xor.count_ones();
                     let candidate = permutation.inverse(key);
                     // Report from the first table sharing the prefix only,

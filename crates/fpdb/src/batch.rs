@@ -9,7 +9,7 @@
 //! checked against it. Small batches still probe: sorting and the pass
 //! cost more than they save below [`MERGE_BATCH_THRESHOLD`] queries.
 
-use fpdb_codec::{BlockDecoder, ChecksumPolicy, Table};
+use fpdb_codec::{within_distance, BlockDecoder, ChecksumPolicy, Table};
 use fpdb_simhash::Fingerprint;
 use rayon::prelude::*;
 
@@ -239,10 +239,11 @@ impl Db {
             for &(query, number) in group {
                 let fp = fps.get(number as usize).copied().unwrap_or_default();
                 for &key in &candidates {
-                    let distance = (key ^ query).count_ones();
-                    if distance > k {
+                    let xor = key ^ query;
+                    if !within_distance(xor, k) {
                         continue;
                     }
+                    let distance = xor.count_ones();
                     let stored = Fingerprint(permutation.inverse(key));
                     // Reported by the first table sharing a prefix only,
                     // as in `Db::query`.

@@ -18,13 +18,26 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use fpdb_codec::{BlockDirectory, HuffmanCode, SyncPoints};
+use fpdb_codec::{BlockDirectory, BlockHeader, HuffmanCode, SyncPoints};
 
 /// A block kept in memory: its bytes (checksum verified) and sync points.
 #[derive(Debug)]
 pub(crate) struct KeptBlock {
     pub bytes: Box<[u8]>,
     pub sync: SyncPoints,
+}
+
+impl KeptBlock {
+    /// Reads the block's header byte and the byte where a probe for `lo`
+    /// starts decoding, so that their cache lines are on their way before
+    /// the decoder needs them.
+    #[inline]
+    pub fn touch(&self, lo: u64) -> u64 {
+        let at = BlockHeader::LEN + self.sync.start_byte(lo);
+        let header = self.bytes.first().copied().unwrap_or(0);
+        let start = self.bytes.get(at).copied().unwrap_or(0);
+        u64::from(header ^ start)
+    }
 }
 
 #[derive(Debug, Default)]

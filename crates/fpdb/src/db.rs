@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, TableDesign, MAX_K};
+use fpdb_codec::{
+    within_distance, BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, TableDesign, MAX_K,
+};
 use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
 use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType,
@@ -30,6 +32,15 @@ pub struct Match {
     pub distance: u32,
     /// The documents with this fingerprint, in byte order.
     pub ids: Vec<String>,
+}
+
+/// One table's part of a query: the permuted query, the range of keys
+/// sharing its prefix, and the blocks that can hold them.
+struct TableProbe {
+    query: u64,
+    lo: u64,
+    hi: u64,
+    blocks: std::ops::Range<usize>,
 }
 
 /// What can change while the database is open; guarded by one lock that
@@ -375,20 +386,25 @@ impl Db {
     ) -> Result<Vec<(Fingerprint, u32)>> {
         let mut found = Vec::new();
         let mut keys = Vec::new();
-        for (index, table) in self.design.tables().iter().enumerate() {
+        let probes = self.locate_probes(state, fp);
+        for (index, (table, probe)) in self.design.tables().iter().zip(probes).enumerate() {
             let permutation = table.permutation();
-            let query = permutation.permute(fp.0);
-            let (lo, hi) = table.prefix_range(query);
+            let TableProbe {
+                query,
+                lo,
+                hi,
+                blocks,
+            } = probe;
             let mut consider = |key: u64| {
                 // Popcount does not care about the bit order, so the
                 // distance is computed on permuted keys.
-                let distance = (key ^ query).count_ones();
-                if distance <= k {
+                let xor = key ^ query;
+                if within_distance(xor, k) {
                     let stored = permutation.inverse(key);
                     // A fingerprint sharing prefixes with the query in
                     // several tables is reported by the first of them only.
                     if self.design.first_table_sharing(stored ^ fp.0) == Some(index) {
-                        found.push((Fingerprint(stored), distance));
+                        found.push((Fingerprint(stored), xor.count_ones()));
                     }
                 }
             };
@@ -398,7 +414,7 @@ impl Db {
                 let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
                 // Kept blocks passed their checksum when they were read.
                 let trusted = BlockDecoder::new(code, ChecksumPolicy::Skip);
-                for block in directory.locate(lo, hi) {
+                for block in blocks {
                     let last_key = directory
                         .last_keys()
                         .get(block)
@@ -440,6 +456,48 @@ impl Db {
         }
         found.retain(|&(f, _)| !state.delta.is_removed(f));
         Ok(found)
+    }
+
+    /// Each table's permuted query, prefix range and blocks to read.
+    ///
+    /// Finding them takes a chain of dependent cache misses per table
+    /// (directory group, the group's keys, the kept blocks' slots, their
+    /// bytes). Each step is taken for every table before the next, so the
+    /// tables' misses overlap instead of adding up.
+    fn locate_probes(&self, state: &State, fp: Fingerprint) -> Vec<TableProbe> {
+        let tables = self.design.tables();
+        let directories = &state.directories;
+        let mut groups = Vec::with_capacity(tables.len());
+        let mut probes = Vec::with_capacity(tables.len());
+        for (table, directory) in tables.iter().zip(directories) {
+            let query = table.permutation().permute(fp.0);
+            let (lo, hi) = table.prefix_range(query);
+            groups.push(directory.group_for(lo));
+            probes.push(TableProbe {
+                query,
+                lo,
+                hi,
+                blocks: 0..0,
+            });
+        }
+        let mut touched = 0u64;
+        for (directory, &group) in directories.iter().zip(&groups) {
+            touched ^= directory.touch_group(group);
+        }
+        for (index, ((probe, directory), &group)) in
+            probes.iter_mut().zip(directories).zip(&groups).enumerate()
+        {
+            if probe.lo <= probe.hi {
+                probe.blocks = directory.locate_in_group(group, probe.lo, probe.hi);
+            }
+            for block in probe.blocks.clone() {
+                if let Some(kept) = state.blocks.get(index, block) {
+                    touched ^= kept.touch(probe.lo);
+                }
+            }
+        }
+        std::hint::black_box(touched);
+        probes
     }
 
     pub(crate) fn read_block(

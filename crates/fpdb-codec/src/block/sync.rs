@@ -101,7 +101,7 @@ impl SyncPoints {
     /// The payload byte a probe for `lo` starts decoding at, computed
     /// without branches on the points (to start loading its line early).
     #[inline]
-    pub(crate) fn start_byte(&self, lo: u64) -> usize {
+    pub fn start_byte(&self, lo: u64) -> usize {
         let before = self.keys.iter().filter(|&&key| key < lo).count();
         let slot = before.saturating_sub(1) % SYNC_POINTS;
         let position = self.positions.get(slot).copied().unwrap_or(0);
