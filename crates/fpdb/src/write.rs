@@ -198,6 +198,10 @@ impl Db {
         overlay: &mut Overlay<'a>,
     ) -> Result<(i64, Vec<(Fingerprint, bool)>)> {
         let mut ids_delta: i64 = 0;
+        let stored = self.get_many(ops.iter().map(|op| {
+            let (Op::Insert(id, _) | Op::Remove(id)) = *op;
+            id
+        }))?;
         for op in ops {
             let (id, new_fp) = match *op {
                 Op::Insert(id, fp) => (id, Some(fp)),
@@ -205,7 +209,7 @@ impl Db {
             };
             let old_fp = match overlay.id_to_fp.get(id) {
                 Some(current) => *current,
-                None => self.get(id)?,
+                None => stored.get(id).copied().flatten(),
             };
             if old_fp == new_fp {
                 continue;
