@@ -143,25 +143,44 @@ impl Db {
         let mut new_last_keys: Vec<u64> = Vec::with_capacity(last_keys.len() + per_block.len());
         let mut copied_up_to = 0;
         let mut keys = Vec::new();
-        for (block, changes) in per_block {
-            if let Some(unchanged) = last_keys.get(copied_up_to..block) {
+        let mut merged = Vec::new();
+        let changed: Vec<(usize, BlockChanges)> = per_block.into_iter().collect();
+        for run in consecutive_runs(&changed) {
+            let Some(&(first_block, _)) = run.first() else {
+                continue;
+            };
+            if let Some(unchanged) = last_keys.get(copied_up_to..first_block) {
                 new_last_keys.extend_from_slice(unchanged);
             }
-            copied_up_to = block + 1;
-            keys.clear();
-            if let Some(&last_key) = last_keys.get(block) {
-                let old = self.read_block(index, block, last_key)?;
-                decoder.decode(&old, &mut keys).map_err(|e| {
-                    Error::corrupt(format!("table {index}, block {block}"), e.to_string())
-                })?;
-                bytes = bytes.saturating_sub(old.len() as u64);
-                batch.delete_cf(cf, block_key(last_key));
+            merged.clear();
+            for (block, changes) in run {
+                let block = *block;
+                copied_up_to = block + 1;
+                keys.clear();
+                if let Some(&last_key) = last_keys.get(block) {
+                    let old = self.read_block(index, block, last_key)?;
+                    decoder.decode(&old, &mut keys).map_err(|e| {
+                        Error::corrupt(format!("table {index}, block {block}"), e.to_string())
+                    })?;
+                    bytes = bytes.saturating_sub(old.len() as u64);
+                    batch.delete_cf(cf, block_key(last_key));
+                }
+                merged.extend(merge_sorted(&keys, &changes.add, &changes.remove));
             }
-            let merged = merge_sorted(&keys, &changes.add, &changes.remove);
-            for encoded in split_evenly(&encoder, &merged, self.block_bytes)? {
-                bytes += encoded.bytes().len() as u64;
-                new_last_keys.push(encoded.last_key());
-                batch.put_cf(cf, block_key(encoded.last_key()), encoded.bytes());
+            let encoded = if run.len() == 1 {
+                split_evenly(&encoder, &merged, self.block_bytes)?
+            } else {
+                // Several neighbouring blocks changed (at large deltas, all
+                // of them): cut their keys afresh into full blocks, as a
+                // bulk load does, instead of leaving each half-full block
+                // of its last split. Fewer, fuller blocks mean fewer block
+                // visits per query.
+                encoder.encode_table(&merged)?
+            };
+            for block in encoded {
+                bytes += block.bytes().len() as u64;
+                new_last_keys.push(block.last_key());
+                batch.put_cf(cf, block_key(block.last_key()), block.bytes());
             }
         }
         if let Some(rest) = last_keys.get(copied_up_to..) {
@@ -175,6 +194,28 @@ impl Db {
         })?;
         Ok((directory, bytes))
     }
+}
+
+/// Most neighbouring changed blocks re-cut together: the cut leaves at most
+/// one part-full block per run.
+const MAX_RUN_BLOCKS: usize = 64;
+
+/// `changed` (sorted by block) cut into runs of consecutive blocks, each
+/// at most [`MAX_RUN_BLOCKS`] long.
+fn consecutive_runs<T>(changed: &[(usize, T)]) -> impl Iterator<Item = &[(usize, T)]> {
+    let mut rest = changed;
+    std::iter::from_fn(move || {
+        let (&(first, _), _) = rest.split_first()?;
+        let length = rest
+            .iter()
+            .enumerate()
+            .take(MAX_RUN_BLOCKS)
+            .take_while(|&(offset, &(block, _))| block == first + offset)
+            .count();
+        let (run, tail) = rest.split_at(length);
+        rest = tail;
+        Some(run)
+    })
 }
 
 /// Encodes a merged run as blocks of about equal size.
@@ -269,6 +310,22 @@ mod tests {
             })
             .collect();
         assert_eq!(all, keys);
+    }
+
+    #[test]
+    fn changed_blocks_group_into_bounded_runs_of_neighbours() {
+        let changed: Vec<(usize, ())> = [0, 1, 2, 5, 7, 8]
+            .into_iter()
+            .chain(10..10 + super::MAX_RUN_BLOCKS + 3)
+            .map(|block| (block, ()))
+            .collect();
+        let runs: Vec<Vec<usize>> = super::consecutive_runs(&changed)
+            .map(|run| run.iter().map(|&(block, _)| block).collect())
+            .collect();
+        let long: Vec<usize> = (10..10 + super::MAX_RUN_BLOCKS).collect();
+        let tail: Vec<usize> =
+            (10 + super::MAX_RUN_BLOCKS..10 + super::MAX_RUN_BLOCKS + 3).collect();
+        assert_eq!(runs, vec![vec![0, 1, 2], vec![5], vec![7, 8], long, tail]);
     }
 
     #[test]

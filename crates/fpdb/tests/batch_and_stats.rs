@@ -93,3 +93,41 @@ fn stats_warn_when_the_design_is_outgrown() {
     let stats = right.stats();
     assert!(stats.warnings.is_empty(), "{stats:?}");
 }
+
+/// Merges that touch every block re-cut them into full blocks, as a bulk
+/// load would; splitting each overflowing block in two on its own left
+/// tables about three quarters full.
+#[test]
+fn merges_that_touch_neighbouring_blocks_leave_them_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let block_bytes = 256;
+    let db = Db::create(
+        dir.path().join("db"),
+        Options {
+            block_bytes,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let fps = random_fingerprints(40_000, 11);
+    for (round, chunk) in fps.chunks(5_000).enumerate() {
+        let documents: Vec<(String, Fingerprint)> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, &fp)| (format!("{round}-{i}"), fp))
+            .collect();
+        db.insert_batch(&documents).unwrap();
+        db.merge().unwrap();
+    }
+    for (index, table) in db.stats().tables.iter().enumerate() {
+        let fill = table.bytes as f64 / (table.blocks * block_bytes) as f64;
+        assert!(
+            fill > 0.9,
+            "table {index}: blocks {fill:.2} full on average"
+        );
+    }
+    // Still exact: every fingerprint is found at distance 0.
+    for &fp in fps.iter().step_by(97) {
+        assert_eq!(db.query(fp, 0).unwrap().len(), 1, "{fp}");
+    }
+}
