@@ -41,6 +41,8 @@ struct TableProbe {
     query: u64,
     lo: u64,
     hi: u64,
+    /// The directory group holding `lo` (the first step of the search).
+    group: usize,
     blocks: std::ops::Range<usize>,
 }
 
@@ -412,6 +414,7 @@ impl Db {
                 lo,
                 hi,
                 blocks,
+                ..
             } = probe;
             let mut consider = |key: u64| {
                 // Popcount does not care about the bit order, so the
@@ -485,28 +488,28 @@ impl Db {
     fn locate_probes(&self, state: &State, fp: Fingerprint) -> Vec<TableProbe> {
         let tables = self.design.tables();
         let directories = &state.directories;
-        let mut groups = Vec::with_capacity(tables.len());
-        let mut probes = Vec::with_capacity(tables.len());
-        for (table, directory) in tables.iter().zip(directories) {
-            let query = table.permutation().permute(fp.0);
-            let (lo, hi) = table.prefix_range(query);
-            groups.push(directory.group_for(lo));
-            probes.push(TableProbe {
-                query,
-                lo,
-                hi,
-                blocks: 0..0,
-            });
-        }
+        let mut probes: Vec<TableProbe> = tables
+            .iter()
+            .zip(directories)
+            .map(|(table, directory)| {
+                let query = table.permutation().permute(fp.0);
+                let (lo, hi) = table.prefix_range(query);
+                TableProbe {
+                    query,
+                    lo,
+                    hi,
+                    group: directory.group_for(lo),
+                    blocks: 0..0,
+                }
+            })
+            .collect();
         let mut touched = 0u64;
-        for (directory, &group) in directories.iter().zip(&groups) {
-            touched ^= directory.touch_group(group);
+        for (directory, probe) in directories.iter().zip(&probes) {
+            touched ^= directory.touch_group(probe.group);
         }
-        for (index, ((probe, directory), &group)) in
-            probes.iter_mut().zip(directories).zip(&groups).enumerate()
-        {
+        for (index, (probe, directory)) in probes.iter_mut().zip(directories).enumerate() {
             if probe.lo <= probe.hi {
-                probe.blocks = directory.locate_in_group(group, probe.lo, probe.hi);
+                probe.blocks = directory.locate_in_group(probe.group, probe.lo, probe.hi);
             }
             for block in probe.blocks.clone() {
                 if let Some(kept) = state.blocks.get(index, block) {

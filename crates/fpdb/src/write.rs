@@ -215,14 +215,14 @@ impl Db {
                 continue;
             }
             if let Some(old) = old_fp {
-                self.note_membership(scanner, overlay, old)?;
+                note_membership(scanner, overlay, old)?;
                 batch.delete(FP_TO_IDS, fp_ids_key(old, id));
                 overlay.added_ids.entry(old).or_default().remove(id);
                 overlay.removed_ids.entry(old).or_default().insert(id);
             }
             match new_fp {
                 Some(fp) => {
-                    self.note_membership(scanner, overlay, fp)?;
+                    note_membership(scanner, overlay, fp)?;
                     batch.put(ID_TO_FP, id.as_bytes(), fp.0.to_be_bytes());
                     batch.put(FP_TO_IDS, fp_ids_key(fp, id), []);
                     overlay.removed_ids.entry(fp).or_default().remove(id);
@@ -245,20 +245,19 @@ impl Db {
         }
         Ok((ids_delta, changes))
     }
+}
 
-    /// Records whether `fp` was in the set before this batch touched it.
-    fn note_membership<'a>(
-        &self,
-        scanner: &mut IdScanner<'_>,
-        overlay: &mut Overlay<'a>,
-        fp: Fingerprint,
-    ) -> Result<()> {
-        if !overlay.member_before.contains_key(&fp) {
-            let member = has_ids(scanner, overlay, fp)?;
-            overlay.member_before.insert(fp, member);
-        }
-        Ok(())
+/// Records whether `fp` was in the set before this batch touched it.
+fn note_membership(
+    scanner: &mut IdScanner<'_>,
+    overlay: &mut Overlay<'_>,
+    fp: Fingerprint,
+) -> Result<()> {
+    if !overlay.member_before.contains_key(&fp) {
+        let member = has_ids(scanner, overlay, fp)?;
+        overlay.member_before.insert(fp, member);
     }
+    Ok(())
 }
 
 /// Whether any document has `fp`, counting the batch's own changes.
