@@ -23,7 +23,7 @@
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use fpdb::{BulkOptions, Db, Fingerprint, Options};
+use fpdb::{BulkOptions, Db, Fingerprint};
 use fpdb_benches::latency;
 use fpdb_benches::rng::Rng;
 
@@ -36,14 +36,9 @@ fn n() -> usize {
 fn query(c: &mut Criterion) {
     let n = n();
     let mut rng = Rng::new(7);
-    let stored: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    let options = Options {
-        expected_size: n as u64,
-        ..Options::default()
-    };
-    let mut db = Db::create(&path, options).unwrap();
+    let (mut db, stored) = latency::new_store(&path, n, &mut rng);
     let started = Instant::now();
     let mut loader = db.bulk_loader(BulkOptions::default()).unwrap();
     for (i, &fp) in stored.iter().enumerate() {

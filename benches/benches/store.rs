@@ -21,7 +21,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use fpdb::{Db, Fingerprint, OpenOptions, Options};
+use fpdb::{Db, Fingerprint, OpenOptions};
 use fpdb_benches::latency;
 use fpdb_benches::rng::Rng;
 
@@ -34,14 +34,9 @@ fn n() -> usize {
 fn store(c: &mut Criterion) {
     let n = n();
     let mut rng = Rng::new(7);
-    let stored: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    let options = Options {
-        expected_size: n as u64,
-        ..Options::default()
-    };
-    let db = Db::create(&path, options).unwrap();
+    let (db, stored) = latency::new_store(&path, n, &mut rng);
     let design = db.design().name();
     drop(db);
 

@@ -3,11 +3,23 @@
 //! criterion reports means).
 
 use std::hint::black_box;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use fpdb::{Db, Fingerprint};
+use fpdb::{Db, Fingerprint, Options};
 
 use crate::rng::Rng;
+
+/// The store benches' start: `n` random fingerprints from `rng`, and a
+/// new, empty database at `path` sized for them (auto design, k = 3).
+pub fn new_store(path: &Path, n: usize, rng: &mut Rng) -> (Db, Vec<u64>) {
+    let stored: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+    let options = Options {
+        expected_size: n as u64,
+        ..Options::default()
+    };
+    (Db::create(path, options).unwrap(), stored)
+}
 
 /// `count` probes: every other one a stored fingerprint with 0–3 bits
 /// flipped (it finds at least that fingerprint at k = 3), the rest random
