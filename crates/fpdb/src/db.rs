@@ -1,6 +1,5 @@
 //! The database handle: open, create, query.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -18,6 +17,7 @@ use crate::delta::Delta;
 use crate::keys::{self, block_key, decode_u64, directory_key, table_cf};
 use crate::manifest::Manifest;
 use crate::rocks::Rocks;
+use crate::seeded_hash::{FastMap, SeededState};
 use crate::{Error, OpenOptions, Options, Result};
 
 /// Longest document id, in bytes of UTF-8.
@@ -250,7 +250,7 @@ impl Db {
         }
         let fingerprints = read_counter(&rocks, meta, keys::FINGERPRINT_COUNT_KEY)?;
         let ids = read_counter(&rocks, meta, keys::ID_COUNT_KEY)?;
-        let mut delta = Delta::new(tables);
+        let mut delta = Delta::new(&design, open_options.merge_threshold(fingerprints));
         for entry in rocks.iterator_cf(cf(&rocks, keys::DELTA)?, IteratorMode::Start) {
             let (key, value) = entry?;
             let fp = decode_u64(&key)
@@ -324,14 +324,14 @@ impl Db {
     pub(crate) fn get_many<'a>(
         &self,
         ids: impl IntoIterator<Item = &'a str>,
-    ) -> Result<HashMap<&'a str, Option<Fingerprint>>> {
+    ) -> Result<FastMap<&'a str, Option<Fingerprint>>> {
         let mut sorted: Vec<&str> = ids.into_iter().collect();
         sorted.sort_unstable();
         sorted.dedup();
         let values = self
             .rocks
             .batched_multi_get_cf(self.cf(keys::ID_TO_FP)?, sorted.iter(), true);
-        let mut found = HashMap::with_capacity(sorted.len());
+        let mut found = FastMap::with_capacity_and_hasher(sorted.len(), SeededState::default());
         for (id, value) in sorted.into_iter().zip(values) {
             let value = value.map_err(|e| {
                 damage(e, || {

@@ -8,33 +8,40 @@
 //! delta is also persisted (the `delta` column family), so it survives a
 //! restart.
 
-use std::collections::{BTreeSet, HashSet};
-
 use fpdb_codec::TableDesign;
 use fpdb_simhash::Fingerprint;
+
+use crate::added_keys::AddedKeys;
+use crate::seeded_hash::FastSet;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Delta {
     /// Per table, the permuted keys of added fingerprints.
-    added: Vec<BTreeSet<u64>>,
+    added: Vec<AddedKeys>,
     /// Fingerprints still in the blocks but no longer in the set.
-    removed: HashSet<Fingerprint>,
+    removed: FastSet<Fingerprint>,
 }
 
 impl Delta {
-    pub fn new(tables: usize) -> Self {
+    /// An empty delta for `design`, sized for about `capacity` changes
+    /// (the merge threshold).
+    pub fn new(design: &TableDesign, capacity: usize) -> Self {
         Delta {
-            added: vec![BTreeSet::new(); tables],
-            removed: HashSet::new(),
+            added: design
+                .tables()
+                .iter()
+                .map(|table| AddedKeys::new(table.prefix_bits(), capacity))
+                .collect(),
+            removed: FastSet::default(),
         }
     }
 
     pub fn len(&self) -> usize {
-        self.added.first().map_or(0, BTreeSet::len) + self.removed.len()
+        self.added_len() + self.removed.len()
     }
 
     pub fn added_len(&self) -> usize {
-        self.added.first().map_or(0, BTreeSet::len)
+        self.added.first().map_or(0, AddedKeys::len)
     }
 
     pub fn removed_len(&self) -> usize {
@@ -43,7 +50,7 @@ impl Delta {
 
     pub fn is_added(&self, design: &TableDesign, fp: Fingerprint) -> bool {
         match (design.tables().first(), self.added.first()) {
-            (Some(table), Some(set)) => set.contains(&table.permutation().permute(fp.0)),
+            (Some(table), Some(keys)) => keys.contains(table.permutation().permute(fp.0)),
             _ => false,
         }
     }
@@ -53,14 +60,14 @@ impl Delta {
     }
 
     pub fn add(&mut self, design: &TableDesign, fp: Fingerprint) {
-        for (table, set) in design.tables().iter().zip(&mut self.added) {
-            set.insert(table.permutation().permute(fp.0));
+        for (table, keys) in design.tables().iter().zip(&mut self.added) {
+            keys.insert(table.permutation().permute(fp.0));
         }
     }
 
     pub fn unadd(&mut self, design: &TableDesign, fp: Fingerprint) {
-        for (table, set) in design.tables().iter().zip(&mut self.added) {
-            set.remove(&table.permutation().permute(fp.0));
+        for (table, keys) in design.tables().iter().zip(&mut self.added) {
+            keys.remove(table.permutation().permute(fp.0));
         }
     }
 
@@ -77,7 +84,7 @@ impl Delta {
         self.added
             .get(index)
             .into_iter()
-            .flat_map(move |set| set.range(lo..=hi).copied())
+            .flat_map(move |keys| keys.range(lo, hi))
     }
 
     /// Every added fingerprint, unpermuted (from table 0).
@@ -89,16 +96,11 @@ impl Delta {
         self.added
             .first()
             .into_iter()
-            .flat_map(|set| set.iter())
-            .filter_map(move |&key| permutation.map(|p| Fingerprint(p.inverse(key))))
+            .flat_map(AddedKeys::iter)
+            .filter_map(move |key| permutation.map(|p| Fingerprint(p.inverse(key))))
     }
 
     pub fn removed_fingerprints(&self) -> impl Iterator<Item = Fingerprint> + '_ {
         self.removed.iter().copied()
-    }
-
-    pub fn clear(&mut self) {
-        self.added.iter_mut().for_each(BTreeSet::clear);
-        self.removed.clear();
     }
 }

@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
 
+mod added_keys;
 mod batch;
 mod block_cache;
 mod bulk;
@@ -41,6 +42,7 @@ mod options;
 mod pairs;
 mod radix;
 mod rocks;
+mod seeded_hash;
 mod sorted_batch;
 mod stats;
 mod union_find;

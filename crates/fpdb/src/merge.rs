@@ -15,6 +15,7 @@ use fpdb_codec::{BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy};
 use rocksdb::WriteBatch;
 
 use crate::block_cache::BlockCache;
+use crate::delta::Delta;
 use crate::db::table_bytes_key;
 use crate::keys::{self, block_key, directory_key};
 use crate::{Db, Error, Result};
@@ -105,7 +106,11 @@ impl Db {
         state.blocks = BlockCache::new(&directories, self.open_options.block_cache_bytes);
         state.directories = directories;
         state.table_bytes = table_bytes;
-        state.delta.clear();
+        // A fresh delta, its buckets sized for the next merge's threshold.
+        state.delta = Delta::new(
+            &self.design,
+            self.open_options.merge_threshold(state.fingerprints),
+        );
         Ok(())
     }
 

@@ -5,13 +5,14 @@
 //! with `OpenOptions::sync`, before it returns), then the in-memory delta.
 //! The tables themselves change only in merges (`merge.rs`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use fpdb_simhash::Fingerprint;
 
 use crate::db::Match;
 use crate::id_scanner::IdScanner;
 use crate::keys::{self, fp_ids_key};
+use crate::seeded_hash::{FastMap, FastSet};
 use crate::sorted_batch::SortedBatch;
 use crate::{Db, Error, Result, MAX_ID_BYTES};
 
@@ -28,14 +29,38 @@ enum Op<'a> {
 }
 
 /// Changes of one write batch not yet in RocksDB, read through by later
-/// operations of the same batch.
+/// operations of the same batch. Pairs rather than a set of ids per
+/// fingerprint: a batch of new documents then allocates nothing per
+/// document.
 #[derive(Default)]
 struct Overlay<'a> {
-    id_to_fp: HashMap<&'a str, Option<Fingerprint>>,
-    added_ids: HashMap<Fingerprint, HashSet<&'a str>>,
-    removed_ids: HashMap<Fingerprint, HashSet<&'a str>>,
+    id_to_fp: FastMap<&'a str, Option<Fingerprint>>,
+    /// (fingerprint, id) pairs the batch stored.
+    added_ids: FastSet<(Fingerprint, &'a str)>,
+    /// How many pairs of `added_ids` each fingerprint has.
+    added_count: FastMap<Fingerprint, usize>,
+    /// (fingerprint, id) pairs the batch deleted.
+    removed_ids: FastSet<(Fingerprint, &'a str)>,
     /// Set membership of each touched fingerprint before the batch.
-    member_before: HashMap<Fingerprint, bool>,
+    member_before: FastMap<Fingerprint, bool>,
+}
+
+impl<'a> Overlay<'a> {
+    fn add_id(&mut self, fp: Fingerprint, id: &'a str) {
+        self.removed_ids.remove(&(fp, id));
+        if self.added_ids.insert((fp, id)) {
+            *self.added_count.entry(fp).or_default() += 1;
+        }
+    }
+
+    fn remove_id(&mut self, fp: Fingerprint, id: &'a str) {
+        if self.added_ids.remove(&(fp, id)) {
+            if let Some(count) = self.added_count.get_mut(&fp) {
+                *count = count.saturating_sub(1);
+            }
+        }
+        self.removed_ids.insert((fp, id));
+    }
 }
 
 impl Db {
@@ -217,16 +242,14 @@ impl Db {
             if let Some(old) = old_fp {
                 note_membership(scanner, overlay, old)?;
                 batch.delete(FP_TO_IDS, fp_ids_key(old, id));
-                overlay.added_ids.entry(old).or_default().remove(id);
-                overlay.removed_ids.entry(old).or_default().insert(id);
+                overlay.remove_id(old, id);
             }
             match new_fp {
                 Some(fp) => {
                     note_membership(scanner, overlay, fp)?;
                     batch.put(ID_TO_FP, id.as_bytes(), fp.0.to_be_bytes());
                     batch.put(FP_TO_IDS, fp_ids_key(fp, id), []);
-                    overlay.removed_ids.entry(fp).or_default().remove(id);
-                    overlay.added_ids.entry(fp).or_default().insert(id);
+                    overlay.add_id(fp, id);
                 }
                 None => batch.delete(ID_TO_FP, id.as_bytes()),
             }
@@ -262,17 +285,12 @@ fn note_membership(
 
 /// Whether any document has `fp`, counting the batch's own changes.
 fn has_ids(scanner: &mut IdScanner<'_>, overlay: &Overlay<'_>, fp: Fingerprint) -> Result<bool> {
-    if overlay
-        .added_ids
-        .get(&fp)
-        .is_some_and(|ids| !ids.is_empty())
-    {
+    if overlay.added_count.get(&fp).is_some_and(|&count| count > 0) {
         return Ok(true);
     }
-    let removed = overlay.removed_ids.get(&fp);
     let mut found = false;
     scanner.scan(fp, |id| {
-        found = !removed.is_some_and(|r| r.contains(id));
+        found = !overlay.removed_ids.contains(&(fp, id));
         !found
     })?;
     Ok(found)
