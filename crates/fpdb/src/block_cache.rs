@@ -21,13 +21,21 @@ use std::sync::OnceLock;
 use fpdb_codec::{BlockDirectory, BlockHeader, HuffmanCode, SyncPoints};
 
 /// A block kept in memory: its bytes (checksum verified) and sync points.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct KeptBlock {
     pub bytes: Box<[u8]>,
     pub sync: SyncPoints,
 }
 
 impl KeptBlock {
+    /// A block of `bytes` holding exactly `keys`, encoded with `code`.
+    pub fn new(bytes: &[u8], keys: &[u64], code: &HuffmanCode) -> Self {
+        KeptBlock {
+            bytes: bytes.into(),
+            sync: SyncPoints::for_block_keys(keys, code),
+        }
+    }
+
     /// Reads the block's header byte and the byte where a probe for `lo`
     /// starts decoding, so that their cache lines are on their way before
     /// the decoder needs them.
@@ -71,19 +79,24 @@ impl BlockCache {
     /// kept bytes without hashing them again), with `keys` all the keys
     /// decoded from them and `code` the table's code.
     pub fn keep(&self, table: usize, block: usize, bytes: &[u8], keys: &[u64], code: &HuffmanCode) {
+        if self.has_room_for(bytes.len()) {
+            self.insert(table, block, KeptBlock::new(bytes, keys, code));
+        }
+    }
+
+    /// Keeps `kept` as block `block` of table `table`, if the cache has
+    /// room and the slot is free. The same trust rule as
+    /// [`BlockCache::keep`]: only checked or self-made bytes.
+    pub fn insert(&self, table: usize, block: usize, kept: KeptBlock) {
         let Some(slot) = self.slot(table, block) else {
             return;
         };
-        let size = bytes.len() + std::mem::size_of::<KeptBlock>();
+        let size = kept.bytes.len() + std::mem::size_of::<KeptBlock>();
         let held = self.bytes.fetch_add(size, Ordering::Relaxed);
         if held + size > self.limit {
             self.bytes.fetch_sub(size, Ordering::Relaxed);
             return;
         }
-        let kept = KeptBlock {
-            bytes: bytes.into(),
-            sync: SyncPoints::for_block_keys(keys, code),
-        };
         if slot.set(kept).is_err() {
             // Another reader kept the same block first.
             self.bytes.fetch_sub(size, Ordering::Relaxed);

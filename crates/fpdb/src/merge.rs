@@ -7,16 +7,16 @@
 //! size is split by the encoder, one that empties is deleted. All tables'
 //! block changes, the new directories and the cleared delta go into one
 //! RocksDB `WriteBatch`, so a crash leaves either the state before the
-//! merge or the state after it.
+//! merge or the state after it. Tables merge in parallel, and the blocks a
+//! merge writes stay in memory for the queries (and the merge) after it.
 
-use std::collections::BTreeMap;
-
-use fpdb_codec::{BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy};
+use fpdb_codec::{BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy, EncodedBlock};
+use rayon::prelude::*;
 use rocksdb::WriteBatch;
 
-use crate::block_cache::BlockCache;
+use crate::block_cache::{BlockCache, KeptBlock};
+use crate::db::{table_bytes_key, State};
 use crate::delta::Delta;
-use crate::db::table_bytes_key;
 use crate::keys::{self, block_key, directory_key};
 use crate::{Db, Error, Result};
 
@@ -61,41 +61,57 @@ impl Db {
         if added.is_empty() && removed.is_empty() {
             return Ok(());
         }
-        let mut batch = WriteBatch::default();
-        let mut directories = Vec::with_capacity(self.design.tables().len());
-        let mut table_bytes = Vec::with_capacity(self.design.tables().len());
-        {
+        // Tables merge independently, so they merge in parallel (a merge
+        // holds the writer lock: its time is every writer's).
+        let tables = self.design.tables();
+        let keep_budget = self.open_options.block_cache_bytes / tables.len().max(1);
+        let merges = {
             let state = self.read_state();
-            for (index, table) in self.design.tables().iter().enumerate() {
-                let permutation = table.permutation();
-                let mut add: Vec<u64> = added.iter().map(|f| permutation.permute(f.0)).collect();
-                let mut remove: Vec<u64> =
-                    removed.iter().map(|f| permutation.permute(f.0)).collect();
-                add.sort_unstable();
-                remove.sort_unstable();
-                let directory = state.directories.get(index).ok_or_else(|| {
-                    Error::corrupt(format!("directory of table {index}"), "missing")
-                })?;
-                let bytes = state.table_bytes.get(index).copied().unwrap_or(0);
-                let (new_directory, new_bytes) =
-                    self.merge_table(index, directory, bytes, &add, &remove, &mut batch)?;
-                batch.put_cf(
-                    self.cf(keys::META)?,
-                    directory_key(index),
-                    new_directory.to_bytes(),
-                );
-                batch.put_cf(
-                    self.cf(keys::META)?,
-                    table_bytes_key(index),
-                    new_bytes.to_be_bytes(),
-                );
-                directories.push(new_directory);
-                table_bytes.push(new_bytes);
+            let state = &*state;
+            tables
+                .par_iter()
+                .enumerate()
+                .map(|(index, table)| {
+                    let permutation = table.permutation();
+                    let mut add: Vec<u64> =
+                        added.iter().map(|f| permutation.permute(f.0)).collect();
+                    let mut remove: Vec<u64> =
+                        removed.iter().map(|f| permutation.permute(f.0)).collect();
+                    add.sort_unstable();
+                    remove.sort_unstable();
+                    self.merge_table(state, index, &add, &remove, keep_budget)
+                })
+                .collect::<Result<Vec<TableMerge>>>()?
+        };
+        let mut batch = WriteBatch::default();
+        let meta = self.cf(keys::META)?;
+        for (index, merge) in merges.iter().enumerate() {
+            let cf = self.table_cf(index)?;
+            for write in &merge.writes {
+                match *write {
+                    BlockWrite::Delete(last_key) => batch.delete_cf(cf, block_key(last_key)),
+                    BlockWrite::Put(ref block) => {
+                        batch.put_cf(cf, block_key(block.last_key()), block.bytes())
+                    }
+                }
             }
+            batch.put_cf(meta, directory_key(index), merge.directory.to_bytes());
+            batch.put_cf(meta, table_bytes_key(index), merge.bytes.to_be_bytes());
         }
         let delta_cf = self.cf(keys::DELTA)?;
         for fp in added.iter().chain(&removed) {
             batch.delete_cf(delta_cf, fp.0.to_be_bytes());
+        }
+        let directories: Vec<BlockDirectory> =
+            merges.iter().map(|merge| merge.directory.clone()).collect();
+        let table_bytes: Vec<u64> = merges.iter().map(|merge| merge.bytes).collect();
+        // The new blocks are in hand: keep them, so queries after a merge
+        // (and the next merge) need not read them back from RocksDB.
+        let blocks = BlockCache::new(&directories, self.open_options.block_cache_bytes);
+        for (index, merge) in merges.into_iter().enumerate() {
+            for (block, kept) in merge.kept {
+                blocks.insert(index, block, kept);
+            }
         }
         // The merge rewrites blocks that took many writes to fill: make it
         // durable whatever the per-write setting.
@@ -103,7 +119,7 @@ impl Db {
         options.set_sync(true);
         let mut state = self.write_state();
         self.rocks.write_opt(batch, &options)?;
-        state.blocks = BlockCache::new(&directories, self.open_options.block_cache_bytes);
+        state.blocks = blocks;
         state.directories = directories;
         state.table_bytes = table_bytes;
         // A fresh delta, its buckets sized for the next merge's threshold.
@@ -114,61 +130,79 @@ impl Db {
         Ok(())
     }
 
-    /// Writes table `index`'s changed blocks into `batch`; returns its new
-    /// directory and byte count.
+    /// Merges sorted permuted `add` and `remove` keys into table `index`.
+    /// Keeps in memory (within about `keep_budget` bytes) the blocks it
+    /// writes and the unchanged blocks that were kept already.
     fn merge_table(
         &self,
+        state: &State,
         index: usize,
-        directory: &BlockDirectory,
-        mut bytes: u64,
         add: &[u64],
         remove: &[u64],
-        batch: &mut WriteBatch,
-    ) -> Result<(BlockDirectory, u64)> {
+        keep_budget: usize,
+    ) -> Result<TableMerge> {
+        let directory = state
+            .directories
+            .get(index)
+            .ok_or_else(|| Error::corrupt(format!("directory of table {index}"), "missing"))?;
+        let mut bytes = state.table_bytes.get(index).copied().unwrap_or(0);
         let last_keys = directory.last_keys();
-        let route = |key: u64| {
-            last_keys
-                .partition_point(|&last| last < key)
-                .min(last_keys.len().saturating_sub(1))
-        };
-        let mut per_block: BTreeMap<usize, BlockChanges> = BTreeMap::new();
-        for &key in add {
-            per_block.entry(route(key)).or_default().add.push(key);
-        }
-        for &key in remove {
-            per_block.entry(route(key)).or_default().remove.push(key);
-        }
+        let changed = route_changes(last_keys, add, remove);
         let code = self
             .codes
             .get(index)
             .ok_or_else(|| Error::corrupt(format!("code book of table {index}"), "missing"))?;
         let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
+        // Kept blocks passed their checksum when they were read.
+        let trusted = BlockDecoder::new(code, ChecksumPolicy::Skip);
         let encoder = BlockEncoder::new(code, self.block_bytes);
-        let cf = self.table_cf(index)?;
-        let mut new_last_keys: Vec<u64> = Vec::with_capacity(last_keys.len() + per_block.len());
+        let mut new_last_keys: Vec<u64> = Vec::with_capacity(last_keys.len() + changed.len());
+        let mut writes = Vec::new();
+        let mut kept = Vec::new();
+        let mut kept_bytes = 0;
+        // Unchanged blocks keep their keys and, if kept, their bytes.
+        let copy_unchanged = |blocks: std::ops::Range<usize>,
+                              new_last_keys: &mut Vec<u64>,
+                              kept: &mut Vec<(usize, KeptBlock)>| {
+            for old in blocks {
+                if let Some(&last_key) = last_keys.get(old) {
+                    if let Some(block) = state.blocks.get(index, old) {
+                        kept.push((new_last_keys.len(), block.clone()));
+                    }
+                    new_last_keys.push(last_key);
+                }
+            }
+        };
         let mut copied_up_to = 0;
         let mut keys = Vec::new();
         let mut merged = Vec::new();
-        let changed: Vec<(usize, BlockChanges)> = per_block.into_iter().collect();
         for run in consecutive_runs(&changed) {
             let Some(&(first_block, _)) = run.first() else {
                 continue;
             };
-            if let Some(unchanged) = last_keys.get(copied_up_to..first_block) {
-                new_last_keys.extend_from_slice(unchanged);
-            }
+            copy_unchanged(copied_up_to..first_block, &mut new_last_keys, &mut kept);
             merged.clear();
             for (block, changes) in run {
                 let block = *block;
                 copied_up_to = block + 1;
                 keys.clear();
                 if let Some(&last_key) = last_keys.get(block) {
-                    let old = self.read_block(index, block, last_key)?;
-                    decoder.decode(&old, &mut keys).map_err(|e| {
+                    let damaged = |e: fpdb_codec::CodecError| {
                         Error::corrupt(format!("table {index}, block {block}"), e.to_string())
-                    })?;
-                    bytes = bytes.saturating_sub(old.len() as u64);
-                    batch.delete_cf(cf, block_key(last_key));
+                    };
+                    let old_len = match state.blocks.get(index, block) {
+                        Some(old) => {
+                            trusted.decode(&old.bytes, &mut keys).map_err(damaged)?;
+                            old.bytes.len()
+                        }
+                        None => {
+                            let old = self.read_block(index, block, last_key)?;
+                            decoder.decode(&old, &mut keys).map_err(damaged)?;
+                            old.len()
+                        }
+                    };
+                    bytes = bytes.saturating_sub(old_len as u64);
+                    writes.push(BlockWrite::Delete(last_key));
                 }
                 merged.extend(merge_sorted(&keys, &changes.add, &changes.remove));
             }
@@ -182,23 +216,94 @@ impl Db {
                 // visits per query.
                 encoder.encode_table(&merged)?
             };
+            let mut rest = merged.as_slice();
             for block in encoded {
+                let (block_keys, tail) = rest.split_at((block.count() as usize).min(rest.len()));
+                rest = tail;
                 bytes += block.bytes().len() as u64;
+                if kept_bytes + block.bytes().len() <= keep_budget {
+                    kept_bytes += block.bytes().len();
+                    kept.push((
+                        new_last_keys.len(),
+                        KeptBlock::new(block.bytes(), block_keys, code),
+                    ));
+                }
                 new_last_keys.push(block.last_key());
-                batch.put_cf(cf, block_key(block.last_key()), block.bytes());
+                writes.push(BlockWrite::Put(block));
             }
         }
-        if let Some(rest) = last_keys.get(copied_up_to..) {
-            new_last_keys.extend_from_slice(rest);
-        }
+        copy_unchanged(copied_up_to..last_keys.len(), &mut new_last_keys, &mut kept);
         let directory = BlockDirectory::new(new_last_keys).map_err(|e| {
             Error::corrupt(
                 format!("directory of table {index} after merge"),
                 e.to_string(),
             )
         })?;
-        Ok((directory, bytes))
+        Ok(TableMerge {
+            directory,
+            bytes,
+            writes,
+            kept,
+        })
     }
+}
+
+/// What merging the delta into one table produced.
+struct TableMerge {
+    directory: BlockDirectory,
+    bytes: u64,
+    /// The table's block writes, in order.
+    writes: Vec<BlockWrite>,
+    /// Blocks to keep in memory, by their index in the new directory.
+    kept: Vec<(usize, KeptBlock)>,
+}
+
+/// One change to a table's column family.
+enum BlockWrite {
+    /// Delete the block with this last key.
+    Delete(u64),
+    /// Put a new block under its last key.
+    Put(EncodedBlock),
+}
+
+/// Routes sorted `add` and `remove` keys to the blocks of a table with
+/// these `last_keys`: each key to the first block whose last key is ≥ it,
+/// or the last block for keys beyond every block. Returns the changed
+/// blocks in order. Both key lists and the blocks ascend, so one pass
+/// walks them together (a merge touches every block once the delta
+/// outgrows the block count: no search or map per key).
+fn route_changes(last_keys: &[u64], add: &[u64], remove: &[u64]) -> Vec<(usize, BlockChanges)> {
+    let last_block = last_keys.len().saturating_sub(1);
+    let mut changed: Vec<(usize, BlockChanges)> = Vec::new();
+    let mut block = 0;
+    let (mut adds, mut removes) = (add.iter().peekable(), remove.iter().peekable());
+    loop {
+        let (key, is_add) = match (adds.peek(), removes.peek()) {
+            (Some(&&a), Some(&&r)) if a <= r => (a, true),
+            (_, Some(&&r)) => (r, false),
+            (Some(&&a), None) => (a, true),
+            (None, None) => break,
+        };
+        if is_add {
+            adds.next();
+        } else {
+            removes.next();
+        }
+        while block < last_block && last_keys.get(block).is_some_and(|&last| last < key) {
+            block += 1;
+        }
+        if changed.last().is_none_or(|&(last, _)| last != block) {
+            changed.push((block, BlockChanges::default()));
+        }
+        if let Some((_, changes)) = changed.last_mut() {
+            if is_add {
+                changes.add.push(key);
+            } else {
+                changes.remove.push(key);
+            }
+        }
+    }
+    changed
 }
 
 /// Most neighbouring changed blocks re-cut together: the cut leaves at most
@@ -331,6 +436,43 @@ mod tests {
         let tail: Vec<usize> =
             (10 + super::MAX_RUN_BLOCKS..10 + super::MAX_RUN_BLOCKS + 3).collect();
         assert_eq!(runs, vec![vec![0, 1, 2], vec![5], vec![7, 8], long, tail]);
+    }
+
+    type AddsAndRemoves = (Vec<u64>, Vec<u64>);
+
+    proptest::proptest! {
+        #[test]
+        fn routing_matches_a_search_per_key(
+            // A small key space, so keys often equal a block's last key
+            // or lie beyond the last block.
+            mut last_keys in proptest::collection::vec(0u64..300, 0..40),
+            mut add in proptest::collection::vec(0u64..320, 0..200),
+            mut remove in proptest::collection::vec(0u64..320, 0..200),
+        ) {
+            last_keys.sort_unstable();
+            last_keys.dedup();
+            add.sort_unstable();
+            remove.sort_unstable();
+            let route = |key: u64| {
+                last_keys
+                    .partition_point(|&last| last < key)
+                    .min(last_keys.len().saturating_sub(1))
+            };
+            let mut expected: std::collections::BTreeMap<usize, AddsAndRemoves> =
+                std::collections::BTreeMap::new();
+            for &key in &add {
+                expected.entry(route(key)).or_default().0.push(key);
+            }
+            for &key in &remove {
+                expected.entry(route(key)).or_default().1.push(key);
+            }
+            let routed: Vec<(usize, AddsAndRemoves)> =
+                super::route_changes(&last_keys, &add, &remove)
+                    .into_iter()
+                    .map(|(block, changes)| (block, (changes.add, changes.remove)))
+                    .collect();
+            proptest::prop_assert_eq!(routed, expected.into_iter().collect::<Vec<_>>());
+        }
     }
 
     #[test]

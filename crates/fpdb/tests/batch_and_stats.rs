@@ -131,3 +131,57 @@ fn merges_that_touch_neighbouring_blocks_leave_them_full() {
         assert_eq!(db.query(fp, 0).unwrap().len(), 1, "{fp}");
     }
 }
+
+#[test]
+fn a_merge_keeps_its_blocks_in_memory_within_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    drop(Db::create(&path, Options::default()).unwrap());
+    let fps = random_fingerprints(30_000, 5);
+    let documents: Vec<(String, Fingerprint)> = fps
+        .iter()
+        .enumerate()
+        .map(|(i, &fp)| (format!("doc-{i}"), fp))
+        .collect();
+    let table_bytes = |db: &Db| db.stats().tables.iter().map(|t| t.bytes).sum::<u64>();
+
+    // Without a limit every block the merges wrote is kept, before any
+    // query reads one.
+    let db = Db::open(&path).unwrap();
+    db.insert_batch(&documents[..20_000]).unwrap();
+    db.merge().unwrap();
+    db.insert_batch(&documents[20_000..]).unwrap();
+    db.merge().unwrap();
+    let stats = db.stats();
+    assert!(
+        stats.block_cache_bytes as u64 >= table_bytes(&db),
+        "{} bytes kept of {} written",
+        stats.block_cache_bytes,
+        table_bytes(&db)
+    );
+    for &fp in fps.iter().step_by(101) {
+        let flipped = Fingerprint(fp.0 ^ 0b101);
+        let found = db.query(flipped, 3).unwrap();
+        assert!(found.iter().any(|m| m.fingerprint == fp && m.distance == 2));
+    }
+    drop(db);
+
+    // A small limit is respected, and queries still read what is not kept.
+    let limit = 20_000;
+    let db = Db::open_with(
+        &path,
+        fpdb::OpenOptions {
+            block_cache_bytes: limit,
+            ..fpdb::OpenOptions::default()
+        },
+    )
+    .unwrap();
+    db.remove_batch(&["doc-0", "doc-1"]).unwrap();
+    db.merge().unwrap();
+    assert!(db.stats().block_cache_bytes <= limit);
+    assert!(db.stats().block_cache_bytes > 0);
+    assert!(db.query(fps[0], 0).unwrap().is_empty());
+    for &fp in fps.iter().skip(2).step_by(101) {
+        assert_eq!(db.query(fp, 0).unwrap().len(), 1, "{fp}");
+    }
+}
