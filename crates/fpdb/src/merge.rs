@@ -18,6 +18,7 @@ use crate::block_cache::{BlockCache, KeptBlock};
 use crate::db::{table_bytes_key, State};
 use crate::delta::Delta;
 use crate::keys::{self, block_key, directory_key};
+use crate::sorted_batch::RECORD_OVERHEAD;
 use crate::{Db, Error, Result};
 
 /// Changes routed to one block: keys to add and keys to remove, sorted.
@@ -83,7 +84,19 @@ impl Db {
                 })
                 .collect::<Result<Vec<TableMerge>>>()?
         };
-        let mut batch = WriteBatch::default();
+        // Sized up front: a merge at 10M fingerprints writes about 250 MB,
+        // which a growing batch would copy over and over.
+        let capacity: usize = merges
+            .iter()
+            .flat_map(|merge| &merge.writes)
+            .map(|write| match write {
+                BlockWrite::Delete(_) => 8,
+                BlockWrite::Put(block) => 8 + block.bytes().len(),
+            } + RECORD_OVERHEAD)
+            .sum::<usize>()
+            + merges.iter().map(|merge| merge.directory.len() * 8).sum::<usize>()
+            + (added.len() + removed.len()) * (8 + RECORD_OVERHEAD);
+        let mut batch = WriteBatch::with_capacity_bytes(capacity);
         let meta = self.cf(keys::META)?;
         for (index, merge) in merges.iter().enumerate() {
             let cf = self.table_cf(index)?;

@@ -29,6 +29,10 @@ struct Write {
     delete: bool,
 }
 
+/// Bytes a `WriteBatch` record takes beyond its key and value, at most
+/// (tag, column family and two length varints).
+pub(crate) const RECORD_OVERHEAD: usize = 16;
+
 impl SortedBatch {
     pub fn put(&mut self, family: usize, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
         self.push(family, key.as_ref(), value.as_ref(), false);
@@ -60,7 +64,9 @@ impl SortedBatch {
         let key = |write: &Write| bytes.get(write.start..write.value).unwrap_or_default();
         self.writes
             .sort_by(|a, b| (a.family, key(a)).cmp(&(b.family, key(b))));
-        let mut batch = WriteBatch::default();
+        // Each record adds a tag, a family id and two lengths to its bytes.
+        let mut batch =
+            WriteBatch::with_capacity_bytes(self.bytes.len() + self.writes.len() * RECORD_OVERHEAD);
         for write in &self.writes {
             let Some(family) = families.get(write.family) else {
                 continue;
