@@ -6,10 +6,12 @@
 //! fingerprint per table), so fpdb keeps each block's bytes, still
 //! compressed, in a slot beside the directory once read, up to
 //! `OpenOptions::block_cache_bytes`. A block is kept only after it passed
-//! its checksum, and is not hashed again when read from memory. Slots are
-//! indexed like the directory, so the cache is rebuilt empty whenever a
-//! merge or load replaces the directories; it never holds a block the
-//! directory no longer names.
+//! its checksum (or was encoded by this process), and is not hashed again
+//! when read from memory. Slots are indexed like the directory, so the
+//! cache is rebuilt whenever a merge or load replaces the directories: a
+//! merge fills the new one with the blocks it wrote and the unchanged
+//! blocks that were kept; it never holds a block the directory no longer
+//! names.
 //!
 //! A kept block also keeps its [`SyncPoints`] (48 bytes, computed from
 //! the keys decoded when it was read), so a warm probe starts decoding

@@ -24,6 +24,11 @@ pub(crate) const DELTA_ADDED: u8 = 1;
 /// Delta value: the fingerprint is in the blocks but no longer in the set.
 pub(crate) const DELTA_REMOVED: u8 = 0;
 
+/// The end of a range deletion that clears a whole family: past every key,
+/// since ids are UTF-8 (never a 0xff byte) and other keys start with 8
+/// bytes of fingerprint or block key.
+pub(crate) const PAST_EVERY_KEY: [u8; 9] = [0xff; 9];
+
 /// The column family of table `index`: `table-000`, `table-001`, …
 pub(crate) fn table_cf(index: usize) -> String {
     format!("table-{index:03}")

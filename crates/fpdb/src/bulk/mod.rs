@@ -39,7 +39,7 @@ use self::sst::SstFile;
 use self::tables::BuiltTable;
 use crate::block_cache::BlockCache;
 use crate::db::table_bytes_key;
-use crate::keys::{self, directory_key, table_cf};
+use crate::keys::{self, directory_key, table_cf, PAST_EVERY_KEY};
 use crate::manifest::Manifest;
 use crate::radix;
 use crate::write::validate_id;
@@ -698,9 +698,7 @@ pub(crate) fn rollback_interrupted(rocks: &rocksdb::DB, path: &Path, tables: usi
             .cf_handle(name)
             .ok_or_else(|| Error::corrupt(format!("column family {name}"), "missing"))
     };
-    // Past every key: ids are UTF-8 (never a 0xff byte), other keys start
-    // with 8 bytes of fingerprint or block key.
-    let end = [0xffu8; 9];
+    let end = PAST_EVERY_KEY;
     let mut batch = WriteBatch::default();
     batch.delete_range_cf(family(keys::ID_TO_FP)?, &[][..], &end[..]);
     batch.delete_range_cf(family(keys::FP_TO_IDS)?, &[][..], &end[..]);
