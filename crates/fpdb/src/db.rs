@@ -671,6 +671,11 @@ pub(crate) fn family_options(name: &str, cache: Option<&Cache>) -> rocksdb::Opti
             options.set_memtable_prefix_bloom_ratio(0.05);
         }
         if name == keys::FP_TO_IDS {
+            // Every query match seeks here, and a seek visits every L0
+            // file (their key ranges overlap): compacting at 2 files
+            // rather than RocksDB's 4 took ~0.7 µs off the median query
+            // of an online-built 10M database, at no insert cost measured.
+            options.set_level_zero_file_num_compaction_trigger(2);
             options.set_prefix_extractor(SliceTransform::create_fixed_prefix(8));
             options.set_memtable_prefix_bloom_ratio(0.1);
         }
