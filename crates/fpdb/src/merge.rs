@@ -7,11 +7,13 @@
 //! size is split by the encoder, one that empties is deleted. All tables'
 //! block changes, the new directories and the cleared delta go into one
 //! RocksDB `WriteBatch`, so a crash leaves either the state before the
-//! merge or the state after it. Tables merge in parallel, and the blocks a
-//! merge writes stay in memory for the queries (and the merge) after it.
+//! merge or the state after it. Tables merge in parallel (on scoped
+//! threads), and the blocks a merge writes stay in memory for the queries
+//! (and the merge) after it.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use fpdb_codec::{BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy, EncodedBlock};
-use rayon::prelude::*;
 use rocksdb::WriteBatch;
 
 use crate::block_cache::{BlockCache, KeptBlock};
@@ -69,20 +71,18 @@ impl Db {
         let merges = {
             let state = self.read_state();
             let state = &*state;
-            tables
-                .par_iter()
-                .enumerate()
-                .map(|(index, table)| {
-                    let permutation = table.permutation();
-                    let mut add: Vec<u64> =
-                        added.iter().map(|f| permutation.permute(f.0)).collect();
-                    let mut remove: Vec<u64> =
-                        removed.iter().map(|f| permutation.permute(f.0)).collect();
-                    add.sort_unstable();
-                    remove.sort_unstable();
-                    self.merge_table(state, index, &add, &remove, keep_budget)
-                })
-                .collect::<Result<Vec<TableMerge>>>()?
+            in_parallel(tables.len(), |index| {
+                let permutation = tables.get(index)?.permutation();
+                let mut add: Vec<u64> = added.iter().map(|f| permutation.permute(f.0)).collect();
+                let mut remove: Vec<u64> =
+                    removed.iter().map(|f| permutation.permute(f.0)).collect();
+                add.sort_unstable();
+                remove.sort_unstable();
+                Some(self.merge_table(state, index, &add, &remove, keep_budget))
+            })
+            .into_iter()
+            .map(|merge| merge.unwrap_or_else(|| Err(Error::corrupt("design", "table missing"))))
+            .collect::<Result<Vec<TableMerge>>>()?
         };
         // Sized up front: a merge at 10M fingerprints writes about 250 MB,
         // which a growing batch would copy over and over.
@@ -259,6 +259,46 @@ impl Db {
             kept,
         })
     }
+}
+
+/// `work(0..count)`, in order, on up to one scoped thread per core.
+///
+/// Not on rayon's pool: the caller holds the writer lock, and a rayon
+/// worker waiting for its subtasks may run other queued jobs meanwhile —
+/// possibly the caller's own next write, when the caller writes from a
+/// rayon loop, which would then wait for the lock its own thread holds.
+/// Scoped threads run nothing else.
+fn in_parallel<T: Send>(count: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(count);
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= count {
+                            return done;
+                        }
+                        done.push((index, work(index)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    done.sort_unstable_by_key(|&(index, _)| index);
+    done.into_iter().map(|(_, result)| result).collect()
 }
 
 /// What merging the delta into one table produced.
@@ -486,6 +526,17 @@ mod tests {
                     .collect();
             proptest::prop_assert_eq!(routed, expected.into_iter().collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn parallel_work_comes_back_in_order() {
+        // Each item takes a while, so the threads interleave.
+        let squares = super::in_parallel(37, |i| {
+            std::thread::sleep(std::time::Duration::from_micros(300));
+            i * i
+        });
+        assert_eq!(squares, (0..37).map(|i| i * i).collect::<Vec<_>>());
+        assert!(super::in_parallel(0, |i| i).is_empty());
     }
 
     #[test]
