@@ -22,7 +22,8 @@ use std::sync::OnceLock;
 
 use fpdb_codec::{BlockDirectory, BlockHeader, HuffmanCode, SyncPoints};
 
-/// A block kept in memory: its bytes (checksum verified) and sync points.
+/// A block kept in memory: its bytes (checksum verified, or encoded by
+/// this process) and sync points.
 #[derive(Debug, Clone)]
 pub(crate) struct KeptBlock {
     pub bytes: Box<[u8]>,
