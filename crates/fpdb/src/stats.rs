@@ -54,9 +54,28 @@ pub struct TableStats {
     pub bytes: u64,
     /// Block bytes × 8 / fingerprints in the blocks (0 when empty).
     pub bits_per_fingerprint: f64,
+    /// What RocksDB's own live SST files of the table's column family
+    /// take on disk (`rocksdb.live-sst-files-size`): the blocks plus
+    /// RocksDB's index, filter and framing, plus replaced blocks that
+    /// compaction has not dropped yet; writes still in memtables are not
+    /// counted. 0 if RocksDB does not say.
+    pub disk_bytes: u64,
 }
 
 impl Db {
+    /// `rocksdb.live-sst-files-size` of table `index`'s column family.
+    fn table_disk_bytes(&self, index: usize) -> u64 {
+        self.table_cf(index)
+            .ok()
+            .and_then(|cf| {
+                self.rocks
+                    .property_int_value_cf(cf, "rocksdb.live-sst-files-size")
+                    .ok()
+                    .flatten()
+            })
+            .unwrap_or(0)
+    }
+
     /// Counts and sizes; reads no block.
     pub fn stats(&self) -> Stats {
         let state = self.read_state();
@@ -68,10 +87,12 @@ impl Db {
             .iter()
             .zip(&state.directories)
             .zip(&state.table_bytes)
-            .map(|((table, directory), &bytes)| TableStats {
+            .enumerate()
+            .map(|(index, ((table, directory), &bytes))| TableStats {
                 prefix_bits: table.prefix_bits(),
                 blocks: directory.len(),
                 bytes,
+                disk_bytes: self.table_disk_bytes(index),
                 bits_per_fingerprint: if in_blocks == 0 {
                     0.0
                 } else {

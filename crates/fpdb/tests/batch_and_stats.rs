@@ -185,3 +185,33 @@ fn a_merge_keeps_its_blocks_in_memory_within_the_limit() {
         assert_eq!(db.query(fp, 0).unwrap().len(), 1, "{fp}");
     }
 }
+
+#[test]
+fn stats_report_rocksdb_own_size_of_each_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::create(dir.path().join("db"), Options::default()).unwrap();
+    let documents: Vec<(String, Fingerprint)> = random_fingerprints(20_000, 9)
+        .into_iter()
+        .enumerate()
+        .map(|(i, fp)| (format!("doc-{i}"), fp))
+        .collect();
+    db.insert_batch(&documents).unwrap();
+    // Compacted: the blocks are in SST files, and replaced ones are gone.
+    db.compact().unwrap();
+    for (index, table) in db.stats().tables.iter().enumerate() {
+        // Blocks are stored uncompressed: the files hold at least them,
+        // and RocksDB's index, filter and framing add a little.
+        assert!(
+            table.disk_bytes >= table.bytes,
+            "table {index}: {} bytes on disk for {} bytes of blocks",
+            table.disk_bytes,
+            table.bytes
+        );
+        assert!(
+            table.disk_bytes < table.bytes * 2,
+            "table {index}: {} bytes on disk for {} bytes of blocks",
+            table.disk_bytes,
+            table.bytes
+        );
+    }
+}

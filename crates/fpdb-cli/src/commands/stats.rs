@@ -22,6 +22,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
                     "blocks": t.blocks,
                     "bytes": t.bytes,
                     "bits_per_fingerprint": t.bits_per_fingerprint,
+                    "disk_bytes": t.disk_bytes,
                 })
             })
             .collect();
@@ -70,12 +71,15 @@ pub fn run(args: StatsArgs) -> Result<()> {
             "probe          {:.1} candidate keys per probe",
             stats.candidates_per_probe
         )?;
-        writeln!(out, "\ntable  prefix_bits  blocks       bytes  bits/fp")?;
+        writeln!(
+            out,
+            "\ntable  prefix_bits  blocks       bytes  bits/fp  RocksDB SST bytes"
+        )?;
         for (index, t) in stats.tables.iter().enumerate() {
             writeln!(
                 out,
-                "{index:>5}  {:>11}  {:>6}  {:>10}  {:>7.2}",
-                t.prefix_bits, t.blocks, t.bytes, t.bits_per_fingerprint
+                "{index:>5}  {:>11}  {:>6}  {:>10}  {:>7.2}  {:>17}",
+                t.prefix_bits, t.blocks, t.bytes, t.bits_per_fingerprint, t.disk_bytes
             )?;
         }
     }
