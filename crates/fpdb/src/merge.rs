@@ -115,15 +115,17 @@ impl Db {
         // fingerprint (1.25M at 10M) cost a memtable insert each, and left
         // tombstones that every open had to step over until compaction.
         batch.delete_range_cf(self.cf(keys::DELTA)?, &[][..], &PAST_EVERY_KEY[..]);
-        let directories: Vec<BlockDirectory> =
-            merges.iter().map(|merge| merge.directory.clone()).collect();
         let table_bytes: Vec<u64> = merges.iter().map(|merge| merge.bytes).collect();
+        let (directories, kept): (Vec<BlockDirectory>, Vec<_>) = merges
+            .into_iter()
+            .map(|merge| (merge.directory, merge.kept))
+            .unzip();
         // The new blocks are in hand: keep them, so queries after a merge
         // (and the next merge) need not read them back from RocksDB.
         let blocks = BlockCache::new(&directories, self.open_options.block_cache_bytes);
-        for (index, merge) in merges.into_iter().enumerate() {
-            for (block, kept) in merge.kept {
-                blocks.insert(index, block, kept);
+        for (index, table_kept) in kept.into_iter().enumerate() {
+            for (block, block_kept) in table_kept {
+                blocks.insert(index, block, block_kept);
             }
         }
         // The merge rewrites blocks that took many writes to fill: make it
