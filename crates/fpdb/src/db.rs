@@ -660,6 +660,12 @@ pub(crate) fn family_options(name: &str, cache: Option<&Cache>) -> rocksdb::Opti
     options.set_block_based_table_factory(&block_options);
     if name.starts_with("table-") {
         options.set_compression_type(DBCompressionType::None);
+        // A merge of a large delta rewrites nearly every block, and the
+        // blocks it replaced stay in the family's older files until a
+        // compaction passes over them: compacting at the first L0 file
+        // (RocksDB's default is 4) drops them after each merge instead of
+        // keeping up to several old copies of the table on disk.
+        options.set_level_zero_file_num_compaction_trigger(1);
         options.set_memtable_whole_key_filtering(true);
         options.set_memtable_prefix_bloom_ratio(0.05);
     } else {

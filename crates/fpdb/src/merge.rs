@@ -50,6 +50,18 @@ impl Db {
         Ok(())
     }
 
+    /// Flushes RocksDB's memtables and waits until its background
+    /// compactions are done. The blocks a merge writes sit in a memtable
+    /// (and the write-ahead log) until a flush, and the blocks it replaced
+    /// leave the files only when a compaction passes over them, which
+    /// RocksDB starts on its own; call this before measuring the size on
+    /// disk or copying the files.
+    pub fn flush_and_wait_for_compactions(&self) -> Result<()> {
+        let mut options = rocksdb::WaitForCompactOptions::default();
+        options.set_flush(true);
+        self.rocks.wait_for_compact(&options).map_err(Error::Rocks)
+    }
+
     pub(crate) fn merge_locked(&self) -> Result<()> {
         let (added, removed) = {
             let state = self.read_state();

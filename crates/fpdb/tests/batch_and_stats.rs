@@ -15,6 +15,15 @@ fn random_fingerprints(n: usize, mut seed: u64) -> Vec<Fingerprint> {
         .collect()
 }
 
+/// `n` random fingerprints under the ids `doc-0`, `doc-1`, …
+fn random_documents(n: usize, seed: u64) -> Vec<(String, Fingerprint)> {
+    random_fingerprints(n, seed)
+        .into_iter()
+        .enumerate()
+        .map(|(i, fp)| (format!("doc-{i}"), fp))
+        .collect()
+}
+
 fn exported(db: &Db) -> Vec<(String, Fingerprint)> {
     db.export().unwrap().map(Result::unwrap).collect()
 }
@@ -190,11 +199,7 @@ fn a_merge_keeps_its_blocks_in_memory_within_the_limit() {
 fn stats_report_rocksdb_own_size_of_each_table() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::create(dir.path().join("db"), Options::default()).unwrap();
-    let documents: Vec<(String, Fingerprint)> = random_fingerprints(20_000, 9)
-        .into_iter()
-        .enumerate()
-        .map(|(i, fp)| (format!("doc-{i}"), fp))
-        .collect();
+    let documents = random_documents(20_000, 9);
     db.insert_batch(&documents).unwrap();
     // Compacted: the blocks are in SST files, and replaced ones are gone.
     db.compact().unwrap();
@@ -209,6 +214,31 @@ fn stats_report_rocksdb_own_size_of_each_table() {
         );
         assert!(
             table.disk_bytes < table.bytes * 2,
+            "table {index}: {} bytes on disk for {} bytes of blocks",
+            table.disk_bytes,
+            table.bytes
+        );
+    }
+}
+
+#[test]
+fn blocks_a_merge_replaced_leave_the_files_without_a_manual_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::create(dir.path().join("db"), Options::default()).unwrap();
+    let documents = random_documents(40_000, 11);
+    // Three merges, each rewriting nearly every block of every table
+    // (random keys land in every block) and flushed to its own file, as a
+    // large merge is; no `Db::compact`.
+    for part in documents.chunks(documents.len() / 4).take(3) {
+        db.insert_batch(part).unwrap();
+        db.merge().unwrap();
+        db.flush_and_wait_for_compactions().unwrap();
+    }
+    for (index, table) in db.stats().tables.iter().enumerate() {
+        // One copy of the blocks plus RocksDB's framing; each old copy
+        // left behind would add about the table's size again.
+        assert!(
+            table.disk_bytes >= table.bytes && table.disk_bytes * 4 < table.bytes * 5,
             "table {index}: {} bytes on disk for {} bytes of blocks",
             table.disk_bytes,
             table.bytes
