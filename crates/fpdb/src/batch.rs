@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use crate::db::{Match, State};
 use crate::keys::block_key;
+use crate::parallel::in_parallel;
 use crate::radix;
 use crate::{Db, Error, Result};
 
@@ -64,25 +65,29 @@ impl Db {
             BatchStrategy::Probe => false,
             BatchStrategy::Merge => true,
         };
+        // Parallel work under the read lock runs on scoped threads, not
+        // rayon's pool (see `parallel.rs`).
         let state = self.read_state();
         if !merge {
-            return fps
-                .par_iter()
-                .map(|&fp| self.query_locked(&state, fp, k))
-                .collect();
+            return in_parallel(fps.len(), |index| {
+                let fp = fps.get(index).copied().unwrap_or_default();
+                self.query_locked(&state, fp, k)
+            })
+            .into_iter()
+            .collect();
         }
         if u32::try_from(fps.len()).is_err() {
             return Err(Error::Options(
                 "a merged batch holds at most 2^32 - 1 queries; split it".into(),
             ));
         }
-        let per_table: Vec<Result<Vec<Hit>>> = self
-            .design
-            .tables()
-            .par_iter()
-            .enumerate()
-            .map(|(index, table)| self.join_table(&state, index, table, fps, k))
-            .collect();
+        let tables = self.design.tables();
+        let per_table: Vec<Result<Vec<Hit>>> = in_parallel(tables.len(), |index| {
+            let table = tables
+                .get(index)
+                .ok_or_else(|| Error::corrupt(format!("design of table {index}"), "missing"))?;
+            self.join_table(&state, index, table, fps, k)
+        });
         let mut hits: Vec<Hit> = Vec::new();
         for table_hits in per_table {
             hits.extend(table_hits?);

@@ -40,6 +40,7 @@ mod manifest;
 mod merge;
 mod options;
 mod pairs;
+mod parallel;
 mod radix;
 mod rocks;
 mod seeded_hash;

@@ -11,8 +11,6 @@
 //! threads), and the blocks a merge writes stay in memory for the queries
 //! (and the merge) after it.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use fpdb_codec::{BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy, EncodedBlock};
 use rocksdb::WriteBatch;
 
@@ -20,6 +18,7 @@ use crate::block_cache::{BlockCache, KeptBlock};
 use crate::db::{table_bytes_key, State};
 use crate::delta::Delta;
 use crate::keys::{self, block_key, directory_key, PAST_EVERY_KEY};
+use crate::parallel::in_parallel;
 use crate::sorted_batch::RECORD_OVERHEAD;
 use crate::{Db, Error, Result};
 
@@ -275,46 +274,6 @@ impl Db {
     }
 }
 
-/// `work(0..count)`, in order, on up to one scoped thread per core.
-///
-/// Not on rayon's pool: the caller holds the writer lock, and a rayon
-/// worker waiting for its subtasks may run other queued jobs meanwhile —
-/// possibly the caller's own next write, when the caller writes from a
-/// rayon loop, which would then wait for the lock its own thread holds.
-/// Scoped threads run nothing else.
-fn in_parallel<T: Send>(count: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(count);
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        if index >= count {
-                            return done;
-                        }
-                        done.push((index, work(index)));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| {
-                worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
-    done.sort_unstable_by_key(|&(index, _)| index);
-    done.into_iter().map(|(_, result)| result).collect()
-}
-
 /// What merging the delta into one table produced.
 struct TableMerge {
     directory: BlockDirectory,
@@ -540,17 +499,6 @@ mod tests {
                     .collect();
             proptest::prop_assert_eq!(routed, expected.into_iter().collect::<Vec<_>>());
         }
-    }
-
-    #[test]
-    fn parallel_work_comes_back_in_order() {
-        // Each item takes a while, so the threads interleave.
-        let squares = super::in_parallel(37, |i| {
-            std::thread::sleep(std::time::Duration::from_micros(300));
-            i * i
-        });
-        assert_eq!(squares, (0..37).map(|i| i * i).collect::<Vec<_>>());
-        assert!(super::in_parallel(0, |i| i).is_empty());
     }
 
     #[test]
