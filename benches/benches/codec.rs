@@ -93,6 +93,35 @@ fn bench_block_codec(criterion: &mut Criterion) {
             })
         });
     }
+    // The same blocks two at a time, in one interleaved loop (how table
+    // scans decode).
+    let decoder = BlockDecoder::new(&code, ChecksumPolicy::Skip);
+    let (mut first, mut second) = (Vec::new(), Vec::new());
+    group.bench_function("decode_two_at_a_time_skip_checksum", |b| {
+        b.iter(|| {
+            let mut total = 0usize;
+            let mut pairs = blocks.chunks_exact(2);
+            for pair in &mut pairs {
+                if let [one, two] = pair {
+                    let [a, b] = decoder.decode_two(
+                        [black_box(one.bytes()), black_box(two.bytes())],
+                        [&mut first, &mut second],
+                    );
+                    a.expect("decodes");
+                    b.expect("decodes");
+                    total += first.len() + second.len();
+                }
+            }
+            for block in pairs.remainder() {
+                decoder
+                    .decode(black_box(block.bytes()), &mut first)
+                    .expect("decodes");
+                total += first.len();
+            }
+            assert_eq!(total, keys.len());
+            total
+        })
+    });
     group.finish();
 }
 

@@ -4,7 +4,8 @@
 //! - 0: the rest is a whole block, decoded as is (mostly stopped by the
 //!   header checks or the checksum);
 //! - 1: the rest is a payload sealed with a valid header and checksum, so
-//!   the key decoder itself meets garbage;
+//!   the key decoder itself meets garbage; decoding it two at a time (with
+//!   a block cut from the same bytes) must agree with one at a time;
 //! - 2: the rest becomes sorted keys; encoding then decoding (fast and
 //!   reference paths, whole block and cut table, early stop) must agree.
 #![no_main]
@@ -90,6 +91,17 @@ fuzz_target!(|data: &[u8]| {
             } else {
                 assert!(decode_block_reference(code, &block).is_err());
             }
+            // Two at a time (beside a block cut from the same garbage)
+            // must give what one at a time gives.
+            let half = &payload[..payload.len() / 2];
+            let other = seal_block(count / 2 + 1, half.len() * 8, half);
+            let (mut one, mut two) = (vec![1], vec![2]);
+            let results = decoder.decode_two([&block, &other], [&mut one, &mut two]);
+            for (result, (decoded, alone)) in results.iter().zip([(&one, &block), (&two, &other)]) {
+                let expected = decoder.decode(alone, &mut out);
+                assert_eq!(format!("{result:?}"), format!("{expected:?}"));
+                assert_eq!(decoded, &out);
+            }
         }
         _ => {
             let [shape, target, body @ ..] = rest else {
@@ -102,7 +114,8 @@ fuzz_target!(|data: &[u8]| {
             } else {
                 (1u64 << keep_low) - 1
             };
-            let base = u64::from(*shape).rotate_right(8) * 0x0101_0101_0101_0101;
+            // The shape byte in every byte of the shared high bits.
+            let base = u64::from(*shape) * 0x0101_0101_0101_0101;
             let mut keys: Vec<u64> = body
                 .chunks(8)
                 .map(|chunk| {

@@ -256,17 +256,14 @@ impl MemIndex {
     pub fn near_pairs(&self, k: u32) -> Result<Vec<(Fingerprint, Fingerprint, u32)>, CodecError> {
         self.check_k(k)?;
         let mut pairs = Vec::new();
-        let mut buffer = Vec::new();
         let mut run: Vec<u64> = Vec::new();
         for (table_index, (table, encoded)) in
             self.design.tables().iter().zip(&self.tables).enumerate()
         {
             let prefix_mask = table.prefix_mask();
-            let decoder = encoded.decoder();
             run.clear();
-            for block in encoded.blocks() {
-                decoder.decode(block, &mut buffer)?;
-                for &key in buffer.iter() {
+            encoded.for_each_block(|keys| {
+                for &key in keys {
                     if run
                         .first()
                         .is_some_and(|&head| (head ^ key) & prefix_mask != 0)
@@ -276,7 +273,7 @@ impl MemIndex {
                     }
                     run.push(key);
                 }
-            }
+            })?;
             self.pairs_in_run(table_index, &run, k, &mut pairs);
         }
         pairs.sort_unstable();

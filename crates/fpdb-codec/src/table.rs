@@ -279,15 +279,37 @@ impl EncodedTable {
         BlockDecoder::new(&self.code, ChecksumPolicy::Skip)
     }
 
+    /// Passes each block's keys to `visit`, in key order. Blocks are
+    /// decoded two at a time ([`BlockDecoder::decode_two`]), which scans a
+    /// table faster than one by one.
+    pub fn for_each_block(&self, mut visit: impl FnMut(&[u64])) -> Result<(), CodecError> {
+        let decoder = self.decoder();
+        let (mut first, mut second) = (Vec::new(), Vec::new());
+        let mut blocks = self.blocks();
+        loop {
+            match (blocks.next(), blocks.next()) {
+                (Some(one), Some(two)) => {
+                    let [one_decoded, two_decoded] =
+                        decoder.decode_two([one, two], [&mut first, &mut second]);
+                    one_decoded?;
+                    visit(&first);
+                    two_decoded?;
+                    visit(&second);
+                }
+                (Some(last), None) => {
+                    decoder.decode(last, &mut first)?;
+                    visit(&first);
+                    return Ok(());
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
     /// All keys, decoded block by block (for tests and scans).
     pub fn decode_all(&self) -> Result<Vec<u64>, CodecError> {
-        let decoder = self.decoder();
         let mut keys = Vec::with_capacity(self.key_count);
-        let mut buffer = Vec::new();
-        for block in self.blocks() {
-            decoder.decode(block, &mut buffer)?;
-            keys.extend_from_slice(&buffer);
-        }
+        self.for_each_block(|block| keys.extend_from_slice(block))?;
         Ok(keys)
     }
 }

@@ -157,6 +157,44 @@ proptest! {
         }
     }
 
+    /// Two blocks decoded in one interleaved loop come out exactly as two
+    /// single decodes, keys and errors alike, intact or with a byte of
+    /// either one changed (checksums skipped, so the decoder meets it).
+    #[test]
+    fn decoding_two_blocks_at_once_matches_two_decodes(
+        first in key_sets(),
+        second in key_sets(),
+        foreign in proptest::option::of(any::<u64>()),
+        damage in proptest::option::of((any::<bool>(), any::<prop::sample::Index>(), 1u8..=255)),
+    ) {
+        let code = code_for(&first, foreign);
+        let encoder = BlockEncoder::new(&code, 8192);
+        let mut blocks = [
+            encoder.encode_block(&first).unwrap().into_bytes(),
+            encoder.encode_block(&second).unwrap().into_bytes(),
+        ];
+        if let Some((which, at, flip)) = damage {
+            let block = &mut blocks[usize::from(which)];
+            let at = at.index(block.len());
+            block[at] ^= flip;
+        }
+        for checksums in [ChecksumPolicy::Skip, ChecksumPolicy::Verify] {
+            let decoder = BlockDecoder::new(&code, checksums);
+            let (mut one, mut two) = (vec![7], vec![7, 7]);
+            let results = decoder.decode_two([&blocks[0], &blocks[1]], [&mut one, &mut two]);
+            for (index, (result, out)) in results.iter().zip([&one, &two]).enumerate() {
+                let mut alone = Vec::new();
+                let expected = decoder.decode(&blocks[index], &mut alone);
+                prop_assert_eq!(format!("{result:?}"), format!("{expected:?}"));
+                prop_assert_eq!(out, &alone);
+            }
+            if damage.is_none() {
+                prop_assert_eq!(&one, &first);
+                prop_assert_eq!(&two, &second);
+            }
+        }
+    }
+
     #[test]
     fn garbage_payloads_never_panic(payload in proptest::collection::vec(any::<u8>(), 0..300), count in any::<u16>(), bits in any::<u32>(), seed in any::<u64>()) {
         let code = code_for(&[], Some(seed));
@@ -173,8 +211,11 @@ proptest! {
             prop_assert_eq!(out.len(), count as usize);
             prop_assert!(out.windows(2).all(|pair| pair[0] < pair[1]));
         }
+        let mut other = Vec::new();
+        let _ = decoder.decode_two([&block, &block], [&mut out, &mut other]);
         // Fully arbitrary bytes too.
         let _ = decoder.decode(&payload, &mut out);
+        let _ = decoder.decode_two([&payload, &block], [&mut out, &mut other]);
         let _ = BlockHeader::parse(&payload);
     }
 }

@@ -14,7 +14,9 @@
 //! Decoding can also start in the middle of a block, from a key and the bit
 //! where its successor starts (the in-memory sync points of
 //! [`EncodedTable`](crate::EncodedTable)), and pass keys to any
-//! key sink instead of a vector.
+//! key sink instead of a vector. Scans decode two blocks in one loop
+//! ([`BlockDecoder::decode_two`]): the fast loop's step is shared, and the
+//! two blocks' chains overlap.
 
 use super::header::BlockHeader;
 use super::sync::SyncPoints;
@@ -100,6 +102,42 @@ impl<'c> BlockDecoder<'c> {
         )
     }
 
+    /// Replaces the contents of `outs[0]` and `outs[1]` with all keys of
+    /// `blocks[0]` and `blocks[1]`, as two calls of
+    /// [`BlockDecoder::decode`] would, and returns their results.
+    ///
+    /// The two blocks are decoded in one interleaved loop: each block's
+    /// keys form one chain of dependent steps, and two chains keep the
+    /// core busy where one leaves it waiting. For scans of whole tables.
+    pub fn decode_two(
+        &self,
+        blocks: [&[u8]; 2],
+        outs: [&mut Vec<u64>; 2],
+    ) -> [Result<(), CodecError>; 2] {
+        let [first, second] = blocks;
+        let [first_out, second_out] = outs;
+        match (self.payload(first), self.payload(second)) {
+            (Ok(a), Ok(b)) => decode_two_payloads(self.code, [a, b], [first_out, second_out]),
+            _ => [
+                self.decode(first, first_out),
+                self.decode(second, second_out),
+            ],
+        }
+    }
+
+    /// A block's validated payload (checksum verified if asked).
+    fn payload<'b>(&self, block: &'b [u8]) -> Result<Payload<'b>, CodecError> {
+        let (header, bytes) = BlockHeader::parse(block)?;
+        if self.checksums == ChecksumPolicy::Verify {
+            header.verify(bytes)?;
+        }
+        Ok(Payload {
+            bytes,
+            bits: header.payload_bits(bytes.len()),
+            count: usize::from(header.count),
+        })
+    }
+
     /// [`BlockDecoder::decode_until`], with the bound check compiled out
     /// when `BOUNDED` is false (full decodes).
     fn decode_block<const BOUNDED: bool>(
@@ -169,6 +207,141 @@ fn decode_payload<const BOUNDED: bool>(
         check_block_end(payload, payload_bits, position)?;
     }
     Ok(())
+}
+
+/// A payload whose header was validated: `count ≥ 1` keys in exactly
+/// `bits ≥ 64` bits, with `count - 1 ≤ bits - 64`.
+#[derive(Debug, Clone, Copy)]
+struct Payload<'b> {
+    bytes: &'b [u8],
+    bits: usize,
+    count: usize,
+}
+
+/// [`BlockDecoder::decode_two`] on validated payloads: both runs step in
+/// one loop while both are in their fast loop, then each finishes alone.
+fn decode_two_payloads(
+    code: &HuffmanCode,
+    payloads: [Payload<'_>; 2],
+    outs: [&mut Vec<u64>; 2],
+) -> [Result<(), CodecError>; 2] {
+    let [a, b] = payloads;
+    let [out_a, out_b] = outs;
+    out_a.clear();
+    out_b.clear();
+    out_a.resize(a.count, 0);
+    out_b.resize(b.count, 0);
+    let (Some((head_a, slots_a)), Some((head_b, slots_b))) =
+        (out_a.split_first_mut(), out_b.split_first_mut())
+    else {
+        // Unreachable (validated counts are ≥ 1); decode the usual way.
+        return [
+            decode_payload::<false>(code, a.bytes, a.bits, a.count, u64::MAX, out_a),
+            decode_payload::<false>(code, b.bytes, b.bits, b.count, u64::MAX, out_b),
+        ];
+    };
+    *head_a = read_bits(a.bytes, 0, 64);
+    *head_b = read_bits(b.bytes, 0, 64);
+    let mut cursor_a = Cursor {
+        position: 64,
+        previous: *head_a,
+    };
+    let mut cursor_b = Cursor {
+        position: 64,
+        previous: *head_b,
+    };
+    let mut sink_a = SliceSink {
+        slots: slots_a.iter_mut(),
+    };
+    let mut sink_b = SliceSink {
+        slots: slots_b.iter_mut(),
+    };
+    let lookup = code.lookup_table();
+    let (exit_a, exit_b) = match (
+        FastStream::start(a.bytes, cursor_a),
+        FastStream::start(b.bytes, cursor_b),
+    ) {
+        (Some(mut stream_a), Some(mut stream_b)) => {
+            let exits = loop {
+                if sink_a.remaining() == 0 {
+                    break (Some(FastExit::Exhausted), None);
+                }
+                if let Some(exit) = stream_a.step::<false>(lookup, u64::MAX, &mut sink_a) {
+                    break (Some(exit), None);
+                }
+                if sink_b.remaining() == 0 {
+                    break (None, Some(FastExit::Exhausted));
+                }
+                if let Some(exit) = stream_b.step::<false>(lookup, u64::MAX, &mut sink_b) {
+                    break (None, Some(exit));
+                }
+            };
+            cursor_a = stream_a.cursor();
+            cursor_b = stream_b.cursor();
+            exits
+        }
+        _ => (None, None),
+    };
+    let run_a = resume_run(code, a, cursor_a, exit_a, &mut sink_a);
+    let run_b = resume_run(code, b, cursor_b, exit_b, &mut sink_b);
+    let (unused_a, unused_b) = (sink_a.slots.len(), sink_b.slots.len());
+    [
+        settle_decode(a, run_a, unused_a, out_a),
+        settle_decode(b, run_b, unused_b, out_b),
+    ]
+}
+
+/// Finishes a full decode that left the fast loop with `exit`, or that
+/// has not entered it yet (`None`).
+fn resume_run(
+    code: &HuffmanCode,
+    payload: Payload<'_>,
+    mut cursor: Cursor,
+    exit: Option<FastExit>,
+    sink: &mut SliceSink<'_>,
+) -> Result<RunEnd, CodecError> {
+    let exit = match exit {
+        Some(exit) => exit,
+        None => fast_keys::<false>(
+            code.lookup_table(),
+            payload.bytes,
+            u64::MAX,
+            &mut cursor,
+            sink,
+        ),
+    };
+    finish_run::<false>(
+        code,
+        payload.bytes,
+        payload.bits,
+        u64::MAX,
+        cursor,
+        exit,
+        sink,
+    )
+}
+
+/// Cuts `out` back to the keys a run decoded (`unused` slots were not
+/// reached), checks where an exhausted run ended, and empties `out` on
+/// any error.
+fn settle_decode(
+    payload: Payload<'_>,
+    run: Result<RunEnd, CodecError>,
+    unused: usize,
+    out: &mut Vec<u64>,
+) -> Result<(), CodecError> {
+    out.truncate(payload.count - unused);
+    let result = match run {
+        Ok(RunEnd::Exhausted { position }) => {
+            check_block_end(payload.bytes, payload.bits, position)
+        }
+        Ok(RunEnd::Stopped) => Ok(()),
+        Err(error) => Err(error),
+    };
+    if result.is_err() {
+        out.clear();
+    }
+    result
 }
 
 /// The range walk of [`BlockDecoder::for_each_in_range`] over a payload
@@ -327,8 +500,23 @@ pub(crate) fn decode_run<const BOUNDED: bool>(
     sink: &mut impl KeySink,
 ) -> Result<RunEnd, CodecError> {
     let mut cursor = Cursor { position, previous };
+    let exit = fast_keys::<BOUNDED>(code.lookup_table(), payload, upper, &mut cursor, sink);
+    finish_run::<BOUNDED>(code, payload, payload_bits, upper, cursor, exit, sink)
+}
+
+/// Goes on from a fast loop's `exit` at `cursor` until the run ends.
+#[inline(always)]
+fn finish_run<const BOUNDED: bool>(
+    code: &HuffmanCode,
+    payload: &[u8],
+    payload_bits: usize,
+    upper: u64,
+    mut cursor: Cursor,
+    mut exit: FastExit,
+    sink: &mut impl KeySink,
+) -> Result<RunEnd, CodecError> {
     loop {
-        match fast_keys::<BOUNDED>(code.lookup_table(), payload, upper, &mut cursor, sink) {
+        match exit {
             FastExit::Exhausted => {
                 return Ok(RunEnd::Exhausted {
                     position: cursor.position,
@@ -352,17 +540,20 @@ pub(crate) fn decode_run<const BOUNDED: bool>(
                 }
             }
         }
+        exit = fast_keys::<BOUNDED>(code.lookup_table(), payload, upper, &mut cursor, sink);
     }
 }
 
 /// Where decoding stands: the next key starts at bit `position` and
 /// follows `previous`.
+#[derive(Debug, Clone, Copy)]
 struct Cursor {
     position: usize,
     previous: u64,
 }
 
 /// Why [`fast_keys`] returned.
+#[derive(Debug, Clone, Copy)]
 enum FastExit {
     /// No keys left.
     Exhausted,
@@ -395,29 +586,74 @@ fn fast_keys<const BOUNDED: bool>(
     cursor: &mut Cursor,
     sink: &mut impl KeySink,
 ) -> FastExit {
-    let Cursor {
-        mut position,
-        mut previous,
-    } = *cursor;
-    // 16 bytes from the current key's byte; the key starts at bit
-    // `position & 7` of them.
-    let Some(mut loaded) = window16(payload, position >> 3) else {
+    let Some(mut stream) = FastStream::start(payload, *cursor) else {
         return FastExit::General;
     };
-    // The last byte a full 16-byte window can start at (the window above
-    // exists, so the payload has at least 16 bytes).
-    let last_window = payload.len().wrapping_sub(16);
-    let mut peek = ((loaded << (position & 7)) >> (128 - LUT_BITS)) as usize;
     let exit = loop {
-        let high = (loaded >> 64) as u64;
-        let middle = (loaded >> 22) as u64;
         if sink.remaining() == 0 {
             break FastExit::Exhausted;
         }
-        let offset = (position & 7) as u32;
-        let entry = lookup.get(peek & LUT_MASK).copied().unwrap_or(0);
+        if let Some(exit) = stream.step::<BOUNDED>(lookup, upper, sink) {
+            break exit;
+        }
+    };
+    *cursor = stream.cursor();
+    exit
+}
+
+/// One payload's state inside the fast loop.
+struct FastStream<'p> {
+    payload: &'p [u8],
+    /// The last byte a full 16-byte window can start at.
+    last_window: usize,
+    /// 16 bytes from the current key's byte; the key starts at bit
+    /// `position & 7` of them.
+    loaded: u128,
+    /// The current key's first [`LUT_BITS`](crate::LUT_BITS) bits.
+    peek: usize,
+    position: usize,
+    previous: u64,
+}
+
+impl<'p> FastStream<'p> {
+    /// The stream at `cursor`, if a full window can be loaded there.
+    #[inline(always)]
+    fn start(payload: &'p [u8], cursor: Cursor) -> Option<Self> {
+        let loaded = window16(payload, cursor.position >> 3)?;
+        Some(FastStream {
+            payload,
+            // The window above exists, so the payload has ≥ 16 bytes.
+            last_window: payload.len().wrapping_sub(16),
+            loaded,
+            peek: ((loaded << (cursor.position & 7)) >> (128 - LUT_BITS)) as usize,
+            position: cursor.position,
+            previous: cursor.previous,
+        })
+    }
+
+    fn cursor(&self) -> Cursor {
+        Cursor {
+            position: self.position,
+            previous: self.previous,
+        }
+    }
+
+    /// Decodes one key into `sink` (which must want one more), or says
+    /// why the fast loop must stop.
+    #[inline(always)]
+    fn step<const BOUNDED: bool>(
+        &mut self,
+        lookup: &[u32; 1 << LUT_BITS],
+        upper: u64,
+        sink: &mut impl KeySink,
+    ) -> Option<FastExit> {
+        let loaded = self.loaded;
+        let high = (loaded >> 64) as u64;
+        let middle = (loaded >> 22) as u64;
+        let offset = (self.position & 7) as u32;
+        let entry = lookup.get(self.peek & LUT_MASK).copied().unwrap_or(0);
         if entry == 0 {
-            break FastExit::General;
+            return Some(FastExit::General);
         }
         // The next key starts `next ≤ 7 + 87` bits into `loaded`, leaving
         // ≥ 34 bits to peek at. Rather than a 128-bit shift, peek into one
@@ -427,7 +663,7 @@ fn fast_keys<const BOUNDED: bool>(
         let next = offset + entry_advance(entry);
         let from_high = (high << (next & 63)) >> (64 - LUT_BITS);
         let from_middle = (middle << (next.wrapping_sub(42) & 63)) >> (64 - LUT_BITS);
-        peek = if next < 53 { from_high } else { from_middle } as usize;
+        self.peek = if next < 53 { from_high } else { from_middle } as usize;
         // The residual is the `63 - h` bits just before `next`: the bits
         // of `before_next` under bit h.
         let before_next = (loaded >> (128 - next)) as u64;
@@ -440,29 +676,29 @@ fn fast_keys<const BOUNDED: bool>(
         // predecessor's bit h must be 0 and the key's 1. A set bit means a
         // corrupt (or non-canonical) stream; checking it also guarantees
         // that keys ascend.
+        let previous = self.previous;
         let key = ((previous | bit_h) & !below) | (before_next & below);
-        position += entry_advance(entry) as usize;
+        self.position += entry_advance(entry) as usize;
         if previous & bit_h != 0 {
-            break FastExit::BitSet;
+            return Some(FastExit::BitSet);
         }
         if BOUNDED && key > upper {
-            break FastExit::Stopped;
+            return Some(FastExit::Stopped);
         }
         sink.put(key);
-        previous = key;
+        self.previous = key;
         // A full window at the next key also proves that this key ended
         // inside the payload (16 bytes ≥ the 7 padding bits).
-        let byte = position >> 3;
-        if byte > last_window {
-            break FastExit::General;
+        let byte = self.position >> 3;
+        if byte > self.last_window {
+            return Some(FastExit::General);
         }
-        match window16(payload, byte) {
-            Some(window) => loaded = window,
-            None => break FastExit::General,
+        match window16(self.payload, byte) {
+            Some(window) => self.loaded = window,
+            None => return Some(FastExit::General),
         }
-    };
-    *cursor = Cursor { position, previous };
-    exit
+        None
+    }
 }
 
 /// The 16 bytes from `byte`, big-endian, if all lie inside `bytes`.
