@@ -11,11 +11,10 @@
 
 use fpdb_codec::{within_distance, BlockDecoder, ChecksumPolicy, Table};
 use fpdb_simhash::Fingerprint;
-use rayon::prelude::*;
 
 use crate::db::{Match, State};
 use crate::keys::block_key;
-use crate::parallel::in_parallel;
+use crate::parallel::{cores, in_parallel};
 use crate::radix;
 use crate::{Db, Error, Result};
 
@@ -65,8 +64,8 @@ impl Db {
             BatchStrategy::Probe => false,
             BatchStrategy::Merge => true,
         };
-        // Parallel work under the read lock runs on scoped threads, not
-        // rayon's pool (see `parallel.rs`).
+        // Parallel work under the read lock runs on fpdb's own pool, not
+        // rayon's global one (see `parallel.rs`).
         let state = self.read_state();
         if !merge {
             return in_parallel(fps.len(), |index| {
@@ -127,19 +126,17 @@ impl Db {
         let mut wanted: Vec<Fingerprint> = hits.iter().map(|&(_, fp, _)| fp).collect();
         wanted.sort_unstable();
         wanted.dedup();
-        let parts = rayon::current_num_threads().max(1);
-        let chunk = wanted.len().div_ceil(parts).max(1);
-        let found: Vec<Result<Vec<IdsOf>>> = wanted
-            .par_chunks(chunk)
-            .map(|chunk| {
-                self.rocks.with_id_scanner(|scanner| {
-                    chunk
-                        .iter()
-                        .map(|&fp| Ok((fp, scanner.ids_of(fp)?)))
-                        .collect()
-                })
+        let chunk = wanted.len().div_ceil(cores()).max(1);
+        let chunks: Vec<&[Fingerprint]> = wanted.chunks(chunk).collect();
+        let found: Vec<Result<Vec<IdsOf>>> = in_parallel(chunks.len(), |part| {
+            let chunk = chunks.get(part).copied().unwrap_or_default();
+            self.rocks.with_id_scanner(|scanner| {
+                chunk
+                    .iter()
+                    .map(|&fp| Ok((fp, scanner.ids_of(fp)?)))
+                    .collect()
             })
-            .collect();
+        });
         let mut all = Vec::with_capacity(wanted.len());
         for part in found {
             all.extend(part?);
