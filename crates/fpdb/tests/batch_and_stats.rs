@@ -245,3 +245,15 @@ fn blocks_a_merge_replaced_leave_the_files_without_a_manual_compaction() {
         );
     }
 }
+
+#[test]
+fn waiting_for_compactions_on_a_read_only_handle_returns_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let db = Db::create(&path, Options::default()).unwrap();
+    db.insert_batch(&random_documents(1_000, 13)).unwrap();
+    drop(db);
+    let db = Db::open_read_only(&path).unwrap();
+    db.flush_and_wait_for_compactions().unwrap();
+    assert_eq!(db.stats().fingerprints, 1_000);
+}
