@@ -7,9 +7,9 @@
 //! size is split by the encoder, one that empties is deleted. All tables'
 //! block changes, the new directories and the cleared delta go into one
 //! RocksDB `WriteBatch`, so a crash leaves either the state before the
-//! merge or the state after it. Tables merge in parallel (on scoped
-//! threads), and the blocks a merge writes stay in memory for the queries
-//! (and the merge) after it.
+//! merge or the state after it. Tables merge in parallel (on fpdb's own
+//! pool, `parallel.rs`), and the blocks a merge writes stay in memory for
+//! the queries (and the merge) after it.
 
 use fpdb_codec::{BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy, EncodedBlock};
 use rocksdb::WriteBatch;
