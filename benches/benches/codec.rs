@@ -210,11 +210,12 @@ fn bench_query(criterion: &mut Criterion, n: usize) {
         let start = Instant::now();
         let index = MemIndex::build(design, &stored, block_bytes).expect("builds");
         println!(
-            "built {} with {block_bytes}-byte blocks over {n} fingerprints in {:.1} s: {:.2} bits/key/table, {} MiB",
+            "built {} with {block_bytes}-byte blocks over {n} fingerprints in {:.1} s: {:.2} bits/key/table, {} MiB, prefix bitmaps {} MiB",
             index.design(),
             start.elapsed().as_secs_f64(),
             bits_per_fingerprint(index.encoded_bytes(), n * index.tables().len()),
-            index.encoded_bytes() >> 20
+            index.encoded_bytes() >> 20,
+            index.prefix_bitmap_bytes() >> 20
         );
         let mut buffer = Vec::new();
         let mut out = Vec::new();

@@ -53,6 +53,7 @@ mod huffman;
 pub mod manifest;
 mod mem_index;
 mod permutation;
+mod prefix_bitmap;
 mod stats;
 mod table;
 

@@ -6,6 +6,7 @@ use fpdb_simhash::Fingerprint;
 use crate::design::TableDesign;
 use crate::distance::within_distance;
 use crate::error::CodecError;
+use crate::prefix_bitmap::PrefixBitmap;
 use crate::table::EncodedTable;
 
 /// Tables probed together by [`MemIndex::query_with`].
@@ -26,6 +27,8 @@ struct Probe {
 pub struct MemIndex {
     design: TableDesign,
     tables: Vec<EncodedTable>,
+    /// Per table, a bit per prefix where that pays (sparse prefixes).
+    presence: Vec<Option<PrefixBitmap>>,
     distinct: usize,
 }
 
@@ -39,6 +42,7 @@ impl MemIndex {
     ) -> Result<Self, CodecError> {
         let mut keys: Vec<u64> = Vec::with_capacity(fingerprints.len());
         let mut tables = Vec::with_capacity(design.tables().len());
+        let mut presence = Vec::with_capacity(design.tables().len());
         let mut distinct = 0;
         for table in design.tables() {
             let permutation = table.permutation();
@@ -47,11 +51,18 @@ impl MemIndex {
             keys.sort_unstable();
             keys.dedup();
             distinct = keys.len();
-            tables.push(EncodedTable::build(&keys, block_bytes)?);
+            let encoded = EncodedTable::build(&keys, block_bytes)?;
+            presence.push(PrefixBitmap::build(
+                &keys,
+                table.prefix_bits(),
+                encoded.encoded_bytes(),
+            ));
+            tables.push(encoded);
         }
         Ok(MemIndex {
             design,
             tables,
+            presence,
             distinct,
         })
     }
@@ -79,6 +90,16 @@ impl MemIndex {
     /// Bytes of all blocks of all tables.
     pub fn encoded_bytes(&self) -> usize {
         self.tables.iter().map(EncodedTable::encoded_bytes).sum()
+    }
+
+    /// Bytes of the tables' prefix bitmaps (kept only for tables whose
+    /// prefixes are mostly empty, and at most a sixth of their blocks).
+    pub fn prefix_bitmap_bytes(&self) -> usize {
+        self.presence
+            .iter()
+            .flatten()
+            .map(PrefixBitmap::bytes)
+            .sum()
     }
 
     fn check_k(&self, k: u32) -> Result<(), CodecError> {
@@ -139,25 +160,54 @@ impl MemIndex {
         k: u32,
         out: &mut Vec<(Fingerprint, u32)>,
     ) -> Result<(), CodecError> {
-        let tables = self.design.tables().get(batch.clone()).unwrap_or(&[]);
-        let encoded = self.tables.get(batch.clone()).unwrap_or(&[]);
+        let all_tables = self.design.tables().get(batch.clone()).unwrap_or(&[]);
+        let all_encoded = self.tables.get(batch.clone()).unwrap_or(&[]);
+        let all_presence = self.presence.get(batch.clone()).unwrap_or(&[]);
+        let Some(filler) = all_encoded.first() else {
+            return Ok(());
+        };
         let mut probes: [Probe; PROBE_BATCH] = std::array::from_fn(|_| Probe::default());
-        // Step 1: permute, then find each table's directory group. The
-        // binary searches over the summaries run in lockstep, one level
-        // for every table before the next level, so their cache misses
-        // overlap instead of forming one long chain per table.
-        let mut searches = [(0usize, 0usize); PROBE_BATCH];
-        for (probe, table) in probes.iter_mut().zip(tables) {
+        // Step 0: permute; tables whose prefix bitmap says no key has the
+        // query's prefix drop out (one load each, instead of the
+        // directory's and the block's misses). The rest are probed below,
+        // under their index in the batch (`offsets`).
+        let mut offsets = [0usize; PROBE_BATCH];
+        // Slots past `count` keep a filler and are never read.
+        let mut encoded_kept = [filler; PROBE_BATCH];
+        let mut count = 0;
+        for (offset, (table, encoded)) in all_tables.iter().zip(all_encoded).enumerate() {
             let permuted = table.permutation().permute(query.0);
+            let present = all_presence
+                .get(offset)
+                .and_then(Option::as_ref)
+                .is_none_or(|bitmap| bitmap.has_prefix_of(permuted));
+            if !present {
+                continue;
+            }
             let (lo, hi) = table.prefix_range(permuted);
-            *probe = Probe {
-                permuted,
-                lo,
-                hi,
-                group: 0,
-                blocks: 0..0,
-            };
+            if let (Some(probe), Some(at), Some(kept_encoded)) = (
+                probes.get_mut(count),
+                offsets.get_mut(count),
+                encoded_kept.get_mut(count),
+            ) {
+                *probe = Probe {
+                    permuted,
+                    lo,
+                    hi,
+                    group: 0,
+                    blocks: 0..0,
+                };
+                *at = offset;
+                *kept_encoded = encoded;
+                count += 1;
+            }
         }
+        let encoded = encoded_kept.get(..count).unwrap_or(&[]);
+        // Step 1: find each table's directory group. The binary searches
+        // over the summaries run in lockstep, one level for every table
+        // before the next level, so their cache misses overlap instead of
+        // forming one long chain per table.
+        let mut searches = [(0usize, 0usize); PROBE_BATCH];
         let mut summaries: [&[u64]; PROBE_BATCH] = [&[]; PROBE_BATCH];
         for ((summary, search), encoded) in
             summaries.iter_mut().zip(searches.iter_mut()).zip(encoded)
@@ -169,7 +219,6 @@ impl MemIndex {
         for (low, probe) in lows.iter_mut().zip(&probes) {
             *low = probe.lo;
         }
-        let count = encoded.len().min(PROBE_BATCH);
         loop {
             let mut searching = false;
             for ((&low, (base, size)), summary) in lows
@@ -221,10 +270,11 @@ impl MemIndex {
         }
         std::hint::black_box(touched);
         // Step 4: decode and compare.
-        for (offset, ((probe, table), encoded)) in
-            probes.iter().zip(tables).zip(encoded).enumerate()
-        {
+        for ((probe, &offset), encoded) in probes.iter().zip(&offsets).zip(encoded) {
             let table_index = batch.start + offset;
+            let Some(table) = all_tables.get(offset) else {
+                continue;
+            };
             let permutation = table.permutation();
             let permuted_query = probe.permuted;
             encoded.for_each_in_range(probe.blocks.clone(), probe.lo, probe.hi, &mut |key| {

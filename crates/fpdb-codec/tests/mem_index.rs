@@ -176,3 +176,36 @@ fn one_huge_prefix_group() {
         brute_query(&stored, stored[17], 2)
     );
 }
+
+/// A set sparse enough under `split-4` (p = 16) and large enough that the
+/// tables keep prefix bitmaps: queries must still find everything, from
+/// tables probed and tables skipped alike.
+#[test]
+fn tables_with_prefix_bitmaps_answer_like_brute_force() {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let stored: Vec<Fingerprint> = (0..20_000).map(|_| Fingerprint(next())).collect();
+    let design = TableDesign::from_name(3, "4x16").unwrap();
+    let index = MemIndex::build(design, &stored, 1024).unwrap();
+    assert_eq!(index.prefix_bitmap_bytes(), 4 * (1 << 16) / 8);
+    let mut queries: Vec<Fingerprint> = (0..2_000).map(|_| Fingerprint(next())).collect();
+    for (i, fp) in stored.iter().step_by(10).enumerate() {
+        let flips = next() & next() & next() & next();
+        queries.push(Fingerprint(fp.0 ^ (flips >> (i % 40))));
+    }
+    let mut found = 0;
+    for query in queries {
+        for k in 0..=3 {
+            let answer = index.query(query, k).unwrap();
+            assert_eq!(answer, brute_query(&stored, query, k), "{query:?} k = {k}");
+            found += answer.len();
+        }
+    }
+    // Planted queries do find their neighbours.
+    assert!(found > 2_000, "{found}");
+}
