@@ -35,6 +35,9 @@ pub struct MemIndex {
 impl MemIndex {
     /// Permutes, sorts and de-duplicates `fingerprints` once per table of
     /// `design` and encodes each table in blocks of about `block_bytes`.
+    /// A table whose prefixes are mostly empty also gets a bit per prefix
+    /// (see [`MemIndex::prefix_bitmap_bytes`]), so that probes finding no
+    /// key with their prefix stop before the directory.
     pub fn build(
         design: TableDesign,
         fingerprints: &[Fingerprint],
