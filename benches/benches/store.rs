@@ -79,13 +79,9 @@ fn store(c: &mut Criterion) {
     // RocksDB's own size of the tables as the online build leaves them,
     // once the last merge's blocks are flushed from the memtables and the
     // compactions RocksDB starts by itself are done.
-    let started = Instant::now();
-    db.flush_and_wait_for_compactions().unwrap();
-    println!(
-        "  RocksDB's live SST files of the tables after its flushes and background compactions ({:.1} s): {:.2} bits per fingerprint per table",
-        started.elapsed().as_secs_f64(),
-        disk_bits(&db)
-    );
+    print_disk_bits_after(&db, "its flushes and background compactions", |db| {
+        db.flush_and_wait_for_compactions()
+    });
     drop(db);
 
     let mut group = c.benchmark_group(format!("store_n{n}"));
@@ -139,12 +135,18 @@ fn store(c: &mut Criterion) {
     // Replaced blocks linger in RocksDB's files until compaction drops
     // them; compacted, the files hold the blocks and RocksDB's overhead.
     let db = Db::open(&path).unwrap();
+    print_disk_bits_after(&db, "Db::compact", Db::compact);
+}
+
+/// Runs `step` on `db`, then prints how long it took and RocksDB's live
+/// SST size of the tables after it.
+fn print_disk_bits_after(db: &Db, what: &str, step: impl FnOnce(&Db) -> fpdb::Result<()>) {
     let started = Instant::now();
-    db.compact().unwrap();
+    step(db).unwrap();
     println!(
-        "  RocksDB's live SST files of the tables after Db::compact ({:.1} s): {:.2} bits per fingerprint per table",
+        "  RocksDB's live SST files of the tables after {what} ({:.1} s): {:.2} bits per fingerprint per table",
         started.elapsed().as_secs_f64(),
-        disk_bits(&db)
+        disk_bits(db)
     );
 }
 

@@ -83,16 +83,18 @@ impl Db {
             let state = self.read_state();
             let state = &*state;
             in_parallel(tables.len(), |index| {
-                let permutation = tables.get(index)?.permutation();
+                let permutation = tables
+                    .get(index)
+                    .ok_or_else(|| Error::corrupt("design", "table missing"))?
+                    .permutation();
                 let mut add: Vec<u64> = added.iter().map(|f| permutation.permute(f.0)).collect();
                 let mut remove: Vec<u64> =
                     removed.iter().map(|f| permutation.permute(f.0)).collect();
                 add.sort_unstable();
                 remove.sort_unstable();
-                Some(self.merge_table(state, index, &add, &remove, keep_budget))
+                self.merge_table(state, index, &add, &remove, keep_budget)
             })
             .into_iter()
-            .map(|merge| merge.unwrap_or_else(|| Err(Error::corrupt("design", "table missing"))))
             .collect::<Result<Vec<TableMerge>>>()?
         };
         // Sized up front: a merge at 10M fingerprints writes about 250 MB,
