@@ -38,10 +38,7 @@ fn batch(c: &mut Criterion) {
     let mut rng = Rng::new(21);
     let stored: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
     let dir = tempfile::tempdir().unwrap();
-    let options = Options {
-        expected_size: n as u64,
-        ..Options::default()
-    };
+    let options = Options::default().expected_size(n as u64);
     let mut db = Db::create(dir.path().join("db"), options).unwrap();
     let mut loader = db.bulk_loader(BulkOptions::default()).unwrap();
     for (i, &fp) in stored.iter().enumerate() {

@@ -17,9 +17,9 @@
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use fpdb::codec::{MemIndex, DEFAULT_BLOCK_BYTES};
 use fpdb::{BulkOptions, Db, Fingerprint, Options};
 use fpdb_benches::fps_file;
+use fpdb_codec::{MemIndex, DEFAULT_BLOCK_BYTES};
 
 fn n() -> usize {
     fpdb_benches::env_usize("FPDB_BULK_BENCH_N", 10_000_000)
@@ -30,10 +30,7 @@ fn bulk(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("input.fps");
     fps_file::write(&input, n, 11).unwrap();
-    let options = Options {
-        expected_size: n as u64,
-        ..Options::default()
-    };
+    let options = Options::default().expected_size(n as u64);
 
     let mut group = c.benchmark_group(format!("bulk_{n}"));
     group.sample_size(10);

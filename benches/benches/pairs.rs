@@ -105,10 +105,7 @@ fn pairs(c: &mut Criterion) {
 
     // A database of the planted set, built online and compacted.
     let dir = tempfile::tempdir().unwrap();
-    let options = Options {
-        expected_size: n as u64,
-        ..Options::default()
-    };
+    let options = Options::default().expected_size(n as u64);
     let db = Db::create(dir.path().join("db"), options).unwrap();
     let built = Instant::now();
     for (chunk_index, chunk) in with_pairs.chunks(10_000).enumerate() {
@@ -123,8 +120,8 @@ fn pairs(c: &mut Criterion) {
     println!(
         "built {} with {} ({} tables) in {:.1} s",
         db.path().display(),
-        db.design().name(),
-        db.design().tables().len(),
+        db.design_name(),
+        db.table_count(),
         built.elapsed().as_secs_f64()
     );
     let pairs = timed(&format!("Db::near_pairs n={n} k={K} (single run)"), || {

@@ -49,7 +49,7 @@ fn query(c: &mut Criterion) {
     loader.finish().unwrap();
     println!(
         "bulk loaded {n} fingerprints into {} in {:.1} s",
-        db.design().name(),
+        db.design_name(),
         started.elapsed().as_secs_f64()
     );
     drop(db);

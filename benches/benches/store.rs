@@ -37,10 +37,10 @@ fn store(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
     let (db, stored) = latency::new_store(&path, n, &mut rng);
-    let design = db.design().name();
+    let design = db.design_name();
     drop(db);
 
-    let db = Db::open_with(&path, OpenOptions::default()).unwrap();
+    let db = OpenOptions::default().open(&path).unwrap();
     let started = Instant::now();
     // The slowest batch is one that triggered a merge: writers wait for it.
     let mut slowest_batch = Duration::ZERO;
@@ -80,7 +80,7 @@ fn store(c: &mut Criterion) {
     // once the last merge's blocks are flushed from the memtables and the
     // compactions RocksDB starts by itself are done.
     print_disk_bits_after(&db, "its flushes and background compactions", |db| {
-        db.flush_and_wait_for_compactions()
+        db.flush()
     });
     drop(db);
 
@@ -119,11 +119,8 @@ fn store(c: &mut Criterion) {
     // (RocksDB's own block cache only) in the same run.
     let percentiles = |db: &Db| latency::percentiles(db, &probes, K);
     for (label, cache_bytes) in [("fpdb block cache", 1 << 30), ("RocksDB cache only", 0)] {
-        let options = OpenOptions {
-            block_cache_bytes: cache_bytes,
-            ..OpenOptions::default()
-        };
-        let db = Db::open_with(&path, options).unwrap();
+        let options = OpenOptions::default().block_cache_bytes(cache_bytes);
+        let db = options.open(&path).unwrap();
         let first = percentiles(&db);
         let second = percentiles(&db);
         println!(

@@ -14,10 +14,7 @@ use crate::rng::Rng;
 /// new, empty database at `path` sized for them (auto design, k = 3).
 pub fn new_store(path: &Path, n: usize, rng: &mut Rng) -> (Db, Vec<u64>) {
     let stored: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
-    let options = Options {
-        expected_size: n as u64,
-        ..Options::default()
-    };
+    let options = Options::default().expected_size(n as u64);
     (Db::create(path, options).unwrap(), stored)
 }
 

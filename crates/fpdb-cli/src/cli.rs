@@ -197,7 +197,7 @@ pub struct CreateArgs {
     #[arg(long, default_value = "auto")]
     pub design: String,
     /// Target size of one compressed block in bytes (64 to 1048576).
-    #[arg(long, value_name = "BYTES", default_value_t = fpdb::codec::DEFAULT_BLOCK_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = fpdb::DEFAULT_BLOCK_BYTES)]
     pub block_bytes: usize,
     #[command(flatten)]
     pub simhash: SimhashArgs,

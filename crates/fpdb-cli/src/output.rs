@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, StdoutLock, Write};
 
 use anyhow::Result;
-use fpdb::{Fingerprint, Match};
+use fpdb::{Checked, Fingerprint, Match};
 use serde::Serialize;
 
 use crate::cli::{OutputFormat, PairsFormat};
@@ -13,6 +13,10 @@ use crate::cli::{OutputFormat, PairsFormat};
 struct Answer<'a> {
     query: &'a str,
     fp: String,
+    /// `fpdb check` only: the fingerprint the id had before, `null` for
+    /// an id that was not stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous: Option<Option<String>>,
     matches: Vec<MatchOut<'a>>,
 }
 
@@ -50,11 +54,29 @@ impl Answers {
     /// The answer to one query: `query` (its id or hex), its fingerprint
     /// and the stored near-duplicates.
     pub fn write(&mut self, query: &str, fp: Fingerprint, matches: &[Match]) -> Result<()> {
+        self.write_answer(query, fp, None, matches)
+    }
+
+    /// The answer to one `check`: as [`Answers::write`], plus the
+    /// fingerprint the id had before (JSON only: TSV rows are matches).
+    pub fn write_checked(&mut self, query: &str, fp: Fingerprint, checked: &Checked) -> Result<()> {
+        let previous = Some(checked.previous.map(|fp| fp.to_string()));
+        self.write_answer(query, fp, previous, &checked.matches)
+    }
+
+    fn write_answer(
+        &mut self,
+        query: &str,
+        fp: Fingerprint,
+        previous: Option<Option<String>>,
+        matches: &[Match],
+    ) -> Result<()> {
         match self.format {
             OutputFormat::Json => {
                 let answer = Answer {
                     query,
                     fp: fp.to_string(),
+                    previous,
                     matches: matches
                         .iter()
                         .map(|m| MatchOut {

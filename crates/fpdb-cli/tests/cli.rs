@@ -139,6 +139,37 @@ fn create_add_query_check_remove_stats() {
     assert!(text.contains("fingerprints   5"), "{text}");
 }
 
+/// A crawler that checks the same URL twice (a re-crawl) is not told the
+/// page is a near-duplicate of itself, and sees what the URL held before.
+#[test]
+fn check_twice_with_the_same_id_does_not_report_the_id_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    created(dir);
+    let line = "https://a.example/x\t0123456789abcdef\n";
+    let first = json_lines(ok(dir, &["check", "db"], line));
+    assert_eq!(matches(&first[0]), vec![]);
+    assert_eq!(first[0]["previous"], Value::Null);
+    let second = json_lines(ok(dir, &["check", "db"], line));
+    assert_eq!(matches(&second[0]), vec![], "{}", second[0]);
+    assert_eq!(second[0]["previous"], "0123456789abcdef");
+    // Another page with that fingerprint is still reported, the URL not.
+    ok(
+        dir,
+        &["add", "db"],
+        "https://b.example/y\t0123456789abcdef\n",
+    );
+    let third = json_lines(ok(dir, &["check", "db"], line));
+    assert_eq!(
+        matches(&third[0]),
+        vec![(
+            "0123456789abcdef".into(),
+            0,
+            vec!["https://b.example/y".into()]
+        )]
+    );
+}
+
 #[test]
 fn bad_line_stops_with_nothing_applied_and_skip_bad_goes_on() {
     let dir = tempfile::tempdir().unwrap();

@@ -30,8 +30,8 @@
 use fpdb_codec::{MemIndex, TableDesign, DEFAULT_BLOCK_BYTES};
 use fpdb_simhash::Fingerprint;
 
+use crate::error::Result;
 use crate::union_find::UnionFind;
-use crate::Result;
 
 /// Two documents of a corpus within the asked distance, by position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

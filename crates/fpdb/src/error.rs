@@ -52,7 +52,8 @@ pub enum Error {
         /// The database's distance.
         max: u32,
     },
-    /// A document id that is empty or longer than [`crate::MAX_ID_BYTES`].
+    /// A document id that is empty or longer than [`crate::MAX_ID_BYTES`]
+    /// (invalid input).
     #[error("document id of {len} bytes: ids are 1 to {max} bytes of UTF-8")]
     BadId {
         /// Its length in bytes.
@@ -81,9 +82,16 @@ pub enum Error {
     /// A write on a database opened read-only.
     #[error("database is open read-only")]
     ReadOnly,
-    /// Invalid creation options.
+    /// Invalid creation or handle options.
     #[error("invalid options: {0}")]
-    Options(String),
+    InvalidOptions(String),
+    /// A request larger than fpdb handles at once (e.g. a merged batch of
+    /// more than 2^32 - 1 queries).
+    #[error("too large: {what}")]
+    LimitExceeded {
+        /// What is too large, and the limit.
+        what: String,
+    },
     /// A table design that cannot be built.
     #[error(transparent)]
     Design(#[from] DesignError),
@@ -93,9 +101,15 @@ pub enum Error {
     /// A block or code book that cannot be encoded or decoded.
     #[error("codec: {0}")]
     Codec(#[from] CodecError),
-    /// RocksDB failed (I/O error, full disk, damaged files, …).
-    #[error("rocksdb: {0}")]
-    Rocks(#[from] rocksdb::Error),
+    /// The storage engine failed (I/O error, full disk, …) while reading or
+    /// writing `what`. (Damage it detects is [`Error::Corrupt`].)
+    #[error("storage: {what}: {message}")]
+    Storage {
+        /// What was being read or written.
+        what: String,
+        /// The storage engine's message.
+        message: String,
+    },
     /// A file-system operation outside RocksDB failed.
     #[error("{path}: {source}")]
     Io {

@@ -1,8 +1,8 @@
 //! fpdb: a persistent, embedded near-duplicate fingerprint database.
 //!
 //! Pages become 64-bit simhash fingerprints ([`simhash`]); the database keeps
-//! them in permuted, sorted, compressed tables ([`codec`]) stored in RocksDB
-//! column families, so that every stored fingerprint within k bits of a
+//! them in permuted, sorted, compressed tables (the `fpdb-codec` crate)
+//! stored in RocksDB column families, so that every stored fingerprint within k bits of a
 //! query is found by decompressing about one block per table. Document ids
 //! (URLs, numbers) are kept beside the fingerprints, many per fingerprint.
 //!
@@ -23,6 +23,11 @@
 //! that queries consult beside the blocks; deltas are merged into the
 //! blocks in batches, each merge one atomic RocksDB write. See
 //! docs/ARCHITECTURE.md and docs/FORMAT.md.
+//!
+//! Inside, the layers import downwards only: `store/` (the only code that
+//! names RocksDB) → `tables.rs` (directories, code books, kept blocks,
+//! delta) → the operations (`query`, `write`, `merge`, `batch`, `pairs`,
+//! `verify`, `stats`, `bulk`) → `Db`, a thin façade.
 #![warn(missing_docs)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
 
@@ -34,31 +39,32 @@ mod db;
 pub mod dedup;
 mod delta;
 mod error;
-mod id_scanner;
-mod keys;
 mod manifest;
 mod merge;
 mod options;
 mod pairs;
 mod parallel;
+mod query;
 mod radix;
-mod rocks;
 mod seeded_hash;
-mod sorted_batch;
 mod stats;
+mod store;
+mod tables;
 mod union_find;
 mod verify;
 mod write;
 
-pub use batch::{BatchStrategy, MERGE_BATCH_THRESHOLD};
+pub use batch::BatchStrategy;
 pub use bulk::{BulkLoader, BulkOptions, BulkPhase, BulkProgress, BulkSummary};
-pub use db::{Db, Match, MAX_ID_BYTES};
+pub use db::Db;
 pub use error::{Error, Result};
-pub use fpdb_codec as codec;
+pub use fpdb_codec::{DesignChoice, DEFAULT_BLOCK_BYTES};
 pub use fpdb_simhash as simhash;
 pub use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
 pub use manifest::FORMAT_VERSION;
 pub use options::{OpenOptions, Options, DEFAULT_K};
 pub use pairs::{id_clusters, FingerprintPair, IdCluster};
+pub use query::Match;
 pub use stats::{Stats, TableStats};
 pub use verify::{Problem, VerifyReport};
+pub use write::{Checked, MAX_ID_BYTES};

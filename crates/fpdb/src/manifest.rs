@@ -7,7 +7,7 @@
 
 use fpdb_codec::manifest::ManifestError;
 
-use crate::Error;
+use crate::error::Error;
 
 pub(crate) use fpdb_codec::manifest::Manifest;
 pub use fpdb_codec::manifest::FORMAT_VERSION;

@@ -1,4 +1,5 @@
-//! Merging the delta into the compressed tables.
+//! Merging the delta into the compressed tables (with the writer lock
+//! held).
 //!
 //! Per table, each changed key is routed to the block that holds (or would
 //! hold) it: the first block whose last key is ≥ the key, or the last block
@@ -11,16 +12,15 @@
 //! pool, `parallel.rs`), and the blocks a merge writes stay in memory for
 //! the queries (and the merge) after it.
 
-use fpdb_codec::{BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy, EncodedBlock};
-use rocksdb::WriteBatch;
+use fpdb_codec::{BlockDirectory, BlockEncoder, EncodedBlock};
 
 use crate::block_cache::{BlockCache, KeptBlock};
-use crate::db::{table_bytes_key, State};
 use crate::delta::Delta;
-use crate::keys::{self, block_key, directory_key, PAST_EVERY_KEY};
+use crate::error::{Error, Result};
 use crate::parallel::in_parallel;
-use crate::sorted_batch::RECORD_OVERHEAD;
-use crate::{Db, Error, Result};
+use crate::store::keys::{block_key, directory_key, table_bytes_key};
+use crate::store::{Family, Store, RECORD_OVERHEAD};
+use crate::tables::{State, Tables, WriterGuard};
 
 /// Changes routed to one block: keys to add and keys to remove, sorted.
 #[derive(Default)]
@@ -29,77 +29,43 @@ struct BlockChanges {
     remove: Vec<u64>,
 }
 
-impl Db {
-    /// Merges every pending change into the tables now (it also happens by
-    /// itself when the delta reaches `OpenOptions::delta_limit`).
-    pub fn merge(&self) -> Result<()> {
-        let _writer = self.lock_writer()?;
-        self.merge_locked()
+/// Merges every pending change of the delta into the tables, in one
+/// synced write.
+pub(crate) fn merge(store: &Store, tables: &Tables, _writer: &WriterGuard<'_>) -> Result<()> {
+    let (added, removed) = {
+        let state = tables.read();
+        (
+            state
+                .delta
+                .added_fingerprints(&tables.design)
+                .collect::<Vec<_>>(),
+            state.delta.removed_fingerprints().collect::<Vec<_>>(),
+        )
+    };
+    if added.is_empty() && removed.is_empty() {
+        return Ok(());
     }
-
-    /// Merges the delta, then compacts RocksDB's files.
-    pub fn compact(&self) -> Result<()> {
-        self.merge()?;
-        for family in self.families() {
-            self.rocks
-                .compact_range_cf(family, None::<&[u8]>, None::<&[u8]>);
-        }
-        // Idle scanners still pin the files compaction replaced.
-        self.rocks.drop_idle_scanners();
-        Ok(())
-    }
-
-    /// Flushes RocksDB's memtables and waits until its background
-    /// compactions are done. The blocks a merge writes sit in a memtable
-    /// (and the write-ahead log) until a flush, and the blocks it replaced
-    /// leave the files only when a compaction passes over them, which
-    /// RocksDB starts on its own; call this before measuring the size on
-    /// disk or copying the files.
-    pub fn flush_and_wait_for_compactions(&self) -> Result<()> {
-        let mut options = rocksdb::WaitForCompactOptions::default();
-        options.set_flush(true);
-        self.rocks.wait_for_compact(&options).map_err(Error::Rocks)
-    }
-
-    pub(crate) fn merge_locked(&self) -> Result<()> {
-        let (added, removed) = {
-            let state = self.read_state();
-            (
-                state
-                    .delta
-                    .added_fingerprints(&self.design)
-                    .collect::<Vec<_>>(),
-                state.delta.removed_fingerprints().collect::<Vec<_>>(),
-            )
-        };
-        if added.is_empty() && removed.is_empty() {
-            return Ok(());
-        }
-        // Tables merge independently, so they merge in parallel (a merge
-        // holds the writer lock: its time is every writer's).
-        let tables = self.design.tables();
-        let keep_budget = self.open_options.block_cache_bytes / tables.len().max(1);
-        let merges = {
-            let state = self.read_state();
-            let state = &*state;
-            in_parallel(tables.len(), |index| {
-                let permutation = tables
-                    .get(index)
-                    .ok_or_else(|| Error::corrupt("design", "table missing"))?
-                    .permutation();
-                let mut add: Vec<u64> = added.iter().map(|f| permutation.permute(f.0)).collect();
-                let mut remove: Vec<u64> =
-                    removed.iter().map(|f| permutation.permute(f.0)).collect();
-                add.sort_unstable();
-                remove.sort_unstable();
-                self.merge_table(state, index, &add, &remove, keep_budget)
-            })
-            .into_iter()
-            .collect::<Result<Vec<TableMerge>>>()?
-        };
-        // Sized up front: a merge at 10M fingerprints writes about 250 MB,
-        // which a growing batch would copy over and over.
-        let capacity: usize = merges
+    // Tables merge independently, so they merge in parallel (a merge
+    // holds the writer lock: its time is every writer's).
+    let count = tables.design.tables().len();
+    let keep_budget = tables.block_cache_bytes / count.max(1);
+    let merges = {
+        let state = tables.read();
+        let state = &*state;
+        in_parallel(count, |index| {
+            let permutation = tables.table(index)?.permutation();
+            let mut add: Vec<u64> = added.iter().map(|f| permutation.permute(f.0)).collect();
+            let mut remove: Vec<u64> = removed.iter().map(|f| permutation.permute(f.0)).collect();
+            add.sort_unstable();
+            remove.sort_unstable();
+            merge_table(store, tables, state, index, &add, &remove, keep_budget)
+        })
+        .into_iter()
+        .collect::<Result<Vec<TableMerge>>>()?
+    };
+    // Sized up front: a merge at 10M fingerprints writes about 250 MB,
+    // which a growing batch would copy over and over.
+    let capacity: usize = merges
             .iter()
             .flat_map(|merge| &merge.writes)
             .map(|write| match write {
@@ -108,172 +74,159 @@ impl Db {
             } + RECORD_OVERHEAD)
             .sum::<usize>()
             + merges.iter().map(|merge| merge.directory.len() * 8).sum::<usize>();
-        let mut batch = WriteBatch::with_capacity_bytes(capacity);
-        let meta = self.cf(keys::META)?;
-        for (index, merge) in merges.iter().enumerate() {
-            let cf = self.table_cf(index)?;
-            for write in &merge.writes {
-                match *write {
-                    BlockWrite::Delete(last_key) => batch.delete_cf(cf, block_key(last_key)),
-                    BlockWrite::Put(ref block) => {
-                        batch.put_cf(cf, block_key(block.last_key()), block.bytes())
-                    }
+    let mut batch = store.write_set(capacity);
+    for (index, merge) in merges.iter().enumerate() {
+        let family = Family::Table(index);
+        for write in &merge.writes {
+            match *write {
+                BlockWrite::Delete(last_key) => batch.delete(family, block_key(last_key))?,
+                BlockWrite::Put(ref block) => {
+                    batch.put(family, block_key(block.last_key()), block.bytes())?
                 }
             }
-            batch.put_cf(meta, directory_key(index), merge.directory.to_bytes());
-            batch.put_cf(meta, table_bytes_key(index), merge.bytes.to_be_bytes());
         }
-        // Under the writer lock the `delta` family holds exactly the delta
-        // being merged: clear it with one range deletion. A delete per
-        // fingerprint (1.25M at 10M) cost a memtable insert each, and left
-        // tombstones that every open had to step over until compaction.
-        batch.delete_range_cf(self.cf(keys::DELTA)?, &[][..], &PAST_EVERY_KEY[..]);
-        let table_bytes: Vec<u64> = merges.iter().map(|merge| merge.bytes).collect();
-        let (directories, kept): (Vec<BlockDirectory>, Vec<_>) = merges
-            .into_iter()
-            .map(|merge| (merge.directory, merge.kept))
-            .unzip();
-        // The new blocks are in hand: keep them, so queries after a merge
-        // (and the next merge) need not read them back from RocksDB.
-        let blocks = BlockCache::new(&directories, self.open_options.block_cache_bytes);
-        for (index, table_kept) in kept.into_iter().enumerate() {
-            for (block, block_kept) in table_kept {
-                blocks.insert(index, block, block_kept);
-            }
-        }
-        // The merge rewrites blocks that took many writes to fill: make it
-        // durable whatever the per-write setting.
-        let mut options = rocksdb::WriteOptions::default();
-        options.set_sync(true);
-        let mut state = self.write_state();
-        self.rocks.write_opt(batch, &options)?;
-        state.blocks = blocks;
-        state.directories = directories;
-        state.table_bytes = table_bytes;
-        // A fresh delta, its buckets sized for the next merge's threshold.
-        state.delta = Delta::new(
-            &self.design,
-            self.open_options.merge_threshold(state.fingerprints),
-        );
-        Ok(())
     }
+    for (index, merge) in merges.iter().enumerate() {
+        batch.put(
+            Family::Meta,
+            directory_key(index),
+            merge.directory.to_bytes(),
+        )?;
+        batch.put(
+            Family::Meta,
+            table_bytes_key(index),
+            merge.bytes.to_be_bytes(),
+        )?;
+    }
+    // Under the writer lock the `delta` family holds exactly the delta
+    // being merged: clear it with one range deletion. A delete per
+    // fingerprint (1.25M at 10M) cost a memtable insert each, and left
+    // tombstones that every open had to step over until compaction.
+    batch.clear(Family::Delta)?;
+    let table_bytes: Vec<u64> = merges.iter().map(|merge| merge.bytes).collect();
+    let (directories, kept): (Vec<BlockDirectory>, Vec<_>) = merges
+        .into_iter()
+        .map(|merge| (merge.directory, merge.kept))
+        .unzip();
+    // The new blocks are in hand: keep them, so queries after a merge
+    // (and the next merge) need not read them back from RocksDB.
+    let blocks = BlockCache::new(&directories, tables.block_cache_bytes);
+    for (index, table_kept) in kept.into_iter().enumerate() {
+        for (block, block_kept) in table_kept {
+            blocks.insert(index, block, block_kept);
+        }
+    }
+    // The merge rewrites blocks that took many writes to fill: make it
+    // durable whatever the per-write setting.
+    let mut state = tables.write();
+    store.write_synced(batch)?;
+    state.blocks = blocks;
+    state.directories = directories;
+    state.table_bytes = table_bytes;
+    // A fresh delta, its buckets sized for the next merge's threshold.
+    state.delta = Delta::new(&tables.design, tables.merge_threshold(state.fingerprints));
+    Ok(())
+}
 
-    /// Merges sorted permuted `add` and `remove` keys into table `index`.
-    /// Keeps in memory (within about `keep_budget` bytes) the blocks it
-    /// writes and the unchanged blocks that were kept already.
-    fn merge_table(
-        &self,
-        state: &State,
-        index: usize,
-        add: &[u64],
-        remove: &[u64],
-        keep_budget: usize,
-    ) -> Result<TableMerge> {
-        let directory = state
-            .directories
-            .get(index)
-            .ok_or_else(|| Error::corrupt(format!("directory of table {index}"), "missing"))?;
-        let mut bytes = state.table_bytes.get(index).copied().unwrap_or(0);
-        let last_keys = directory.last_keys();
-        let changed = route_changes(last_keys, add, remove);
-        let code = self
-            .codes
-            .get(index)
-            .ok_or_else(|| Error::corrupt(format!("code book of table {index}"), "missing"))?;
-        let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
-        // Kept blocks passed their checksum when they were read.
-        let trusted = BlockDecoder::new(code, ChecksumPolicy::Skip);
-        let encoder = BlockEncoder::new(code, self.block_bytes);
-        let mut new_last_keys: Vec<u64> = Vec::with_capacity(last_keys.len() + changed.len());
-        let mut writes = Vec::new();
-        let mut kept = Vec::new();
-        let mut kept_bytes = 0;
-        // Unchanged blocks keep their keys and, if kept, their bytes.
-        let copy_unchanged = |blocks: std::ops::Range<usize>,
-                              new_last_keys: &mut Vec<u64>,
-                              kept: &mut Vec<(usize, KeptBlock)>| {
-            for old in blocks {
-                if let Some(&last_key) = last_keys.get(old) {
-                    if let Some(block) = state.blocks.get(index, old) {
-                        kept.push((new_last_keys.len(), block.clone()));
-                    }
-                    new_last_keys.push(last_key);
+/// Merges sorted permuted `add` and `remove` keys into table `index`.
+/// Keeps in memory (within about `keep_budget` bytes) the blocks it
+/// writes and the unchanged blocks that were kept already.
+fn merge_table(
+    store: &Store,
+    tables: &Tables,
+    state: &State,
+    index: usize,
+    add: &[u64],
+    remove: &[u64],
+    keep_budget: usize,
+) -> Result<TableMerge> {
+    let directory = state.directory(index)?;
+    let mut bytes = state
+        .table_bytes
+        .get(index)
+        .copied()
+        .ok_or_else(|| Error::corrupt(format!("byte count of table {index}"), "missing"))?;
+    let last_keys = directory.last_keys();
+    let changed = route_changes(last_keys, add, remove);
+    let code = tables.code(index)?;
+    let encoder = BlockEncoder::new(code, tables.block_bytes);
+    let mut new_last_keys: Vec<u64> = Vec::with_capacity(last_keys.len() + changed.len());
+    let mut writes = Vec::new();
+    let mut kept = Vec::new();
+    let mut kept_bytes = 0;
+    // Unchanged blocks keep their keys and, if kept, their bytes.
+    let copy_unchanged = |blocks: std::ops::Range<usize>,
+                          new_last_keys: &mut Vec<u64>,
+                          kept: &mut Vec<(usize, KeptBlock)>| {
+        for old in blocks {
+            if let Some(&last_key) = last_keys.get(old) {
+                if let Some(block) = state.blocks.get(index, old) {
+                    kept.push((new_last_keys.len(), block.clone()));
                 }
-            }
-        };
-        let mut copied_up_to = 0;
-        let mut keys = Vec::new();
-        let mut merged = Vec::new();
-        for run in consecutive_runs(&changed) {
-            let Some(&(first_block, _)) = run.first() else {
-                continue;
-            };
-            copy_unchanged(copied_up_to..first_block, &mut new_last_keys, &mut kept);
-            merged.clear();
-            for (block, changes) in run {
-                let block = *block;
-                copied_up_to = block + 1;
-                keys.clear();
-                if let Some(&last_key) = last_keys.get(block) {
-                    let damaged = |e: fpdb_codec::CodecError| {
-                        Error::corrupt(format!("table {index}, block {block}"), e.to_string())
-                    };
-                    let old_len = match state.blocks.get(index, block) {
-                        Some(old) => {
-                            trusted.decode(&old.bytes, &mut keys).map_err(damaged)?;
-                            old.bytes.len()
-                        }
-                        None => {
-                            let old = self.read_block(index, block, last_key)?;
-                            decoder.decode(&old, &mut keys).map_err(damaged)?;
-                            old.len()
-                        }
-                    };
-                    bytes = bytes.saturating_sub(old_len as u64);
-                    writes.push(BlockWrite::Delete(last_key));
-                }
-                merged.extend(merge_sorted(&keys, &changes.add, &changes.remove));
-            }
-            let encoded = if run.len() == 1 {
-                split_evenly(&encoder, &merged, self.block_bytes)?
-            } else {
-                // Several neighbouring blocks changed (at large deltas, all
-                // of them): cut their keys afresh into full blocks, as a
-                // bulk load does, instead of leaving each half-full block
-                // of its last split. Fewer, fuller blocks mean fewer block
-                // visits per query.
-                encoder.encode_table(&merged)?
-            };
-            let mut rest = merged.as_slice();
-            for block in encoded {
-                let (block_keys, tail) = rest.split_at((block.count() as usize).min(rest.len()));
-                rest = tail;
-                bytes += block.bytes().len() as u64;
-                if kept_bytes + block.bytes().len() <= keep_budget {
-                    kept_bytes += block.bytes().len();
-                    kept.push((
-                        new_last_keys.len(),
-                        KeptBlock::new(block.bytes(), block_keys, code),
-                    ));
-                }
-                new_last_keys.push(block.last_key());
-                writes.push(BlockWrite::Put(block));
+                new_last_keys.push(last_key);
             }
         }
-        copy_unchanged(copied_up_to..last_keys.len(), &mut new_last_keys, &mut kept);
-        let directory = BlockDirectory::new(new_last_keys).map_err(|e| {
-            Error::corrupt(
-                format!("directory of table {index} after merge"),
-                e.to_string(),
-            )
-        })?;
-        Ok(TableMerge {
-            directory,
-            bytes,
-            writes,
-            kept,
-        })
+    };
+    let mut copied_up_to = 0;
+    let mut keys = Vec::new();
+    let mut merged = Vec::new();
+    for run in consecutive_runs(&changed) {
+        let Some(&(first_block, _)) = run.first() else {
+            continue;
+        };
+        copy_unchanged(copied_up_to..first_block, &mut new_last_keys, &mut kept);
+        merged.clear();
+        for (block, changes) in run {
+            let block = *block;
+            copied_up_to = block + 1;
+            keys.clear();
+            if let Some(&last_key) = last_keys.get(block) {
+                let old_len =
+                    tables.decode_block(store, state, (index, block), &mut keys, false)?;
+                bytes = bytes.saturating_sub(old_len as u64);
+                writes.push(BlockWrite::Delete(last_key));
+            }
+            merged.extend(merge_sorted(&keys, &changes.add, &changes.remove));
+        }
+        let encoded = if run.len() == 1 {
+            split_evenly(&encoder, &merged, tables.block_bytes)?
+        } else {
+            // Several neighbouring blocks changed (at large deltas, all
+            // of them): cut their keys afresh into full blocks, as a
+            // bulk load does, instead of leaving each half-full block
+            // of its last split. Fewer, fuller blocks mean fewer block
+            // visits per query.
+            encoder.encode_table(&merged)?
+        };
+        let mut rest = merged.as_slice();
+        for block in encoded {
+            let (block_keys, tail) = rest.split_at((block.count() as usize).min(rest.len()));
+            rest = tail;
+            bytes += block.bytes().len() as u64;
+            if kept_bytes + block.bytes().len() <= keep_budget {
+                kept_bytes += block.bytes().len();
+                kept.push((
+                    new_last_keys.len(),
+                    KeptBlock::new(block.bytes(), block_keys, code),
+                ));
+            }
+            new_last_keys.push(block.last_key());
+            writes.push(BlockWrite::Put(block));
+        }
     }
+    copy_unchanged(copied_up_to..last_keys.len(), &mut new_last_keys, &mut kept);
+    let directory = BlockDirectory::new(new_last_keys).map_err(|e| {
+        Error::corrupt(
+            format!("directory of table {index} after merge"),
+            e.to_string(),
+        )
+    })?;
+    Ok(TableMerge {
+        directory,
+        bytes,
+        writes,
+        kept,
+    })
 }
 
 /// What merging the delta into one table produced.

@@ -1,4 +1,5 @@
-//! What a database is created with.
+//! What a database is created with ([`Options`], kept in its manifest) and
+//! how one handle opens it ([`OpenOptions`], the one way to open).
 
 use fpdb_codec::{DesignChoice, DEFAULT_BLOCK_BYTES};
 use fpdb_simhash::SimhashOptions;
@@ -7,7 +8,13 @@ use fpdb_simhash::SimhashOptions;
 pub const DEFAULT_K: u32 = 3;
 
 /// Options fixed when a database is created (kept in its manifest).
+///
+/// ```
+/// let options = fpdb::Options::default().k(2).expected_size(1_000_000);
+/// assert_eq!(options.k, 2);
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// Largest Hamming distance queries may ask for (0..=7).
     pub k: u32,
@@ -16,7 +23,7 @@ pub struct Options {
     pub expected_size: u64,
     /// The permuted tables: `Auto` or a name (`4x16`, `10`, `16`, …).
     pub design: DesignChoice,
-    /// Target size of a compressed block in bytes.
+    /// Target size of a compressed block in bytes (64 ..= 1 MiB).
     pub block_bytes: usize,
     /// How text becomes fingerprints in `insert_text` / `query_text`.
     pub simhash: SimhashOptions,
@@ -34,8 +41,72 @@ impl Default for Options {
     }
 }
 
-/// Options for one open database handle (not stored).
-#[derive(Debug, Clone, Copy)]
+impl Options {
+    /// Sets [`Options::k`].
+    pub fn k(mut self, k: u32) -> Self {
+        self.k = k;
+        self
+    }
+
+    /// Sets [`Options::expected_size`].
+    pub fn expected_size(mut self, fingerprints: u64) -> Self {
+        self.expected_size = fingerprints;
+        self
+    }
+
+    /// Sets [`Options::design`].
+    pub fn design(mut self, design: DesignChoice) -> Self {
+        self.design = design;
+        self
+    }
+
+    /// Sets [`Options::block_bytes`].
+    pub fn block_bytes(mut self, bytes: usize) -> Self {
+        self.block_bytes = bytes;
+        self
+    }
+
+    /// Sets [`Options::simhash`].
+    pub fn simhash(mut self, simhash: SimhashOptions) -> Self {
+        self.simhash = simhash;
+        self
+    }
+}
+
+/// Whether [`OpenOptions::open`] may create the database.
+#[derive(Debug, Clone)]
+pub(crate) enum Create {
+    /// Open an existing database only.
+    Never,
+    /// Create it with these options when the path holds none.
+    IfMissing(Options),
+    /// Create it with these options; the path must be new or an empty
+    /// directory.
+    New(Options),
+}
+
+/// How one handle opens a database: the one way to open or create one
+/// ([`OpenOptions::open`]; [`crate::Db::open`] and [`crate::Db::create`] are
+/// shorthands for it). None of this
+/// is stored.
+///
+/// ```
+/// use fpdb::{OpenOptions, Options};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("pages");
+/// let db = OpenOptions::new()
+///     .create_if_missing(Options::default().k(3))
+///     .sync(true)
+///     .block_cache_bytes(64 << 20)
+///     .open(&path)?;
+/// drop(db);
+/// let reader = OpenOptions::new().read_only(true).open(&path)?;
+/// assert_eq!(reader.k(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct OpenOptions {
     /// fsync the write-ahead log before each write returns. Without it a
     /// write survives a process crash but not a power failure.
@@ -49,6 +120,11 @@ pub struct OpenOptions {
     /// for its sync points). 0 reads every block through RocksDB's own
     /// cache.
     pub block_cache_bytes: usize,
+    /// Open for reading only: no lock is taken, so another process may
+    /// have the database open for writing; this handle sees the database
+    /// as it was when opened.
+    pub read_only: bool,
+    pub(crate) create: Create,
 }
 
 impl Default for OpenOptions {
@@ -57,11 +133,57 @@ impl Default for OpenOptions {
             sync: false,
             delta_limit: 65_536,
             block_cache_bytes: 1 << 30,
+            read_only: false,
+            create: Create::Never,
         }
     }
 }
 
 impl OpenOptions {
+    /// The defaults: open an existing database for reading and writing,
+    /// no fsync per write, 1 GiB of kept blocks.
+    pub fn new() -> Self {
+        OpenOptions::default()
+    }
+
+    /// Creates the database with `options` if `path` holds none; an
+    /// existing database keeps the options it was created with.
+    pub fn create_if_missing(mut self, options: Options) -> Self {
+        self.create = Create::IfMissing(options);
+        self
+    }
+
+    /// Creates a new database with `options`; [`crate::Error::AlreadyExists`]
+    /// if `path` is a file or a directory that is not empty.
+    pub fn create_new(mut self, options: Options) -> Self {
+        self.create = Create::New(options);
+        self
+    }
+
+    /// Sets [`OpenOptions::read_only`].
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Sets [`OpenOptions::sync`].
+    pub fn sync(mut self, sync: bool) -> Self {
+        self.sync = sync;
+        self
+    }
+
+    /// Sets [`OpenOptions::delta_limit`].
+    pub fn delta_limit(mut self, changes: usize) -> Self {
+        self.delta_limit = changes;
+        self
+    }
+
+    /// Sets [`OpenOptions::block_cache_bytes`].
+    pub fn block_cache_bytes(mut self, bytes: usize) -> Self {
+        self.block_cache_bytes = bytes;
+        self
+    }
+
     /// The delta size that triggers a merge in a set of `fingerprints`.
     ///
     /// A merge rewrites every block a change lands in. Once the delta is

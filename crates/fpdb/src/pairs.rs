@@ -19,12 +19,11 @@ use std::collections::HashMap;
 
 use fpdb_codec::{BlockDecoder, ChecksumPolicy, TableDesign};
 use fpdb_simhash::Fingerprint;
-use rocksdb::ReadOptions;
 
-use crate::db::State;
-use crate::keys;
+use crate::error::Result;
+use crate::store::Store;
+use crate::tables::{block_damage, read_block, State, Tables};
 use crate::union_find::UnionFind;
-use crate::{Db, Error, Result};
 
 /// Near-duplicate documents inside a database, grouped by fingerprint.
 ///
@@ -83,7 +82,7 @@ pub struct IdCluster {
 }
 
 /// The connected components of the documents in `pairs` (as from
-/// [`Db::near_pairs`]), ordered by representative. Documents in no pair
+/// [`crate::Db::near_pairs`]), ordered by representative. Documents in no pair
 /// form no cluster.
 pub fn id_clusters(pairs: &[FingerprintPair]) -> Vec<IdCluster> {
     // Union fingerprints, then expand each component to its ids: a
@@ -130,218 +129,156 @@ pub fn id_clusters(pairs: &[FingerprintPair]) -> Vec<IdCluster> {
     clusters
 }
 
-impl Db {
-    /// Every near-duplicate pair of stored fingerprints within `k` (at most
-    /// the database's k), each once, with the ids of each side, plus every
-    /// fingerprint shared by several documents as a pair with itself at
-    /// distance 0 (see [`FingerprintPair`]). Sorted by `(a, b)`.
-    ///
-    /// Reads a consistent view: a merge cannot run while the tables are
-    /// scanned. Costs one sequential read of every table; memory holds the
-    /// answer, not the set.
-    pub fn near_pairs(&self, k: u32) -> Result<Vec<FingerprintPair>> {
-        self.check_k(k)?;
-        let state = self.read_state();
-        let removed: Vec<Fingerprint> = state.delta.removed_fingerprints().collect();
-        let mut found = Vec::new();
-        for index in 0..self.design.tables().len() {
-            self.table_pairs(&state, index, k, &removed, &mut found)?;
-        }
-        let mut wanted: Vec<Fingerprint> = found.iter().flat_map(|&(a, b, _)| [a, b]).collect();
-        wanted.sort_unstable();
-        wanted.dedup();
-        // Only fingerprints with two or more ids make shared pairs; the
-        // counters say whether there can be any.
-        let find_shared = state.ids > state.fingerprints;
-        let sequential = find_shared || wanted.len() as u64 * 8 > state.fingerprints;
-        let ids = self.ids_of_many(&wanted, find_shared, sequential)?;
-        drop(state);
-        let ids_of = |fp: &Fingerprint| ids.wanted.get(fp).cloned().unwrap_or_default();
-        let mut pairs = Vec::with_capacity(found.len() + ids.shared.len());
-        for (a, b, distance) in found {
-            let (a_ids, b_ids) = (ids_of(&a), ids_of(&b));
-            // A fingerprint whose last id is being removed right now has
-            // no ids: it is already gone.
-            if !a_ids.is_empty() && !b_ids.is_empty() {
-                pairs.push(FingerprintPair {
-                    a,
-                    b,
-                    distance,
-                    a_ids,
-                    b_ids,
-                });
-            }
-        }
-        pairs.extend(ids.shared.into_iter().map(|(fp, ids)| FingerprintPair {
-            a: fp,
-            b: fp,
-            distance: 0,
-            a_ids: ids.clone(),
-            b_ids: ids,
-        }));
-        pairs.sort_unstable_by_key(|pair| (pair.a, pair.b));
-        Ok(pairs)
+/// Every near-duplicate pair of stored fingerprints within `k`, each once,
+/// with the ids of each side, plus every fingerprint shared by several
+/// documents as a pair with itself; sorted by `(a, b)`.
+pub(crate) fn near_pairs(store: &Store, tables: &Tables, k: u32) -> Result<Vec<FingerprintPair>> {
+    tables.check_k(k)?;
+    let state = tables.read();
+    let removed: Vec<Fingerprint> = state.delta.removed_fingerprints().collect();
+    let mut found = Vec::new();
+    for index in 0..tables.design.tables().len() {
+        table_pairs(store, tables, &state, index, k, &removed, &mut found)?;
     }
+    let mut wanted: Vec<Fingerprint> = found.iter().flat_map(|&(a, b, _)| [a, b]).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    // Only fingerprints with two or more ids make shared pairs; the
+    // counters say whether there can be any.
+    let find_shared = state.ids > state.fingerprints;
+    let sequential = find_shared || wanted.len() as u64 * 8 > state.fingerprints;
+    let ids = ids_of_many(store, &wanted, find_shared, sequential)?;
+    drop(state);
+    let ids_of = |fp: &Fingerprint| ids.wanted.get(fp).cloned().unwrap_or_default();
+    let mut pairs = Vec::with_capacity(found.len() + ids.shared.len());
+    for (a, b, distance) in found {
+        let (a_ids, b_ids) = (ids_of(&a), ids_of(&b));
+        // A fingerprint whose last id is being removed right now has
+        // no ids: it is already gone.
+        if !a_ids.is_empty() && !b_ids.is_empty() {
+            pairs.push(FingerprintPair {
+                a,
+                b,
+                distance,
+                a_ids,
+                b_ids,
+            });
+        }
+    }
+    pairs.extend(ids.shared.into_iter().map(|(fp, ids)| FingerprintPair {
+        a: fp,
+        b: fp,
+        distance: 0,
+        a_ids: ids.clone(),
+        b_ids: ids,
+    }));
+    pairs.sort_unstable_by_key(|pair| (pair.a, pair.b));
+    Ok(pairs)
+}
 
-    /// Pairs within `k` reported by table `index`, as (smaller, larger,
-    /// distance).
-    fn table_pairs(
-        &self,
-        state: &State,
-        index: usize,
-        k: u32,
-        removed: &[Fingerprint],
-        found: &mut Vec<(Fingerprint, Fingerprint, u32)>,
-    ) -> Result<()> {
-        let missing = |what: &str| Error::corrupt(format!("{what} of table {index}"), "missing");
-        let table = self
-            .design
-            .tables()
-            .get(index)
-            .ok_or_else(|| missing("design"))?;
-        let directory = state
-            .directories
-            .get(index)
-            .ok_or_else(|| missing("directory"))?;
-        let code = self.codes.get(index).ok_or_else(|| missing("code book"))?;
-        let permutation = table.permutation();
-        let mut removed: Vec<u64> = removed.iter().map(|fp| permutation.permute(fp.0)).collect();
-        removed.sort_unstable();
-        let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
-        let mut runs = RunScan::new(&self.design, index, k, found);
-        let mut added = state.delta.added_in(index, 0, u64::MAX).peekable();
-        let mut keys = Vec::new();
-        for (block, &last_key) in directory.last_keys().iter().enumerate() {
-            let bytes = self.read_block(index, block, last_key)?;
-            decoder.decode(&bytes, &mut keys).map_err(|e| {
-                Error::corrupt(format!("table {index}, block {block}"), e.to_string())
-            })?;
-            for &key in &keys {
-                // The delta's added keys are not in the blocks; merge them
-                // in so the table is scanned in one sorted order.
-                while let Some(new) = added.next_if(|&new| new < key) {
-                    runs.push(new);
-                }
-                if removed.binary_search(&key).is_err() {
-                    runs.push(key);
-                }
+/// Pairs within `k` reported by table `index`, as (smaller, larger,
+/// distance).
+fn table_pairs(
+    store: &Store,
+    tables: &Tables,
+    state: &State,
+    index: usize,
+    k: u32,
+    removed: &[Fingerprint],
+    found: &mut Vec<(Fingerprint, Fingerprint, u32)>,
+) -> Result<()> {
+    let table = tables.table(index)?;
+    let directory = state.directory(index)?;
+    let code = tables.code(index)?;
+    let permutation = table.permutation();
+    let mut removed: Vec<u64> = removed.iter().map(|fp| permutation.permute(fp.0)).collect();
+    removed.sort_unstable();
+    let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
+    let mut runs = RunScan::new(&tables.design, index, k, found);
+    let mut added = state.delta.added_in(index, 0, u64::MAX).peekable();
+    let mut keys = Vec::new();
+    for block in 0..directory.len() {
+        let bytes = read_block(store, state, index, block)?;
+        decoder
+            .decode(&bytes, &mut keys)
+            .map_err(|e| block_damage(index, block, &e))?;
+        for &key in &keys {
+            // The delta's added keys are not in the blocks; merge them
+            // in so the table is scanned in one sorted order.
+            while let Some(new) = added.next_if(|&new| new < key) {
+                runs.push(new);
+            }
+            if removed.binary_search(&key).is_err() {
+                runs.push(key);
             }
         }
-        added.for_each(|new| runs.push(new));
-        runs.finish();
-        Ok(())
     }
+    added.for_each(|new| runs.push(new));
+    runs.finish();
+    Ok(())
+}
 
-    /// The ids of each fingerprint of `wanted` (sorted, distinct) and,
-    /// if `find_shared`, every fingerprint with two or more ids. With
-    /// `sequential` (needed for `find_shared`) the whole fingerprint → ids
-    /// family is read in one pass; else one iterator seeks to each wanted
-    /// fingerprint in order. Both beat a fresh iterator per fingerprint by
-    /// far (measured: 1.9 s for 100k pairs at 1M).
-    fn ids_of_many(
-        &self,
-        wanted: &[Fingerprint],
-        find_shared: bool,
-        sequential: bool,
-    ) -> Result<FoundIds> {
-        let mut read = ReadOptions::default();
-        // The family has a prefix extractor; a scan across fingerprints
-        // must not stop at the first prefix.
-        read.set_total_order_seek(true);
-        // A whole scan should not evict what queries keep in the cache.
-        read.fill_cache(!sequential);
-        let mut iter = self
-            .rocks
-            .raw_iterator_cf_opt(self.cf(keys::FP_TO_IDS)?, read);
-        let mut found = FoundIds::default();
-        if sequential {
-            iter.seek_to_first();
-            let mut next_wanted = wanted.iter().peekable();
-            let mut first_id = String::new();
-            while let Some((fp, id)) = iter.key().map(split_fp_ids_key).transpose()? {
-                while next_wanted.next_if(|&&w| w < fp).is_some() {}
-                let is_wanted = next_wanted.next_if_eq(&&fp).is_some();
-                // Most fingerprints are neither wanted nor shared: look at
-                // their one id without allocating.
-                first_id.clear();
-                first_id.push_str(id);
-                iter.next();
-                let is_single = match iter.key().map(split_fp_ids_key).transpose()? {
-                    Some((next_fp, _)) => next_fp != fp,
-                    None => true,
-                };
-                if !is_wanted && (is_single || !find_shared) {
-                    skip_ids_of(&mut iter, fp)?;
-                    continue;
-                }
-                let mut ids = vec![first_id.clone()];
-                read_ids_at(&mut iter, fp, &mut ids)?;
-                if find_shared && ids.len() > 1 {
-                    found.shared.push((fp, ids.clone()));
-                }
-                if is_wanted {
-                    found.wanted.insert(fp, ids);
-                }
+/// The ids of each fingerprint of `wanted` (sorted, distinct) and,
+/// if `find_shared`, every fingerprint with two or more ids. With
+/// `sequential` (needed for `find_shared`) the whole fingerprint → ids
+/// family is read in one pass; else one iterator seeks to each wanted
+/// fingerprint in order. Both beat a fresh iterator per fingerprint by
+/// far (measured: 1.9 s for 100k pairs at 1M).
+fn ids_of_many(
+    store: &Store,
+    wanted: &[Fingerprint],
+    find_shared: bool,
+    sequential: bool,
+) -> Result<FoundIds> {
+    // A whole scan should not evict what queries keep in the cache.
+    let mut iter = store.fp_ids_cursor(sequential)?;
+    let mut found = FoundIds::default();
+    if sequential {
+        iter.seek_to_first();
+        let mut next_wanted = wanted.iter().peekable();
+        let mut first_id = String::new();
+        while let Some((fp, id)) = iter.current()? {
+            while next_wanted.next_if(|&&w| w < fp).is_some() {}
+            let is_wanted = next_wanted.next_if_eq(&&fp).is_some();
+            // Most fingerprints are neither wanted nor shared: look at
+            // their one id without allocating.
+            first_id.clear();
+            first_id.push_str(id);
+            iter.next();
+            let is_single = match iter.current()? {
+                Some((next_fp, _)) => next_fp != fp,
+                None => true,
+            };
+            if !is_wanted && (is_single || !find_shared) {
+                iter.skip_ids(fp)?;
+                continue;
             }
-        } else {
-            for &fp in wanted {
-                iter.seek(fp.0.to_be_bytes());
-                let mut ids = Vec::new();
-                read_ids_at(&mut iter, fp, &mut ids)?;
+            let mut ids = vec![first_id.clone()];
+            iter.read_ids(fp, &mut ids)?;
+            if find_shared && ids.len() > 1 {
+                found.shared.push((fp, ids.clone()));
+            }
+            if is_wanted {
                 found.wanted.insert(fp, ids);
             }
         }
-        iter.status()?;
-        Ok(found)
+    } else {
+        for &fp in wanted {
+            iter.seek(fp);
+            let mut ids = Vec::new();
+            iter.read_ids(fp, &mut ids)?;
+            found.wanted.insert(fp, ids);
+        }
     }
+    iter.status()?;
+    Ok(found)
 }
 
-/// What [`Db::ids_of_many`] read.
+/// What [`ids_of_many`] read.
 #[derive(Default)]
 struct FoundIds {
     wanted: HashMap<Fingerprint, Vec<String>>,
     shared: Vec<(Fingerprint, Vec<String>)>,
-}
-
-/// Appends the ids of `fp` from the iterator's position on to `ids`,
-/// leaving the iterator at the first key of another fingerprint (or the
-/// end).
-fn read_ids_at(
-    iter: &mut rocksdb::DBRawIterator<'_>,
-    fp: Fingerprint,
-    ids: &mut Vec<String>,
-) -> Result<()> {
-    while let Some(key) = iter.key() {
-        let (key_fp, id) = split_fp_ids_key(key)?;
-        if key_fp != fp {
-            break;
-        }
-        ids.push(id.to_string());
-        iter.next();
-    }
-    iter.status()?;
-    Ok(())
-}
-
-/// Moves the iterator past the ids of `fp`.
-fn skip_ids_of(iter: &mut rocksdb::DBRawIterator<'_>, fp: Fingerprint) -> Result<()> {
-    while let Some(key) = iter.key() {
-        if split_fp_ids_key(key)?.0 != fp {
-            break;
-        }
-        iter.next();
-    }
-    iter.status()?;
-    Ok(())
-}
-
-fn split_fp_ids_key(key: &[u8]) -> Result<(Fingerprint, &str)> {
-    key.split_first_chunk::<8>()
-        .and_then(|(fp, id)| {
-            let id = std::str::from_utf8(id).ok()?;
-            Some((Fingerprint(u64::from_be_bytes(*fp)), id))
-        })
-        .ok_or_else(|| Error::corrupt("fp_ids", "a key is not a fingerprint and a UTF-8 id"))
 }
 
 /// Pairs among the sorted permuted keys of one table, compared only

@@ -1,8 +1,10 @@
 //! What a database holds and what it costs.
 
 use fpdb_codec::bits_per_fingerprint;
+use fpdb_simhash::SimhashOptions;
 
-use crate::{Db, SimhashOptions};
+use crate::store::{Family, Store};
+use crate::tables::Tables;
 
 /// Counts and sizes of a database, cheap to compute (no block is read).
 #[derive(Debug, Clone, PartialEq)]
@@ -62,79 +64,61 @@ pub struct TableStats {
     pub disk_bytes: u64,
 }
 
-impl Db {
-    /// `rocksdb.live-sst-files-size` of table `index`'s column family.
-    fn table_disk_bytes(&self, index: usize) -> u64 {
-        self.table_cf(index)
-            .ok()
-            .and_then(|cf| {
-                self.rocks
-                    .property_int_value_cf(cf, "rocksdb.live-sst-files-size")
-                    .ok()
-                    .flatten()
-            })
-            .unwrap_or(0)
-    }
-
-    /// Counts and sizes; reads no block.
-    pub fn stats(&self) -> Stats {
-        let state = self.read_state();
-        let in_blocks = (state.fingerprints as usize + state.delta.removed_len())
-            .saturating_sub(state.delta.added_len());
-        let tables = self
-            .design
-            .tables()
-            .iter()
-            .zip(&state.directories)
-            .zip(&state.table_bytes)
-            .enumerate()
-            .map(|(index, ((table, directory), &bytes))| TableStats {
-                prefix_bits: table.prefix_bits(),
-                blocks: directory.len(),
-                bytes,
-                disk_bytes: self.table_disk_bytes(index),
-                bits_per_fingerprint: if in_blocks == 0 {
-                    0.0
-                } else {
-                    bits_per_fingerprint(bytes as usize, in_blocks)
-                },
-            })
-            .collect();
-        let blocks: usize = state.directories.iter().map(|d| d.len()).sum();
-        let keys_per_block = if blocks == 0 {
-            0.0
-        } else {
-            (in_blocks * self.design.tables().len()) as f64 / blocks as f64
-        };
-        let candidates_per_probe = self
-            .design
-            .expected_candidates_per_probe(state.fingerprints);
-        let mut warnings = Vec::new();
-        if keys_per_block > 0.0 && candidates_per_probe > OUTGROWN_BLOCKS_PER_PROBE * keys_per_block
-        {
-            warnings.push(format!(
+/// Counts and sizes; reads no block.
+pub(crate) fn stats(store: &Store, tables: &Tables, simhash: SimhashOptions) -> Stats {
+    let state = tables.read();
+    let in_blocks = (state.fingerprints as usize + state.delta.removed_len())
+        .saturating_sub(state.delta.added_len());
+    let design = &tables.design;
+    let table_stats = design
+        .tables()
+        .iter()
+        .zip(&state.directories)
+        .zip(&state.table_bytes)
+        .enumerate()
+        .map(|(index, ((table, directory), &bytes))| TableStats {
+            prefix_bits: table.prefix_bits(),
+            blocks: directory.len(),
+            bytes,
+            disk_bytes: store.live_sst_bytes(Family::Table(index)),
+            bits_per_fingerprint: if in_blocks == 0 {
+                0.0
+            } else {
+                bits_per_fingerprint(bytes as usize, in_blocks)
+            },
+        })
+        .collect();
+    let blocks: usize = state.directories.iter().map(|d| d.len()).sum();
+    let keys_per_block = if blocks == 0 {
+        0.0
+    } else {
+        (in_blocks * design.tables().len()) as f64 / blocks as f64
+    };
+    let candidates_per_probe = design.expected_candidates_per_probe(state.fingerprints);
+    let mut warnings = Vec::new();
+    if keys_per_block > 0.0 && candidates_per_probe > OUTGROWN_BLOCKS_PER_PROBE * keys_per_block {
+        warnings.push(format!(
                 "the database has outgrown its design {}: a query probe reads about {candidates_per_probe:.0} keys, \
                  {:.0} blocks of about {keys_per_block:.0} keys, so queries are slow. Create a new database with a \
                  larger --expected (about {}), load it with `fpdb export OLD | fpdb load NEW`, and use NEW",
-                self.design.name(),
+                design.name(),
                 candidates_per_probe / keys_per_block,
                 state.fingerprints.saturating_mul(4),
             ));
-        }
-        Stats {
-            fingerprints: state.fingerprints,
-            ids: state.ids,
-            k: self.k,
-            design: self.design.name(),
-            tables,
-            directory_bytes: state.directories.iter().map(|d| d.len() * 8).sum(),
-            block_cache_bytes: state.blocks.bytes(),
-            delta_added: state.delta.added_len(),
-            delta_removed: state.delta.removed_len(),
-            simhash: self.simhasher.options(),
-            candidates_per_probe,
-            keys_per_block,
-            warnings,
-        }
+    }
+    Stats {
+        fingerprints: state.fingerprints,
+        ids: state.ids,
+        k: tables.k,
+        design: design.name(),
+        tables: table_stats,
+        directory_bytes: state.directories.iter().map(|d| d.len() * 8).sum(),
+        block_cache_bytes: state.blocks.bytes(),
+        delta_added: state.delta.added_len(),
+        delta_removed: state.delta.removed_len(),
+        simhash,
+        candidates_per_probe,
+        keys_per_block,
+        warnings,
     }
 }

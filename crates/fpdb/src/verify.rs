@@ -1,4 +1,4 @@
-//! `Db::verify`: a deep check of everything a database stores.
+//! `verify`: a deep check of everything a database stores.
 //!
 //! Queries trust the block directories, the id column families and the
 //! counters; this reads all of them and checks that they agree: every block
@@ -12,16 +12,17 @@ use std::fmt;
 
 use fpdb_codec::{BlockDecoder, ChecksumPolicy};
 use fpdb_simhash::Fingerprint;
-use rocksdb::{ErrorKind, IteratorMode};
 
-use crate::keys::{self, decode_u64, fp_ids_key};
-use crate::{Db, Result};
+use crate::error::{Error, Result};
+use crate::store::keys::{decode_u64, fp_ids_key};
+use crate::store::{Entry, Family, Store};
+use crate::tables::Tables;
 
 /// Problems listed per kind before the rest are only counted, so that a
 /// badly damaged database gives a readable report.
 const MAX_EXAMPLES: usize = 20;
 
-/// What [`Db::verify`] found.
+/// What [`crate::Db::verify`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VerifyReport {
     /// Tables checked.
@@ -155,17 +156,12 @@ impl Findings {
     }
 }
 
-/// RocksDB's own checksums failing is damage to report; anything else
-/// (I/O, a closed handle) stops the check.
-/// A key and value read by a RocksDB iterator.
-type Entry = (Box<[u8]>, Box<[u8]>);
-
 /// An entry of a scan of `family`, or `None` once the family cannot be
-/// read past it (reported: RocksDB's corruption is a finding, anything
-/// else an error).
+/// read past it (reported: damage the store detects is a finding,
+/// anything else an error).
 fn readable(
-    entry: std::result::Result<Entry, rocksdb::Error>,
-    family: &str,
+    entry: Result<Entry>,
+    family: Family,
     findings: &mut Findings,
 ) -> Result<Option<Entry>> {
     match entry {
@@ -174,17 +170,21 @@ fn readable(
             let reason = damage_or_err(error)?;
             findings.add(Problem::Id {
                 id: String::new(),
-                reason: format!("{family} cannot be read past here: {reason}"),
+                reason: format!("{} cannot be read past here: {reason}", family.name()),
             });
             Ok(None)
         }
     }
 }
 
-fn damage_or_err(error: rocksdb::Error) -> Result<String> {
-    match error.kind() {
-        ErrorKind::Corruption => Ok(format!("RocksDB reports corruption: {error}")),
-        _ => Err(error.into()),
+/// The store's checksums failing is damage to report; anything else (I/O,
+/// a closed handle) stops the check.
+fn damage_or_err(error: Error) -> Result<String> {
+    match error {
+        Error::Corrupt { reason, .. } => {
+            Ok(format!("the storage engine reports corruption: {reason}"))
+        }
+        other => Err(other),
     }
 }
 
@@ -196,393 +196,384 @@ struct TableContents {
     complete: bool,
 }
 
-impl Db {
-    /// Reads every block, directory, id and counter and checks that they
-    /// agree. Damage is listed in the report; an `Err` means the check
-    /// itself could not run (an I/O failure). Writers wait until it is done.
-    pub fn verify(&self) -> Result<VerifyReport> {
-        // Hold the writer lock (when there can be writers) so that no merge
-        // or insert changes what is being compared.
-        let _writer = if self.read_only {
-            None
-        } else {
-            Some(self.lock_writer()?)
-        };
-        let (directories, table_bytes, delta_added, mut delta_removed, fingerprints, ids) = {
-            let state = self.read_state();
-            (
-                state.directories.clone(),
-                state.table_bytes.clone(),
-                state
-                    .delta
-                    .added_fingerprints(&self.design)
-                    .map(|f| f.0)
-                    .collect::<Vec<_>>(),
-                state
-                    .delta
-                    .removed_fingerprints()
-                    .map(|f| f.0)
-                    .collect::<Vec<_>>(),
-                state.fingerprints,
-                state.ids,
-            )
-        };
-        delta_removed.sort_unstable();
-        let mut findings = Findings::default();
-        findings.report.tables = self.design.tables().len();
+/// Reads every block, directory, id and counter and checks that they
+/// agree; the caller holds the writer lock when there can be writers.
+pub(crate) fn verify(store: &Store, tables: &Tables) -> Result<VerifyReport> {
+    let (directories, table_bytes, delta_added, mut delta_removed, fingerprints, ids) = {
+        let state = tables.read();
+        (
+            state.directories.clone(),
+            state.table_bytes.clone(),
+            state
+                .delta
+                .added_fingerprints(&tables.design)
+                .map(|f| f.0)
+                .collect::<Vec<_>>(),
+            state
+                .delta
+                .removed_fingerprints()
+                .map(|f| f.0)
+                .collect::<Vec<_>>(),
+            state.fingerprints,
+            state.ids,
+        )
+    };
+    delta_removed.sort_unstable();
+    let mut findings = Findings::default();
+    findings.report.tables = tables.design.tables().len();
 
-        let mut reference: Option<(usize, Vec<u64>)> = None;
-        for (index, directory) in directories.iter().enumerate() {
-            let stored_bytes = table_bytes.get(index).copied().unwrap_or(0);
-            let contents =
-                self.verify_table(index, directory.last_keys(), stored_bytes, &mut findings)?;
-            if !contents.complete {
-                findings.add(Problem::Table {
-                    table: index,
-                    reason: "not compared with the other tables: some blocks are unreadable".into(),
-                });
-                continue;
-            }
-            match &reference {
-                None => reference = Some((index, contents.fingerprints)),
-                Some((reference_index, expected)) => compare_sets(
-                    index,
-                    *reference_index,
-                    expected,
-                    &contents.fingerprints,
-                    &mut findings,
-                ),
-            }
-        }
-
-        // The set: blocks ∪ delta added ∖ delta removed.
-        let mut set = Vec::new();
-        if let Some((_, in_blocks)) = &reference {
-            for &fp in &delta_added {
-                if in_blocks.binary_search(&fp).is_ok() {
-                    findings.add(Problem::Fingerprint {
-                        fingerprint: Fingerprint(fp),
-                        reason: "pending as added but already in the blocks".into(),
-                    });
-                }
-            }
-            for &fp in &delta_removed {
-                if in_blocks.binary_search(&fp).is_err() {
-                    findings.add(Problem::Fingerprint {
-                        fingerprint: Fingerprint(fp),
-                        reason: "pending as removed but not in the blocks".into(),
-                    });
-                }
-            }
-            set = in_blocks
-                .iter()
-                .copied()
-                .filter(|fp| delta_removed.binary_search(fp).is_err())
-                .chain(delta_added.iter().copied())
-                .collect();
-            set.sort_unstable();
-            set.dedup();
-            findings.report.fingerprints = set.len() as u64;
-            if set.len() as u64 != fingerprints {
-                findings.add(Problem::Counter {
-                    name: "fingerprints",
-                    stored: fingerprints,
-                    counted: set.len() as u64,
-                });
-            }
-        }
-
-        let fp_ids = self.verify_fp_ids(&mut findings)?;
-        if reference.is_some() {
-            compare_with_ids(&set, &fp_ids.fingerprints, &mut findings);
-        }
-        let counted_ids = self.verify_id_fp(&mut findings)?;
-        // When every fp_ids entry matches its id_fp entry, the entries map
-        // one-to-one onto distinct ids; with equal counts every id then has
-        // its fp_ids entry, and looking each up again is only needed to name
-        // the ones that do not.
-        if !fp_ids.all_match || fp_ids.entries != counted_ids {
-            self.find_ids_without_fp_ids(&mut findings)?;
-        }
-        findings.report.ids = counted_ids;
-        if counted_ids != ids {
-            findings.add(Problem::Counter {
-                name: "ids",
-                stored: ids,
-                counted: counted_ids,
-            });
-        }
-        Ok(findings.report)
-    }
-
-    /// Reads table `index`'s column family beside its directory.
-    fn verify_table(
-        &self,
-        index: usize,
-        directory: &[u64],
-        stored_bytes: u64,
-        findings: &mut Findings,
-    ) -> Result<TableContents> {
-        let table = self.design.tables().get(index);
-        let code = self.codes.get(index);
-        let (Some(table), Some(code)) = (table, code) else {
+    let mut reference: Option<(usize, Vec<u64>)> = None;
+    for (index, directory) in directories.iter().enumerate() {
+        let stored_bytes = table_bytes.get(index).copied();
+        let contents = verify_table(
+            store,
+            tables,
+            index,
+            directory.last_keys(),
+            stored_bytes,
+            &mut findings,
+        )?;
+        if !contents.complete {
             findings.add(Problem::Table {
                 table: index,
-                reason: "no table design or code book for it in the manifest".into(),
+                reason: "not compared with the other tables: some blocks are unreadable".into(),
             });
-            return Ok(TableContents {
-                fingerprints: Vec::new(),
-                complete: false,
+            continue;
+        }
+        match &reference {
+            None => reference = Some((index, contents.fingerprints)),
+            Some((reference_index, expected)) => compare_sets(
+                index,
+                *reference_index,
+                expected,
+                &contents.fingerprints,
+                &mut findings,
+            ),
+        }
+    }
+
+    // The set: blocks ∪ delta added ∖ delta removed.
+    let mut set = Vec::new();
+    if let Some((_, in_blocks)) = &reference {
+        for &fp in &delta_added {
+            if in_blocks.binary_search(&fp).is_ok() {
+                findings.add(Problem::Fingerprint {
+                    fingerprint: Fingerprint(fp),
+                    reason: "pending as added but already in the blocks".into(),
+                });
+            }
+        }
+        for &fp in &delta_removed {
+            if in_blocks.binary_search(&fp).is_err() {
+                findings.add(Problem::Fingerprint {
+                    fingerprint: Fingerprint(fp),
+                    reason: "pending as removed but not in the blocks".into(),
+                });
+            }
+        }
+        set = in_blocks
+            .iter()
+            .copied()
+            .filter(|fp| delta_removed.binary_search(fp).is_err())
+            .chain(delta_added.iter().copied())
+            .collect();
+        set.sort_unstable();
+        set.dedup();
+        findings.report.fingerprints = set.len() as u64;
+        if set.len() as u64 != fingerprints {
+            findings.add(Problem::Counter {
+                name: "fingerprints",
+                stored: fingerprints,
+                counted: set.len() as u64,
             });
-        };
-        let permutation = table.permutation();
-        let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
-        let mut contents = TableContents {
+        }
+    }
+
+    let fp_ids = verify_fp_ids(store, &mut findings)?;
+    if reference.is_some() {
+        compare_with_ids(&set, &fp_ids.fingerprints, &mut findings);
+    }
+    let counted_ids = verify_id_fp(store, &mut findings)?;
+    // When every fp_ids entry matches its id_fp entry, the entries map
+    // one-to-one onto distinct ids; with equal counts every id then has
+    // its fp_ids entry, and looking each up again is only needed to name
+    // the ones that do not.
+    if !fp_ids.all_match || fp_ids.entries != counted_ids {
+        find_ids_without_fp_ids(store, &mut findings)?;
+    }
+    findings.report.ids = counted_ids;
+    if counted_ids != ids {
+        findings.add(Problem::Counter {
+            name: "ids",
+            stored: ids,
+            counted: counted_ids,
+        });
+    }
+    Ok(findings.report)
+}
+
+/// Reads table `index`'s column family beside its directory.
+fn verify_table(
+    store: &Store,
+    tables: &Tables,
+    index: usize,
+    directory: &[u64],
+    stored_bytes: Option<u64>,
+    findings: &mut Findings,
+) -> Result<TableContents> {
+    let table = tables.design.tables().get(index);
+    let code = tables.codes.get(index);
+    let (Some(table), Some(code)) = (table, code) else {
+        findings.add(Problem::Table {
+            table: index,
+            reason: "no table design or code book for it in the manifest".into(),
+        });
+        return Ok(TableContents {
             fingerprints: Vec::new(),
-            complete: true,
-        };
-        let mut listed = directory.iter().copied().enumerate().peekable();
-        let mut previous_last: Option<u64> = None;
-        let mut bytes = 0u64;
-        let mut keys = Vec::new();
-        for entry in self
-            .rocks
-            .iterator_cf(self.table_cf(index)?, IteratorMode::Start)
-        {
-            let (key, value) = match entry {
-                Ok(entry) => entry,
-                Err(error) => {
-                    let reason = damage_or_err(error)?;
-                    findings.add(Problem::Table {
-                        table: index,
-                        reason,
-                    });
-                    contents.complete = false;
-                    // The iterator cannot go past the damage; what the
-                    // directory lists beyond it is unchecked.
-                    return Ok(contents);
-                }
-            };
-            let Some(block_key) = decode_u64(&key) else {
+            complete: false,
+        });
+    };
+    let permutation = table.permutation();
+    let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
+    let mut contents = TableContents {
+        fingerprints: Vec::new(),
+        complete: true,
+    };
+    let mut listed = directory.iter().copied().enumerate().peekable();
+    let mut previous_last: Option<u64> = None;
+    let mut bytes = 0u64;
+    let mut keys = Vec::new();
+    for entry in store.entries(Family::Table(index))? {
+        let (key, value) = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                let reason = damage_or_err(error)?;
                 findings.add(Problem::Table {
                     table: index,
-                    reason: format!("a stored key of {} bytes (block keys are 8)", key.len()),
+                    reason,
                 });
-                continue;
-            };
-            // Directory entries before this key have no block.
-            while let Some(&(block, last)) = listed.peek() {
-                if last >= block_key {
-                    break;
-                }
+                contents.complete = false;
+                // The iterator cannot go past the damage; what the
+                // directory lists beyond it is unchecked.
+                return Ok(contents);
+            }
+        };
+        let Some(block_key) = decode_u64(&key) else {
+            findings.add(Problem::Table {
+                table: index,
+                reason: format!("a stored key of {} bytes (block keys are 8)", key.len()),
+            });
+            continue;
+        };
+        // Directory entries before this key have no block.
+        while let Some(&(block, last)) = listed.peek() {
+            if last >= block_key {
+                break;
+            }
+            findings.add(missing_from_store(index, block, last));
+            contents.complete = false;
+            listed.next();
+        }
+        let block = match listed.peek() {
+            Some(&(block, last)) if last == block_key => {
+                listed.next();
+                block
+            }
+            _ => {
                 findings.add(Problem::Block {
                     table: index,
-                    block: Some(block),
-                    key: last,
-                    reason: "listed in the directory but missing from the store".into(),
+                    block: None,
+                    key: block_key,
+                    reason: "stored but not listed in the directory".into(),
                 });
-                contents.complete = false;
-                listed.next();
-            }
-            let block = match listed.peek() {
-                Some(&(block, last)) if last == block_key => {
-                    listed.next();
-                    block
-                }
-                _ => {
-                    findings.add(Problem::Block {
-                        table: index,
-                        block: None,
-                        key: block_key,
-                        reason: "stored but not listed in the directory".into(),
-                    });
-                    continue;
-                }
-            };
-            bytes += value.len() as u64;
-            let damaged = |reason: String| Problem::Block {
-                table: index,
-                block: Some(block),
-                key: block_key,
-                reason,
-            };
-            if let Err(error) = decoder.decode(&value, &mut keys) {
-                findings.add(damaged(format!("does not decode: {error}")));
-                contents.complete = false;
                 continue;
             }
-            findings.report.blocks += 1;
-            let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
-                findings.add(damaged("holds no keys".into()));
-                continue;
-            };
-            if last != block_key {
+        };
+        bytes += value.len() as u64;
+        let damaged = |reason: String| Problem::Block {
+            table: index,
+            block: Some(block),
+            key: block_key,
+            reason,
+        };
+        if let Err(error) = decoder.decode(&value, &mut keys) {
+            findings.add(damaged(format!("does not decode: {error}")));
+            contents.complete = false;
+            continue;
+        }
+        findings.report.blocks += 1;
+        let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
+            findings.add(damaged("holds no keys".into()));
+            continue;
+        };
+        if last != block_key {
+            findings.add(damaged(format!(
+                "its last key is {last:016x}, not the key it is stored under"
+            )));
+        }
+        if let Some(previous) = previous_last {
+            if first <= previous {
                 findings.add(damaged(format!(
-                    "its last key is {last:016x}, not the key it is stored under"
-                )));
-            }
-            if let Some(previous) = previous_last {
-                if first <= previous {
-                    findings.add(damaged(format!(
                         "its first key {first:016x} is not above the previous block's last key {previous:016x}"
                     )));
-                }
             }
-            previous_last = Some(last);
-            contents
-                .fingerprints
-                .extend(keys.iter().map(|&k| permutation.inverse(k)));
         }
-        for (block, last) in listed {
-            findings.add(Problem::Block {
-                table: index,
-                block: Some(block),
-                key: last,
-                reason: "listed in the directory but missing from the store".into(),
-            });
-            contents.complete = false;
-        }
-        if contents.complete && bytes != stored_bytes {
+        previous_last = Some(last);
+        contents
+            .fingerprints
+            .extend(keys.iter().map(|&k| permutation.inverse(k)));
+    }
+    for (block, last) in listed {
+        findings.add(missing_from_store(index, block, last));
+        contents.complete = false;
+    }
+    match stored_bytes {
+        Some(stored) if contents.complete && bytes != stored => {
             findings.add(Problem::Counter {
                 name: "table bytes",
-                stored: stored_bytes,
+                stored,
                 counted: bytes,
             });
         }
-        contents.fingerprints.sort_unstable();
-        let before = contents.fingerprints.len();
-        contents.fingerprints.dedup();
-        if contents.fingerprints.len() != before {
-            findings.add(Problem::Table {
-                table: index,
+        None => findings.add(Problem::Table {
+            table: index,
+            reason: "its byte count is missing".into(),
+        }),
+        _ => {}
+    }
+    contents.fingerprints.sort_unstable();
+    let before = contents.fingerprints.len();
+    contents.fingerprints.dedup();
+    if contents.fingerprints.len() != before {
+        findings.add(Problem::Table {
+            table: index,
+            reason: format!(
+                "{} fingerprints are stored twice",
+                before - contents.fingerprints.len()
+            ),
+        });
+    }
+    Ok(contents)
+}
+
+/// Checks every `fp_ids` entry against `id_fp`.
+fn verify_fp_ids(store: &Store, findings: &mut Findings) -> Result<FpIdsScan> {
+    let mut with_ids: Vec<u64> = Vec::new();
+    let mut entries = 0u64;
+    let problems_before = findings.count();
+    for entry in store.entries(Family::FpToIds)? {
+        let Some((key, _)) = readable(entry, Family::FpToIds, findings)? else {
+            break;
+        };
+        entries += 1;
+        let (Some(fp), Some(id)) = (
+            key.get(..8).and_then(decode_u64),
+            key.get(8..).filter(|id| !id.is_empty()),
+        ) else {
+            findings.add(Problem::Id {
+                id: String::from_utf8_lossy(&key).into_owned(),
+                reason: format!("fp_ids key of {} bytes is too short", key.len()),
+            });
+            continue;
+        };
+        let name = String::from_utf8_lossy(id);
+        if with_ids.last() != Some(&fp) {
+            with_ids.push(fp);
+        }
+        match store.get(Family::IdToFp, id) {
+            Ok(Some(value)) if decode_u64(&value) == Some(fp) => {}
+            Ok(Some(_)) => findings.add(Problem::Id {
+                id: name.into_owned(),
                 reason: format!(
-                    "{} fingerprints are stored twice",
-                    before - contents.fingerprints.len()
+                    "listed under fingerprint {} in fp_ids, but id_fp holds another",
+                    Fingerprint(fp)
                 ),
+            }),
+            Ok(None) => findings.add(Problem::Id {
+                id: name.into_owned(),
+                reason: format!(
+                    "listed under fingerprint {} in fp_ids, but missing from id_fp",
+                    Fingerprint(fp)
+                ),
+            }),
+            Err(error) => findings.add(Problem::Id {
+                id: name.into_owned(),
+                reason: damage_or_err(error)?,
+            }),
+        }
+    }
+    Ok(FpIdsScan {
+        fingerprints: with_ids,
+        entries,
+        all_match: findings.count() == problems_before,
+    })
+}
+
+/// Checks that every `id_fp` entry decodes; returns the ids counted.
+fn verify_id_fp(store: &Store, findings: &mut Findings) -> Result<u64> {
+    let mut count = 0u64;
+    for entry in store.entries(Family::IdToFp)? {
+        let Some((key, value)) = readable(entry, Family::IdToFp, findings)? else {
+            break;
+        };
+        count += 1;
+        let Ok(id) = std::str::from_utf8(&key) else {
+            findings.add(Problem::Id {
+                id: String::from_utf8_lossy(&key).into_owned(),
+                reason: "not UTF-8".into(),
+            });
+            continue;
+        };
+        if decode_u64(&value).is_none() {
+            findings.add(Problem::Id {
+                id: id.to_string(),
+                reason: format!("its fingerprint in id_fp is {} bytes, not 8", value.len()),
             });
         }
-        Ok(contents)
     }
+    Ok(count)
+}
 
-    /// Checks every `fp_ids` entry against `id_fp`.
-    fn verify_fp_ids(&self, findings: &mut Findings) -> Result<FpIdsScan> {
-        let id_to_fp = self.cf(keys::ID_TO_FP)?;
-        let mut with_ids: Vec<u64> = Vec::new();
-        let mut entries = 0u64;
-        let problems_before = findings.count();
-        for entry in self
-            .rocks
-            .iterator_cf(self.cf(keys::FP_TO_IDS)?, IteratorMode::Start)
-        {
-            let Some((key, _)) = readable(entry, keys::FP_TO_IDS, findings)? else {
-                break;
-            };
-            entries += 1;
-            let (Some(fp), Some(id)) = (
-                key.get(..8).and_then(decode_u64),
-                key.get(8..).filter(|id| !id.is_empty()),
-            ) else {
-                findings.add(Problem::Id {
-                    id: String::from_utf8_lossy(&key).into_owned(),
-                    reason: format!("fp_ids key of {} bytes is too short", key.len()),
-                });
-                continue;
-            };
-            let name = String::from_utf8_lossy(id);
-            if with_ids.last() != Some(&fp) {
-                with_ids.push(fp);
-            }
-            match self.rocks.get_cf(id_to_fp, id) {
-                Ok(Some(value)) if decode_u64(&value) == Some(fp) => {}
-                Ok(Some(_)) => findings.add(Problem::Id {
-                    id: name.into_owned(),
-                    reason: format!(
-                        "listed under fingerprint {} in fp_ids, but id_fp holds another",
-                        Fingerprint(fp)
-                    ),
-                }),
-                Ok(None) => findings.add(Problem::Id {
-                    id: name.into_owned(),
-                    reason: format!(
-                        "listed under fingerprint {} in fp_ids, but missing from id_fp",
-                        Fingerprint(fp)
-                    ),
-                }),
-                Err(error) => findings.add(Problem::Id {
-                    id: name.into_owned(),
-                    reason: damage_or_err(error)?,
-                }),
-            }
+/// Names every id whose `id_fp` entry has no `fp_ids` entry.
+fn find_ids_without_fp_ids(store: &Store, findings: &mut Findings) -> Result<()> {
+    for entry in store.entries(Family::IdToFp)? {
+        // What cannot be read or decoded was reported by `verify_id_fp`.
+        let Ok((key, value)) = entry else {
+            break;
+        };
+        let (Ok(id), Some(fp)) = (
+            std::str::from_utf8(&key),
+            decode_u64(&value).map(Fingerprint),
+        ) else {
+            continue;
+        };
+        match store.get(Family::FpToIds, &fp_ids_key(fp, id)) {
+            Ok(Some(_)) => {}
+            Ok(None) => findings.add(Problem::Id {
+                id: id.to_string(),
+                reason: format!("has fingerprint {fp} in id_fp, but no entry in fp_ids"),
+            }),
+            Err(error) => findings.add(Problem::Id {
+                id: id.to_string(),
+                reason: damage_or_err(error)?,
+            }),
         }
-        Ok(FpIdsScan {
-            fingerprints: with_ids,
-            entries,
-            all_match: findings.count() == problems_before,
-        })
     }
+    Ok(())
+}
 
-    /// Checks that every `id_fp` entry decodes; returns the ids counted.
-    fn verify_id_fp(&self, findings: &mut Findings) -> Result<u64> {
-        let mut count = 0u64;
-        for entry in self
-            .rocks
-            .iterator_cf(self.cf(keys::ID_TO_FP)?, IteratorMode::Start)
-        {
-            let Some((key, value)) = readable(entry, keys::ID_TO_FP, findings)? else {
-                break;
-            };
-            count += 1;
-            let Ok(id) = std::str::from_utf8(&key) else {
-                findings.add(Problem::Id {
-                    id: String::from_utf8_lossy(&key).into_owned(),
-                    reason: "not UTF-8".into(),
-                });
-                continue;
-            };
-            if decode_u64(&value).is_none() {
-                findings.add(Problem::Id {
-                    id: id.to_string(),
-                    reason: format!("its fingerprint in id_fp is {} bytes, not 8", value.len()),
-                });
-            }
-        }
-        Ok(count)
-    }
-
-    /// Names every id whose `id_fp` entry has no `fp_ids` entry.
-    fn find_ids_without_fp_ids(&self, findings: &mut Findings) -> Result<()> {
-        let fp_to_ids = self.cf(keys::FP_TO_IDS)?;
-        for entry in self
-            .rocks
-            .iterator_cf(self.cf(keys::ID_TO_FP)?, IteratorMode::Start)
-        {
-            // What cannot be read or decoded was reported by `verify_id_fp`.
-            let Ok((key, value)) = entry else {
-                break;
-            };
-            let (Ok(id), Some(fp)) = (
-                std::str::from_utf8(&key),
-                decode_u64(&value).map(Fingerprint),
-            ) else {
-                continue;
-            };
-            match self.rocks.get_cf(fp_to_ids, fp_ids_key(fp, id)) {
-                Ok(Some(_)) => {}
-                Ok(None) => findings.add(Problem::Id {
-                    id: id.to_string(),
-                    reason: format!("has fingerprint {fp} in id_fp, but no entry in fp_ids"),
-                }),
-                Err(error) => findings.add(Problem::Id {
-                    id: id.to_string(),
-                    reason: damage_or_err(error)?,
-                }),
-            }
-        }
-        Ok(())
+/// A block the directory lists (as block `block` with last key `last`)
+/// that the table's family does not hold.
+fn missing_from_store(table: usize, block: usize, last: u64) -> Problem {
+    Problem::Block {
+        table,
+        block: Some(block),
+        key: last,
+        reason: "listed in the directory but missing from the store".into(),
     }
 }
 
-/// What [`Db::verify_fp_ids`] saw.
+/// What [`verify_fp_ids`] saw.
 struct FpIdsScan {
     /// Distinct fingerprints with ids, sorted.
     fingerprints: Vec<u64>,

@@ -15,7 +15,10 @@ fn a_second_writer_is_refused_with_locked() {
     let (_dir, db) = new_db();
     assert!(matches!(Db::open(db.path()), Err(Error::Locked { .. })));
     // A read-only handle may open beside the writer.
-    let reader = Db::open_read_only(db.path()).unwrap();
+    let reader = fpdb::OpenOptions::new()
+        .read_only(true)
+        .open(db.path())
+        .unwrap();
     assert!(reader.query(Fingerprint(1), 3).unwrap().is_empty());
 }
 
@@ -25,7 +28,10 @@ fn read_only_handles_refuse_writes_and_see_what_was_written() {
     db.insert("a", Fingerprint(42)).unwrap();
     let path = db.path().to_path_buf();
     drop(db);
-    let reader = Db::open_read_only(&path).unwrap();
+    let reader = fpdb::OpenOptions::new()
+        .read_only(true)
+        .open(&path)
+        .unwrap();
     assert!(matches!(
         reader.insert("b", Fingerprint(1)),
         Err(Error::ReadOnly)
@@ -51,13 +57,10 @@ fn create_and_open_name_bad_paths() {
         Db::create(dir.path(), Options::default()),
         Err(Error::AlreadyExists { .. })
     ));
-    let too_large_k = Options {
-        k: 8,
-        ..Options::default()
-    };
+    let too_large_k = Options::default().k(8);
     assert!(matches!(
         Db::create(dir.path().join("k8"), too_large_k),
-        Err(Error::Options(_))
+        Err(Error::InvalidOptions(_))
     ));
 }
 
@@ -186,8 +189,12 @@ fn check_and_insert_reports_what_was_there_and_remembers() {
     assert!(db
         .check_and_insert("p1", Fingerprint(0b1111), 3)
         .unwrap()
+        .matches
         .is_empty());
-    let seen = db.check_and_insert("p2", Fingerprint(0b0111), 3).unwrap();
+    let seen = db
+        .check_and_insert("p2", Fingerprint(0b0111), 3)
+        .unwrap()
+        .matches;
     assert_eq!(seen.len(), 1);
     assert_eq!(
         (seen[0].distance, seen[0].ids.clone()),
@@ -335,14 +342,10 @@ fn readers_never_miss_what_was_inserted_while_a_writer_inserts_and_merges() {
     let path = dir.path().join("db");
     drop(Db::create(&path, Options::default()).unwrap());
     let db = Arc::new(
-        Db::open_with(
-            &path,
-            fpdb::OpenOptions {
-                delta_limit: 64,
-                ..Default::default()
-            },
-        )
-        .unwrap(),
+        fpdb::OpenOptions::default()
+            .delta_limit(64)
+            .open(&path)
+            .unwrap(),
     );
     let fp_of = |i: u64| Fingerprint(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5555);
     // `inserted` is only raised after insert returned, so every i below it
@@ -388,4 +391,97 @@ fn readers_never_miss_what_was_inserted_while_a_writer_inserts_and_merges() {
     let checks: u64 = readers.into_iter().map(|r| r.join().unwrap()).sum();
     assert!(checks > 100, "readers ran only {checks} checks");
     assert_eq!(db.stats().fingerprints, 3000);
+}
+
+/// A crawler re-crawling a URL must not be told the page is a
+/// near-duplicate of itself, and learns what the URL held before: the
+/// same fingerprint, one a few bits away, or one far away.
+#[test]
+fn check_and_insert_never_reports_the_callers_own_id_and_returns_its_previous_fingerprint() {
+    let (_dir, db) = new_db();
+    let page = Fingerprint(0x0f0f_0000_ffff_1234);
+    let first = db.check_and_insert("https://a.example/x", page, 3).unwrap();
+    assert!(first.matches.is_empty());
+    assert_eq!(first.previous, None);
+
+    // Unchanged re-crawl: nothing else is near, so no match at all.
+    let again = db.check_and_insert("https://a.example/x", page, 3).unwrap();
+    assert!(again.matches.is_empty(), "{:?}", again.matches);
+    assert_eq!(again.previous, Some(page));
+
+    // A mirror with the same fingerprint is reported, the URL itself not.
+    db.insert("https://mirror.example/x", page).unwrap();
+    let third = db.check_and_insert("https://a.example/x", page, 3).unwrap();
+    assert_eq!(third.matches.len(), 1);
+    assert_eq!(third.matches[0].ids, ["https://mirror.example/x"]);
+    assert_eq!(third.previous, Some(page));
+
+    // Changed a little: the old fingerprint of the URL is not a match (it
+    // is the URL's own), the mirror at distance 2 is.
+    let edited = Fingerprint(page.0 ^ 0b11);
+    let fourth = db
+        .check_and_insert("https://a.example/x", edited, 3)
+        .unwrap();
+    assert_eq!(fourth.previous, Some(page));
+    assert_eq!(fourth.matches.len(), 1);
+    assert_eq!(
+        (fourth.matches[0].distance, fourth.matches[0].ids.clone()),
+        (2, vec!["https://mirror.example/x".to_string()])
+    );
+
+    // Changed completely: the previous fingerprint is far away.
+    let rewritten = Fingerprint(!page.0);
+    let fifth = db
+        .check_and_insert("https://a.example/x", rewritten, 3)
+        .unwrap();
+    assert!(fifth.matches.is_empty());
+    assert_eq!(fifth.previous, Some(edited));
+    assert_eq!(db.get("https://a.example/x").unwrap(), Some(rewritten));
+}
+
+/// `remove` returns the fingerprint it removed, read under the writer
+/// lock. A writer rewrites one id with value after value and learns from
+/// `check_and_insert` which value each write replaced; two removers race
+/// it. Every value must then be accounted for exactly once: replaced by
+/// the writer, removed by a remover, or still stored. (With the read
+/// outside the lock, a remover could report a value the writer replaced
+/// in the meantime, and the value it really removed would be lost.)
+#[test]
+fn every_value_is_replaced_removed_or_left_exactly_once_under_racing_removes() {
+    let (_dir, db) = new_db();
+    let db = std::sync::Arc::new(db);
+    const VALUES: u64 = 3_000;
+    let writer = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            let mut replaced = Vec::new();
+            for value in 1..=VALUES {
+                let checked = db
+                    .check_and_insert("contested", Fingerprint(value), 0)
+                    .unwrap();
+                replaced.extend(checked.previous.map(|fp| fp.0));
+            }
+            replaced
+        })
+    };
+    let removers: Vec<_> = (0..2)
+        .map(|_| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                let mut removed = Vec::new();
+                for _ in 0..VALUES {
+                    removed.extend(db.remove("contested").unwrap().map(|fp| fp.0));
+                }
+                removed
+            })
+        })
+        .collect();
+    let mut accounted = writer.join().unwrap();
+    for remover in removers {
+        accounted.extend(remover.join().unwrap());
+    }
+    accounted.extend(db.get("contested").unwrap().map(|fp| fp.0));
+    accounted.sort_unstable();
+    let expected: Vec<u64> = (1..=VALUES).collect();
+    assert_eq!(accounted, expected, "a value was lost or reported twice");
 }

@@ -76,11 +76,11 @@ fn stats_warn_when_the_design_is_outgrown() {
         .enumerate()
         .map(|(i, fp)| (i.to_string(), *fp))
         .collect();
-    let sized = |k: u32, expected: u64| Options {
-        k,
-        expected_size: expected,
-        block_bytes: 128,
-        ..Options::default()
+    let sized = |k: u32, expected: u64| {
+        Options::default()
+            .k(k)
+            .expected_size(expected)
+            .block_bytes(128)
     };
     // k = 7 designed for 100 fingerprints has short prefixes: probes read
     // many blocks.
@@ -112,10 +112,7 @@ fn merges_that_touch_neighbouring_blocks_leave_them_full() {
     let block_bytes = 256;
     let db = Db::create(
         dir.path().join("db"),
-        Options {
-            block_bytes,
-            ..Options::default()
-        },
+        Options::default().block_bytes(block_bytes),
     )
     .unwrap();
     let fps = random_fingerprints(40_000, 11);
@@ -177,14 +174,10 @@ fn a_merge_keeps_its_blocks_in_memory_within_the_limit() {
 
     // A small limit is respected, and queries still read what is not kept.
     let limit = 20_000;
-    let db = Db::open_with(
-        &path,
-        fpdb::OpenOptions {
-            block_cache_bytes: limit,
-            ..fpdb::OpenOptions::default()
-        },
-    )
-    .unwrap();
+    let db = fpdb::OpenOptions::default()
+        .block_cache_bytes(limit)
+        .open(&path)
+        .unwrap();
     db.remove_batch(&["doc-0", "doc-1"]).unwrap();
     db.merge().unwrap();
     assert!(db.stats().block_cache_bytes <= limit);
@@ -232,7 +225,7 @@ fn blocks_a_merge_replaced_leave_the_files_without_a_manual_compaction() {
     for part in documents.chunks(documents.len() / 4).take(3) {
         db.insert_batch(part).unwrap();
         db.merge().unwrap();
-        db.flush_and_wait_for_compactions().unwrap();
+        db.flush().unwrap();
     }
     for (index, table) in db.stats().tables.iter().enumerate() {
         // One copy of the blocks plus RocksDB's framing; each old copy
@@ -253,7 +246,10 @@ fn waiting_for_compactions_on_a_read_only_handle_returns_at_once() {
     let db = Db::create(&path, Options::default()).unwrap();
     db.insert_batch(&random_documents(1_000, 13)).unwrap();
     drop(db);
-    let db = Db::open_read_only(&path).unwrap();
-    db.flush_and_wait_for_compactions().unwrap();
+    let db = fpdb::OpenOptions::new()
+        .read_only(true)
+        .open(&path)
+        .unwrap();
+    db.flush().unwrap();
     assert_eq!(db.stats().fingerprints, 1_000);
 }

@@ -3,7 +3,7 @@
 //! the delta (merged, added, removed).
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use fpdb::codec::DesignChoice;
+use fpdb::DesignChoice;
 use fpdb::{BatchStrategy, Db, Fingerprint, Match, OpenOptions, Options};
 
 mod common;
@@ -12,23 +12,17 @@ use common::{brute_force, ids_by_fingerprint, Model, Rng};
 
 fn check(design: &str, k: u32, block_bytes: usize, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let options = Options {
-        k,
-        design: design.parse::<DesignChoice>().unwrap(),
-        block_bytes,
-        expected_size: 1 << 12,
-        ..Options::default()
-    };
+    let options = Options::default()
+        .k(k)
+        .design(design.parse::<DesignChoice>().unwrap())
+        .block_bytes(block_bytes)
+        .expected_size(1 << 12);
     Db::create(dir.path().join("db"), options).unwrap();
     // A small delta limit, so some changes are merged and some are not.
-    let db = Db::open_with(
-        dir.path().join("db"),
-        OpenOptions {
-            delta_limit: 700,
-            ..OpenOptions::default()
-        },
-    )
-    .unwrap();
+    let db = OpenOptions::default()
+        .delta_limit(700)
+        .open(dir.path().join("db"))
+        .unwrap();
     let mut rng = Rng::new(seed);
     let mut model = Model::new();
     let mut stored: Vec<u64> = Vec::new();
@@ -128,12 +122,10 @@ fn an_empty_batch_and_an_empty_database_answer_nothing() {
 fn single_queries_are_exact_whatever_the_block_cache_keeps() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    let options = Options {
-        design: "4x16".parse::<DesignChoice>().unwrap(),
-        block_bytes: 256,
-        expected_size: 1 << 12,
-        ..Options::default()
-    };
+    let options = Options::default()
+        .design("4x16".parse::<DesignChoice>().unwrap())
+        .block_bytes(256)
+        .expected_size(1 << 12);
     let mut rng = Rng::new(41);
     let documents = common::clustered_documents(&mut rng, 3000);
     let db = Db::create(&path, options).unwrap();
@@ -143,14 +135,10 @@ fn single_queries_are_exact_whatever_the_block_cache_keeps() {
     drop(db);
     let model: Model = documents.iter().cloned().collect();
     for cache_bytes in [0, 8 * 1024, 1 << 30] {
-        let db = Db::open_with(
-            &path,
-            OpenOptions {
-                block_cache_bytes: cache_bytes,
-                ..OpenOptions::default()
-            },
-        )
-        .unwrap();
+        let db = OpenOptions::default()
+            .block_cache_bytes(cache_bytes)
+            .open(&path)
+            .unwrap();
         for _pass in 0..2 {
             common::assert_equals_model(&db, &model, 300, &mut rng);
         }

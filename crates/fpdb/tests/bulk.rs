@@ -39,11 +39,7 @@ fn documents(seed: u64, n: usize) -> Vec<(String, Fingerprint)> {
 }
 
 fn options() -> Options {
-    Options {
-        expected_size: 1 << 12,
-        block_bytes: 256,
-        ..Options::default()
-    }
+    Options::default().expected_size(1 << 12).block_bytes(256)
 }
 
 fn inserted(dir: &std::path::Path, docs: &[(String, Fingerprint)]) -> Db {
@@ -63,10 +59,7 @@ fn loaded(
 ) -> (Db, fpdb::BulkSummary) {
     let mut db = Db::create(dir.join(name), options()).unwrap();
     let mut loader = db
-        .bulk_loader(BulkOptions {
-            memory_bytes: memory,
-            temp_dir: None,
-        })
+        .bulk_loader(BulkOptions::default().memory_bytes(memory))
         .unwrap();
     loader
         .add_all(docs.iter().map(|(id, fp)| (id.as_str(), *fp)))
@@ -248,7 +241,7 @@ fn progress_is_reported_through_every_phase() {
     use fpdb::BulkPhase::*;
     assert!(phases.iter().any(|p| p.0 == Reading));
     assert!(phases.iter().any(|p| p.0 == Sorting));
-    let tables = db.design().tables().len() as u64;
+    let tables = db.table_count() as u64;
     assert!(phases.contains(&(Writing, tables, tables)));
     assert_eq!(phases.last().unwrap().0, Ingesting);
 }

@@ -15,19 +15,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{assert_equals_model, export, Model, Rng};
-use fpdb::codec::DesignChoice;
+use fpdb::DesignChoice;
 use fpdb::{Db, Error, Fingerprint, OpenOptions, Options};
 
 const CHILD_PATH: &str = "FPDB_LOCK_CHILD";
 
 fn small_options() -> Options {
-    Options {
-        k: 3,
-        expected_size: 100_000,
-        design: DesignChoice::Named("4x16".into()),
-        block_bytes: 512,
-        ..Options::default()
-    }
+    Options::default()
+        .k(3)
+        .expected_size(100_000)
+        .design(DesignChoice::Named("4x16".into()))
+        .block_bytes(512)
 }
 
 /// The second process: tries to open the database for writing and for
@@ -43,7 +41,7 @@ fn lock_child() {
         Ok(db) => println!("RESULT writer: opened, {} ids", db.stats().ids),
         Err(other) => println!("RESULT writer: other error {other}"),
     }
-    match Db::open_read_only(&path) {
+    match fpdb::OpenOptions::new().read_only(true).open(&path) {
         Ok(db) => println!(
             "RESULT reader: opened, sees {:?}",
             db.get("written-by-parent").unwrap()
@@ -103,16 +101,7 @@ fn threads_query_while_others_insert_remove_and_merge() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
     drop(Db::create(&path, small_options()).unwrap());
-    let db = Arc::new(
-        Db::open_with(
-            &path,
-            OpenOptions {
-                delta_limit: 500,
-                ..OpenOptions::default()
-            },
-        )
-        .unwrap(),
-    );
+    let db = Arc::new(OpenOptions::default().delta_limit(500).open(&path).unwrap());
     let deadline = Instant::now() + soak_time();
     // Documents stable-0 .. stable-(n-1) have returned from insert and are
     // never removed: every query from then on must find them.
@@ -180,7 +169,7 @@ fn threads_query_while_others_insert_remove_and_merge() {
                     let i = rng.below(upto);
                     let fp = rng.near(stable_fp(i), 2);
                     let id = format!("crawl-{n}");
-                    let matches = db.check_and_insert(&id, fp, 3).unwrap();
+                    let matches = db.check_and_insert(&id, fp, 3).unwrap().matches;
                     assert!(
                         matches.iter().any(|m| m.fingerprint == stable_fp(i)
                             && m.ids.contains(&format!("stable-{i}"))),
@@ -285,7 +274,10 @@ fn read_only_handles_beside_a_writer_see_their_snapshot() {
     writer.merge().unwrap();
     writer.insert_batch(&documents[1000..1500]).unwrap();
     let snapshot: Model = documents[..1500].iter().cloned().collect();
-    let reader = Db::open_read_only(&path).unwrap();
+    let reader = fpdb::OpenOptions::new()
+        .read_only(true)
+        .open(&path)
+        .unwrap();
     assert_equals_model(&reader, &snapshot, 200, &mut rng);
     assert!(matches!(
         reader.insert("x", Fingerprint(1)),
@@ -317,7 +309,10 @@ fn read_only_handles_beside_a_writer_see_their_snapshot() {
         thread.join().unwrap();
     }
     // A new read-only handle sees the latest state.
-    let fresh = Db::open_read_only(&path).unwrap();
+    let fresh = fpdb::OpenOptions::new()
+        .read_only(true)
+        .open(&path)
+        .unwrap();
     let by_id: BTreeMap<_, _> = export(&fresh);
     assert_eq!(by_id, latest);
     assert_equals_model(&fresh, &latest, 200, &mut rng);

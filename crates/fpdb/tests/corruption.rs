@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{brute_force, copy_dir, ids_by_fingerprint, Model, Rng};
-use fpdb::codec::DesignChoice;
+use fpdb::DesignChoice;
 use fpdb::{Db, Error, Options, Problem};
 
 /// A healthy database to damage copies of: merged blocks, a delta of
@@ -26,13 +26,11 @@ struct Fixture {
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    let options = Options {
-        k: 3,
-        expected_size: 100_000,
-        design: DesignChoice::Named("4x16".into()),
-        block_bytes: 256,
-        ..Options::default()
-    };
+    let options = Options::default()
+        .k(3)
+        .expected_size(100_000)
+        .design(DesignChoice::Named("4x16".into()))
+        .block_bytes(256);
     let db = Db::create(&path, options).unwrap();
     let mut rng = Rng::new(7);
     let documents = common::clustered_documents(&mut rng, 3000);
@@ -310,7 +308,7 @@ fn a_damaged_manifest_value_fails_open_naming_the_manifest() {
             Err(Error::Corrupt { what, .. }) => assert_eq!(what, "manifest"),
             other => panic!("byte {byte}: {other:?}"),
         }
-        match Db::open_read_only(&path) {
+        match fpdb::OpenOptions::new().read_only(true).open(&path) {
             Err(Error::Corrupt { what, .. }) => assert_eq!(what, "manifest"),
             other => panic!("byte {byte}, read-only: {other:?}"),
         }

@@ -23,7 +23,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{assert_equals_model, export, Model, Rng};
-use fpdb::codec::DesignChoice;
+use fpdb::DesignChoice;
 use fpdb::{Db, Fingerprint, OpenOptions, Options};
 
 const CHILD_DIR: &str = "FPDB_CRASH_CHILD";
@@ -188,17 +188,15 @@ fn crash_child() {
     let dir = Path::new(&dir);
     let seed = env_u64(CHILD_SEED).unwrap();
     let mode = Mode::from_index(env_u64(CHILD_MODE).unwrap());
-    let open_options = OpenOptions {
-        sync: env_u64(CHILD_SYNC) == Some(1),
-        delta_limit: env_u64(CHILD_DELTA_LIMIT).unwrap() as usize,
-        ..OpenOptions::default()
-    };
+    let open_options = OpenOptions::default()
+        .sync(env_u64(CHILD_SYNC) == Some(1))
+        .delta_limit(env_u64(CHILD_DELTA_LIMIT).unwrap() as usize);
     let mut log = FileOptions::new()
         .create(true)
         .append(true)
         .open(dir.join("acks"))
         .unwrap();
-    let mut db = Db::open_with(dir.join("db"), open_options).unwrap();
+    let mut db = open_options.open(dir.join("db")).unwrap();
     let acknowledge = |log: &mut File, line: &str| {
         log.write_all(format!("{line}\n").as_bytes()).unwrap();
         log.sync_data().unwrap();
@@ -242,10 +240,7 @@ const BULK_DOCUMENTS: u64 = 150_000;
 /// spill to disk), logging each phase as it starts.
 fn bulk_child(db: &mut Db, seed: u64, log: &mut File) {
     let mut phases = log.try_clone().unwrap();
-    let options = fpdb::BulkOptions {
-        memory_bytes: 2 << 20,
-        temp_dir: None,
-    };
+    let options = fpdb::BulkOptions::default().memory_bytes(2 << 20);
     let mut loader = db.bulk_loader(options).unwrap();
     let mut last = String::new();
     loader.set_progress(move |progress| {
@@ -263,14 +258,8 @@ fn bulk_child(db: &mut Db, seed: u64, log: &mut File) {
 }
 
 fn crash_options() -> Options {
-    Options {
-        k: 3,
-        expected_size: 100_000,
-        design: DesignChoice::Named("4x16".into()),
-        // Small blocks, so merges split and delete blocks.
-        block_bytes: 256,
-        ..Options::default()
-    }
+    Options::default().k(3).expected_size(100_000).design(DesignChoice::Named("4x16".into())).// Small blocks(// Small blocks).so merges split and delete blocks.
+        block_bytes(256)
 }
 
 /// What the parent learns from a killed child's log.

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use common::{brute_force, copy_dir, ids_by_fingerprint, Model, Rng};
-use fpdb::codec::DesignChoice;
+use fpdb::DesignChoice;
 use fpdb::{Db, Fingerprint, Match, Options};
 
 fn golden_dir() -> PathBuf {
@@ -70,13 +70,11 @@ fn format_answer(query: Fingerprint, k: u32, matches: &[Match]) -> String {
 fn bless(db_dir: &Path, answers: &Path) {
     let work = tempfile::tempdir().unwrap();
     let path = work.path().join("db");
-    let options = Options {
-        k: 3,
-        expected_size: 10_000,
-        design: DesignChoice::Named("4x16".into()),
-        block_bytes: 256,
-        ..Options::default()
-    };
+    let options = Options::default()
+        .k(3)
+        .expected_size(10_000)
+        .design(DesignChoice::Named("4x16".into()))
+        .block_bytes(256);
     let db = Db::create(&path, options).unwrap();
     let mut rng = Rng::new(2026);
     let documents = common::clustered_documents(&mut rng, 360);
@@ -134,7 +132,10 @@ fn the_golden_database_opens_and_answers_as_recorded() {
     copy_dir(&db_dir, &path);
     for read_only in [true, false] {
         let db = if read_only {
-            Db::open_read_only(&path).unwrap()
+            fpdb::OpenOptions::new()
+                .read_only(true)
+                .open(&path)
+                .unwrap()
         } else {
             Db::open(&path).unwrap()
         };

@@ -14,16 +14,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{assert_equals_model, export, Model, Rng};
-use fpdb::codec::DesignChoice;
+use fpdb::DesignChoice;
 use fpdb::{Db, Error, Fingerprint, Options, MAX_ID_BYTES};
 
 fn small_options() -> Options {
-    Options {
-        k: 3,
-        expected_size: 100_000,
-        design: DesignChoice::Named("4x16".into()),
-        ..Options::default()
-    }
+    Options::default()
+        .k(3)
+        .expected_size(100_000)
+        .design(DesignChoice::Named("4x16".into()))
 }
 
 /// A database holding a few hundred documents, some merged, some in the
@@ -192,7 +190,7 @@ fn paths_that_are_files_or_inside_files_are_named() {
     std::fs::write(&file, b"not a database").unwrap();
     assert!(matches!(Db::open(&file), Err(Error::NotFound { path }) if path == file));
     assert!(matches!(
-        Db::open_read_only(&file),
+        fpdb::OpenOptions::new().read_only(true).open(&file),
         Err(Error::NotFound { .. })
     ));
     assert!(matches!(
@@ -233,14 +231,14 @@ fn a_database_directory_without_permission_is_an_error() {
         return;
     }
     let open = Db::open(&path);
-    let read_only = Db::open_read_only(&path);
+    let read_only = fpdb::OpenOptions::new().read_only(true).open(&path);
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     for result in [open, read_only] {
         let error = result.unwrap_err();
         assert!(
             matches!(
                 error,
-                Error::NotFound { .. } | Error::Io { .. } | Error::Rocks(_)
+                Error::NotFound { .. } | Error::Io { .. } | Error::Storage { .. }
             ),
             "{error:?}"
         );
@@ -362,7 +360,7 @@ fn a_full_disk_refuses_the_write_and_loses_nothing() {
     let error = db.insert_batch(&big).unwrap_err();
     println!("full disk: {error}");
     assert!(
-        matches!(error, Error::Rocks(_) | Error::Io { .. }),
+        matches!(error, Error::Storage { .. } | Error::Io { .. }),
         "{error:?}"
     );
     assert!(

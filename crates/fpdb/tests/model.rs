@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fpdb::codec::DesignChoice;
+use fpdb::DesignChoice;
 use fpdb::{Db, Fingerprint, Match, OpenOptions, Options};
 use proptest::prelude::*;
 
@@ -103,17 +103,12 @@ fn cases() -> u32 {
 fn run(steps: Vec<Step>, design: &str, delta_limit: usize, block_bytes: usize) {
     let dir = temp_dir();
     let path = dir.path().join("db");
-    let options = Options {
-        design: design.parse::<DesignChoice>().unwrap(),
-        block_bytes,
-        ..Options::default()
-    };
-    let open = OpenOptions {
-        delta_limit,
-        ..OpenOptions::default()
-    };
+    let options = Options::default()
+        .design(design.parse::<DesignChoice>().unwrap())
+        .block_bytes(block_bytes);
+    let open = OpenOptions::default().delta_limit(delta_limit);
     drop(Db::create(&path, options).unwrap());
-    let mut db = Db::open_with(&path, open).unwrap();
+    let mut db = open.open(&path).unwrap();
     let mut model: BTreeMap<String, Fingerprint> = BTreeMap::new();
     for step in steps {
         match step {
@@ -136,7 +131,7 @@ fn run(steps: Vec<Step>, design: &str, delta_limit: usize, block_bytes: usize) {
             Step::Merge => db.merge().unwrap(),
             Step::Reopen => {
                 drop(db);
-                db = Db::open_with(&path, open).unwrap();
+                db = open.open(&path).unwrap();
             }
             Step::Query(fp) => check_all(&db, &model, Fingerprint(fp)),
         }

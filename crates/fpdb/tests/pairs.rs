@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use fpdb::codec::DesignChoice;
 use fpdb::dedup::{self, Corpus, DocPair, Representative};
+use fpdb::DesignChoice;
 use fpdb::{id_clusters, Db, Fingerprint, Options};
 
 /// SplitMix64, so every case is repeatable from its seed.
@@ -192,13 +192,11 @@ fn db_near_pairs_equal_brute_force_in_blocks_delta_and_after_removes() {
     ];
     for (seed, k, design) in cases {
         let dir = tempfile::tempdir().unwrap();
-        let options = Options {
-            k,
-            expected_size: 1 << 20,
-            design,
-            block_bytes: 256,
-            ..Options::default()
-        };
+        let options = Options::default()
+            .k(k)
+            .expected_size(1 << 20)
+            .design(design)
+            .block_bytes(256);
         let db = Db::create(dir.path().join("db"), options).unwrap();
         let docs = documents(seed, 1500);
         let mut model = BTreeMap::new();

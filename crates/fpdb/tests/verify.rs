@@ -12,10 +12,7 @@ use fpdb::{Db, Fingerprint, Options, Problem};
 fn populated() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    let options = Options {
-        block_bytes: 128,
-        ..Options::default()
-    };
+    let options = Options::default().block_bytes(128);
     let db = Db::create(&path, options).unwrap();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut next = || {
@@ -80,7 +77,12 @@ fn a_healthy_database_verifies_clean() {
     // And after the delta is merged, read-only.
     db.compact().unwrap();
     drop(db);
-    let report = Db::open_read_only(&path).unwrap().verify().unwrap();
+    let report = fpdb::OpenOptions::new()
+        .read_only(true)
+        .open(&path)
+        .unwrap()
+        .verify()
+        .unwrap();
     assert!(report.is_clean(), "{:?}", report.problems);
 }
 

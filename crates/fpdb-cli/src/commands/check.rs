@@ -1,4 +1,5 @@
-//! `fpdb check`: for each document, its stored near-duplicates, then it is
+//! `fpdb check`: for each document, its stored near-duplicates (never the
+//! document's own id) and the fingerprint its id had before, then it is
 //! stored (`check_and_insert`), so later documents of the same input see
 //! earlier ones.
 
@@ -16,8 +17,8 @@ pub fn run(args: CheckArgs) -> Result<()> {
     inputs.validated(|records| {
         let fps = fingerprints(db.simhasher(), &records);
         for (record, fp) in records.iter().zip(fps) {
-            let matches = db.check_and_insert(&record.id, fp, k)?;
-            answers.write(&record.id, fp, &matches)?;
+            let checked = db.check_and_insert(&record.id, fp, k)?;
+            answers.write_checked(&record.id, fp, &checked)?;
         }
         Ok(())
     })?;

@@ -3,27 +3,25 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use fpdb::codec::DesignChoice;
-use fpdb::{Db, Options};
+use fpdb::{Db, DesignChoice, Options};
 
 use crate::cli::CreateArgs;
 
 pub fn run(args: CreateArgs) -> Result<()> {
     let design: DesignChoice = args.design.parse().context("--design")?;
-    let options = Options {
-        k: args.k,
-        expected_size: args.expected,
-        design,
-        block_bytes: args.block_bytes,
-        simhash: super::simhash_options(&args.simhash)?,
-    };
+    let options = Options::default()
+        .k(args.k)
+        .expected_size(args.expected)
+        .design(design)
+        .block_bytes(args.block_bytes)
+        .simhash(super::simhash_options(&args.simhash)?);
     let db = Db::create(&args.db, options)
         .with_context(|| format!("cannot create a database in {}", args.db.display()))?;
     writeln!(
         std::io::stdout(),
         "created {}: design {}, {}",
         args.db.display(),
-        db.design(),
+        db.design_description(),
         db.simhasher().options()
     )?;
     Ok(())

@@ -49,11 +49,9 @@ pub fn run(args: DemoArgs) -> Result<()> {
     }
 
     let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
-    let options = Options {
-        k: args.k,
-        expected_size: documents.len() as u64,
-        ..Options::default()
-    };
+    let options = Options::default()
+        .k(args.k)
+        .expected_size(documents.len() as u64);
     let mut db = Db::create(dir.path().join("demo.fpdb"), options)?;
     let bytes: usize = documents.iter().map(|d| d.text.len()).sum();
     outln!(
@@ -66,7 +64,10 @@ pub fn run(args: DemoArgs) -> Result<()> {
         bytes as f64 / 1024.0,
         db.simhasher().options()
     );
-    outln!("  a temporary database with design {}\n", db.design());
+    outln!(
+        "  a temporary database with design {}\n",
+        db.design_description()
+    );
 
     // Text to fingerprints, with the database's own simhash options (the
     // first text loads jieba's dictionary, which is not timed).

@@ -18,10 +18,10 @@ use crate::input::{Inputs, Payload, Record, Role};
 
 pub fn run(args: LoadArgs) -> Result<()> {
     let mut db = super::open_writable(&args.db, false)?;
-    let options = BulkOptions {
-        memory_bytes: args.memory_mib.saturating_mul(1 << 20),
-        temp_dir: args.temp_dir.clone(),
-    };
+    let mut options = BulkOptions::default().memory_bytes(args.memory_mib.saturating_mul(1 << 20));
+    if let Some(dir) = &args.temp_dir {
+        options = options.temp_dir(dir);
+    }
     let mut inputs = Inputs::new(&args.input, Role::Store);
     let bar = progress_bar(inputs.total_bytes());
     let mut loader = db

@@ -79,23 +79,25 @@ fn simhash_options(args: &SimhashArgs) -> Result<SimhashOptions> {
 
 /// Opens `path` for writing.
 fn open_writable(path: &Path, sync: bool) -> Result<Db> {
-    let options = OpenOptions {
-        sync,
-        ..OpenOptions::default()
-    };
-    Db::open_with(path, options).with_context(|| format!("cannot open {}", path.display()))
+    OpenOptions::new()
+        .sync(sync)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))
 }
 
 /// Opens `path` for reading only (a writer may have it open too).
 fn open_read_only(path: &Path) -> Result<Db> {
-    Db::open_read_only(path).with_context(|| format!("cannot open {}", path.display()))
+    OpenOptions::new()
+        .read_only(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))
 }
 
 /// The distance to query with: the asked one, else the database's. Fails
 /// now, before any input is read, when the database cannot answer it.
 fn query_k(db: &Db, asked: Option<u32>) -> Result<u32> {
     let k = asked.unwrap_or_else(|| db.k());
-    db.query_batch(&[], k).context("--k")?;
+    db.check_k(k).context("--k")?;
     Ok(k)
 }
 

@@ -46,7 +46,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         writeln!(out, "{value}")?;
     } else {
         writeln!(out, "database       {}", args.db.display())?;
-        writeln!(out, "design         {}", db.design())?;
+        writeln!(out, "design         {}", db.design_description())?;
         writeln!(out, "k              {}", stats.k)?;
         writeln!(out, "fingerprints   {}", stats.fingerprints)?;
         writeln!(out, "ids            {}", stats.ids)?;

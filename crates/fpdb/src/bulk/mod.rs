@@ -16,37 +16,35 @@
 //!    mark in one synced batch.
 //!
 //! A crash before that last batch leaves the mark behind; the next
-//! writable open deletes whatever was ingested ([`rollback_interrupted`]),
-//! so an interrupted load leaves the empty database it started from.
+//! writable open deletes whatever was ingested (the store's recovery), so
+//! an interrupted load leaves the empty database it started from.
 
 mod documents;
 mod runs;
-mod sst;
 mod tables;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fpdb_codec::HuffmanCode;
-use fpdb_simhash::Fingerprint;
+use fpdb_simhash::{Fingerprint, Simhasher};
 use rayon::prelude::*;
-use rocksdb::{WriteBatch, WriteOptions};
 
 use self::documents::{Documents, ENTRY_BYTES};
 use self::runs::Runs;
-use self::sst::SstFile;
 use self::tables::BuiltTable;
 use crate::block_cache::BlockCache;
-use crate::db::table_bytes_key;
-use crate::keys::{self, directory_key, table_cf, PAST_EVERY_KEY};
-use crate::manifest::Manifest;
+use crate::error::{Error, Result};
+use crate::merge::merge;
 use crate::radix;
-use crate::write::validate_id;
-use crate::{Db, Error, Result};
-
-/// Meta key present while a bulk load is being ingested.
-pub(crate) const LOADING_KEY: &[u8] = b"bulk/loading";
+use crate::store::keys::{
+    decode_u64, directory_key, table_bytes_key, FINGERPRINT_COUNT_KEY, ID_COUNT_KEY, LOADING_KEY,
+    MANIFEST_KEY,
+};
+use crate::store::{Family, SstFile, Store, BULK_SCRATCH_DIR};
+use crate::tables::{read_manifest, Tables};
+use crate::write::{validate_id, MAX_ID_BYTES};
 /// The document buffer spills at 2/5 of the memory budget: sorting it in
 /// memory needs about twice the buffer at its peak (the buffer with its
 /// (fingerprint, id) pairs and their scratch copy; later the set and two
@@ -54,12 +52,15 @@ pub(crate) const LOADING_KEY: &[u8] = b"bulk/loading";
 fn buffer_limit(memory_bytes: usize) -> usize {
     memory_bytes / 5 * 2
 }
-/// The loader's scratch directory inside the database directory (same
-/// file system, so ingesting links files instead of copying them).
-const WORK_DIR: &str = "bulk.tmp";
 
 /// How a bulk load may use memory and disk.
+///
+/// ```
+/// let options = fpdb::BulkOptions::default().memory_bytes(256 << 20);
+/// assert_eq!(options.memory_bytes, 256 << 20);
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct BulkOptions {
     /// Memory the loader may hold for buffered documents and sorting;
     /// beyond it, sorted runs are spilled to `temp_dir`.
@@ -75,6 +76,20 @@ impl Default for BulkOptions {
             memory_bytes: 1 << 30,
             temp_dir: None,
         }
+    }
+}
+
+impl BulkOptions {
+    /// Sets [`BulkOptions::memory_bytes`].
+    pub fn memory_bytes(mut self, bytes: usize) -> Self {
+        self.memory_bytes = bytes;
+        self
+    }
+
+    /// Sets [`BulkOptions::temp_dir`].
+    pub fn temp_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.temp_dir = Some(dir.into());
+        self
     }
 }
 
@@ -132,7 +147,9 @@ type ProgressFn<'db> = Box<dyn FnMut(&BulkProgress) + Send + 'db>;
 /// Nothing is visible in the database before [`BulkLoader::finish`];
 /// dropping the loader leaves the database as it was.
 pub struct BulkLoader<'db> {
-    db: &'db mut Db,
+    store: &'db Store,
+    tables: &'db mut Tables,
+    simhasher: &'db Simhasher,
     memory_bytes: usize,
     work: WorkDir,
     buffer: Documents,
@@ -145,55 +162,58 @@ pub struct BulkLoader<'db> {
 impl std::fmt::Debug for BulkLoader<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BulkLoader")
-            .field("db", &self.db.path())
+            .field("db", &self.store.path())
             .field("documents", &self.documents)
             .field("spilled_runs", &self.id_runs.len())
             .finish_non_exhaustive()
     }
 }
 
-impl Db {
-    /// Starts a bulk load. The database must be empty
-    /// ([`Error::NotEmpty`] otherwise): loading rebuilds every table with
-    /// a code fitted to the data, which a populated database's online
-    /// writes would have to be merged into; add to a populated database
-    /// with [`Db::insert_batch`] instead.
-    pub fn bulk_loader(&mut self, options: BulkOptions) -> Result<BulkLoader<'_>> {
-        let started = Instant::now();
-        if self.read_only {
-            return Err(Error::ReadOnly);
-        }
-        let (fingerprints, ids, pending) = {
-            let state = self.read_state();
-            (state.fingerprints, state.ids, state.delta.len())
-        };
-        if fingerprints != 0 || ids != 0 {
-            return Err(Error::NotEmpty {
-                path: self.path.clone(),
-                fingerprints,
-                ids,
-            });
-        }
-        if pending != 0 {
-            // Only removals of fingerprints that are gone: merge them away
-            // so that the tables are empty too.
-            self.merge()?;
-        }
-        let work = WorkDir::create(match &options.temp_dir {
-            Some(dir) => dir.join(format!("fpdb-bulk-{}", std::process::id())),
-            None => self.path.join(WORK_DIR),
-        })?;
-        Ok(BulkLoader {
-            id_runs: Runs::new(&work.path, "ids"),
-            db: self,
-            memory_bytes: options.memory_bytes.max(1 << 16),
-            work,
-            buffer: Documents::default(),
-            documents: 0,
-            progress: None,
-            started,
-        })
+/// Starts a bulk load into an empty database ([`Error::NotEmpty`]
+/// otherwise): loading rebuilds every table with a code fitted to the
+/// data, which a populated database's online writes would have to be
+/// merged into.
+pub(crate) fn bulk_loader<'db>(
+    store: &'db Store,
+    tables: &'db mut Tables,
+    simhasher: &'db Simhasher,
+    options: BulkOptions,
+) -> Result<BulkLoader<'db>> {
+    let started = Instant::now();
+    let writer = tables.lock_writer(store)?;
+    let (fingerprints, ids, pending) = {
+        let state = tables.read();
+        (state.fingerprints, state.ids, state.delta.len())
+    };
+    if fingerprints != 0 || ids != 0 {
+        return Err(Error::NotEmpty {
+            path: store.path().to_path_buf(),
+            fingerprints,
+            ids,
+        });
     }
+    if pending != 0 {
+        // Only removals of fingerprints that are gone: merge them away so
+        // that the tables are empty too.
+        merge(store, tables, &writer)?;
+    }
+    drop(writer);
+    let work = WorkDir::create(match &options.temp_dir {
+        Some(dir) => dir.join(format!("fpdb-bulk-{}", std::process::id())),
+        None => store.path().join(BULK_SCRATCH_DIR),
+    })?;
+    Ok(BulkLoader {
+        id_runs: Runs::new(&work.path, "ids"),
+        store,
+        tables,
+        simhasher,
+        memory_bytes: options.memory_bytes.max(1 << 16),
+        work,
+        buffer: Documents::default(),
+        documents: 0,
+        progress: None,
+        started,
+    })
 }
 
 impl<'db> BulkLoader<'db> {
@@ -241,7 +261,7 @@ impl<'db> BulkLoader<'db> {
         for (id, _) in documents {
             validate_id(id)?;
         }
-        let simhasher = self.db.simhasher();
+        let simhasher = self.simhasher;
         let fps: Vec<Fingerprint> = documents
             .par_iter()
             .map(|(_, text)| simhasher.fingerprint(text))
@@ -292,10 +312,14 @@ impl<'db> BulkLoader<'db> {
         };
         let sorted_and_written = self.started.elapsed();
         self.report(BulkPhase::Ingesting, 0, 0);
-        let tables = self
-            .db
-            .ingest_all(sorted.id_files, sorted.fp_files, tables)?;
-        self.db.commit(tables, sorted.ids, sorted.fingerprints)?;
+        let tables = ingest_all(self.store, sorted.id_files, sorted.fp_files, tables)?;
+        commit(
+            self.store,
+            self.tables,
+            tables,
+            sorted.ids,
+            sorted.fingerprints,
+        )?;
         let elapsed = self.started.elapsed();
         Ok(BulkSummary {
             documents: self.documents,
@@ -319,9 +343,12 @@ impl<'db> BulkLoader<'db> {
         let buffer = &owned;
         let entries = buffer.entries();
         if u32::try_from(entries.len()).is_err() {
-            return Err(Error::Options(
-                "more than 4 billion documents in memory; lower memory_bytes".into(),
-            ));
+            return Err(Error::LimitExceeded {
+                what: format!(
+                    "{} documents in memory (at most 2^32 - 1); lower memory_bytes",
+                    entries.len()
+                ),
+            });
         }
         let dir = self.work.path.as_path();
         let halves = |len: usize| [0..len / 2, len / 2..len];
@@ -333,7 +360,7 @@ impl<'db> BulkLoader<'db> {
                     .enumerate()
                     .map(|(part, range)| {
                         let entries = buffer.entries().get(range).unwrap_or_default();
-                        SstFile::new(dir, keys::ID_TO_FP, part).write(|put| {
+                        SstFile::new(dir, Family::IdToFp, part).write(|put| {
                             let pairs = entries.iter().map(|e| (e.fp, e.span));
                             buffer.for_each_key(pairs, false, |id, fp| put(id, &fp.to_be_bytes()))
                         })
@@ -367,7 +394,7 @@ impl<'db> BulkLoader<'db> {
             .enumerate()
             .map(|(part, range)| {
                 let pairs = by_fp.get(range).unwrap_or_default();
-                SstFile::new(dir, keys::FP_TO_IDS, part).write(|put| {
+                SstFile::new(dir, Family::FpToIds, part).write(|put| {
                     buffer.for_each_key(pairs.iter().copied(), true, |key, _| put(key, &[]))
                 })
             })
@@ -377,8 +404,8 @@ impl<'db> BulkLoader<'db> {
         drop(by_fp);
         drop(owned);
 
-        let design = self.db.design.clone();
-        let block_bytes = self.db.block_bytes;
+        let design = self.tables.design.clone();
+        let block_bytes = self.tables.block_bytes;
         let ticker = Ticker::new(self.progress.take(), self.documents, design.tables().len());
         let built: Vec<Result<BuiltTable>> = design
             .tables()
@@ -413,8 +440,8 @@ impl<'db> BulkLoader<'db> {
         let mut fp_buffer = Documents::default();
         let mut ids = 0u64;
         let mut merged = self.id_runs.merge()?.peekable();
-        let id_file = SstFile::new(&dir, keys::ID_TO_FP, 0).write(|put| {
-            let mut key = Vec::with_capacity(8 + crate::MAX_ID_BYTES);
+        let id_file = SstFile::new(&dir, Family::IdToFp, 0).write(|put| {
+            let mut key = Vec::with_capacity(8 + MAX_ID_BYTES);
             while let Some(record) = merged.next() {
                 let (id, mut fp, _) = record?;
                 while let Some(Ok((next, next_fp, _))) = merged.peek() {
@@ -442,7 +469,7 @@ impl<'db> BulkLoader<'db> {
         self.id_runs.remove();
 
         // 2. Fingerprint → ids.
-        let fp_file = SstFile::new(&dir, keys::FP_TO_IDS, 0).write(|put| {
+        let fp_file = SstFile::new(&dir, Family::FpToIds, 0).write(|put| {
             for record in fp_runs.merge()? {
                 let (key, _, _) = record?;
                 put(&key, &[])?;
@@ -456,7 +483,7 @@ impl<'db> BulkLoader<'db> {
         let mut fingerprints = 0u64;
         fps_run.write(fp_runs.merge()?.filter_map(|record| {
             let fp = match record {
-                Ok((key, _, _)) => key.get(..8).and_then(crate::keys::decode_u64),
+                Ok((key, _, _)) => key.get(..8).and_then(decode_u64),
                 Err(e) => return Some(Err(e)),
             };
             let Some(fp) = fp else {
@@ -494,8 +521,8 @@ impl<'db> BulkLoader<'db> {
     /// memory with everything else: one table at a time.
     fn build_tables(&mut self, fps: Fingerprints) -> Result<Vec<BuiltTable>> {
         let dir = self.work.path.clone();
-        let block_bytes = self.db.block_bytes;
-        let design = self.db.design.clone();
+        let block_bytes = self.tables.block_bytes;
+        let design = self.tables.design.clone();
         let ticker = Ticker::new(self.progress.take(), self.documents, design.tables().len());
         // A run sorts its keys with a scratch copy: 16 bytes per key.
         let run_keys = (self.memory_bytes / 16).max(1024);
@@ -511,7 +538,7 @@ impl<'db> BulkLoader<'db> {
                     Fingerprints::Spilled(run) => {
                         let fps = run.merge()?.map(|record| {
                             let (key, _, _) = record?;
-                            crate::keys::decode_u64(&key).ok_or_else(|| {
+                            decode_u64(&key).ok_or_else(|| {
                                 Error::corrupt("bulk load run file", "a key is not 8 bytes")
                             })
                         });
@@ -594,7 +621,7 @@ fn read_keys(runs: &Runs) -> Result<Vec<u64>> {
     runs.merge()?
         .map(|record| {
             let (key, _, _) = record?;
-            crate::keys::decode_u64(&key)
+            decode_u64(&key)
                 .ok_or_else(|| Error::corrupt("bulk load run file", "a key is not 8 bytes"))
         })
         .collect()
@@ -617,105 +644,69 @@ struct Sorted {
     fp_files: Vec<PathBuf>,
 }
 
-impl Db {
-    /// Marks the load as in progress, then ingests every file. Returns
-    /// each table's code, directory and byte count for [`Db::commit`].
-    fn ingest_all(
-        &self,
-        id_files: Vec<PathBuf>,
-        fp_files: Vec<PathBuf>,
-        tables: Vec<BuiltTable>,
-    ) -> Result<Vec<BuiltTable>> {
-        let mut sync = WriteOptions::default();
-        sync.set_sync(true);
-        self.rocks
-            .put_cf_opt(self.cf(keys::META)?, LOADING_KEY, [], &sync)?;
-        self.ingest(keys::ID_TO_FP, id_files)?;
-        self.ingest(keys::FP_TO_IDS, fp_files)?;
-        tables
-            .into_iter()
-            .enumerate()
-            .map(|(index, mut table)| {
-                self.ingest(&table_cf(index), table.sst.take().into_iter().collect())?;
-                Ok(table)
-            })
-            .collect()
-    }
-
-    /// Makes the ingested files the database's content: new code books,
-    /// directories and counters, and the mark cleared, in one synced write.
-    fn commit(&mut self, tables: Vec<BuiltTable>, ids: u64, fingerprints: u64) -> Result<()> {
-        let meta = self.cf(keys::META)?;
-        let mut sync = WriteOptions::default();
-        sync.set_sync(true);
-        let mut codes = Vec::with_capacity(tables.len());
-        let mut directories = Vec::with_capacity(tables.len());
-        let mut table_bytes = Vec::with_capacity(tables.len());
-        for table in tables {
-            codes.push(table.code);
-            directories.push(table.directory);
-            table_bytes.push(table.bytes);
-        }
-
-        let manifest_bytes = self
-            .rocks
-            .get_cf(meta, keys::MANIFEST_KEY)?
-            .ok_or_else(|| Error::corrupt("manifest", "missing"))?;
-        let mut manifest = Manifest::from_bytes(&manifest_bytes)?;
-        manifest.codes = codes.iter().map(HuffmanCode::to_bytes).collect();
-        let mut batch = WriteBatch::default();
-        batch.put_cf(meta, keys::MANIFEST_KEY, manifest.to_bytes()?);
-        for (index, (directory, bytes)) in directories.iter().zip(&table_bytes).enumerate() {
-            batch.put_cf(meta, directory_key(index), directory.to_bytes());
-            batch.put_cf(meta, table_bytes_key(index), bytes.to_be_bytes());
-        }
-        batch.put_cf(
-            meta,
-            keys::FINGERPRINT_COUNT_KEY,
-            fingerprints.to_be_bytes(),
-        );
-        batch.put_cf(meta, keys::ID_COUNT_KEY, ids.to_be_bytes());
-        batch.delete_cf(meta, LOADING_KEY);
-        self.rocks.write_opt(batch, &sync)?;
-
-        self.codes = codes;
-        let mut state = self.write_state();
-        state.blocks = BlockCache::new(&directories, self.open_options.block_cache_bytes);
-        state.directories = directories;
-        state.table_bytes = table_bytes;
-        state.fingerprints = fingerprints;
-        state.ids = ids;
-        Ok(())
-    }
+/// Marks the load as in progress, then ingests every file. Returns each
+/// table's code, directory and byte count for [`commit`].
+fn ingest_all(
+    store: &Store,
+    id_files: Vec<PathBuf>,
+    fp_files: Vec<PathBuf>,
+    tables: Vec<BuiltTable>,
+) -> Result<Vec<BuiltTable>> {
+    store.mark_loading()?;
+    store.ingest(Family::IdToFp, id_files)?;
+    store.ingest(Family::FpToIds, fp_files)?;
+    tables
+        .into_iter()
+        .enumerate()
+        .map(|(index, mut table)| {
+            store.ingest(Family::Table(index), table.sst.take().into_iter().collect())?;
+            Ok(table)
+        })
+        .collect()
 }
 
-/// Undoes an interrupted bulk load: deletes everything it may have
-/// ingested (the database was empty before it) and the mark. Called by a
-/// writable open that finds the mark.
-pub(crate) fn rollback_interrupted(rocks: &rocksdb::DB, path: &Path, tables: usize) -> Result<()> {
-    let family = |name: &str| {
-        rocks
-            .cf_handle(name)
-            .ok_or_else(|| Error::corrupt(format!("column family {name}"), "missing"))
-    };
-    let end = PAST_EVERY_KEY;
-    let mut batch = WriteBatch::default();
-    batch.delete_range_cf(family(keys::ID_TO_FP)?, &[][..], &end[..]);
-    batch.delete_range_cf(family(keys::FP_TO_IDS)?, &[][..], &end[..]);
-    for index in 0..tables {
-        batch.delete_range_cf(family(&table_cf(index))?, &[][..], &end[..]);
+/// Makes the ingested files the database's content: new code books,
+/// directories and counters, and the mark cleared, in one synced write.
+fn commit(
+    store: &Store,
+    tables: &mut Tables,
+    built: Vec<BuiltTable>,
+    ids: u64,
+    fingerprints: u64,
+) -> Result<()> {
+    let mut codes = Vec::with_capacity(built.len());
+    let mut directories = Vec::with_capacity(built.len());
+    let mut table_bytes = Vec::with_capacity(built.len());
+    for table in built {
+        codes.push(table.code);
+        directories.push(table.directory);
+        table_bytes.push(table.bytes);
     }
-    batch.delete_cf(family(keys::META)?, LOADING_KEY);
-    let mut sync = WriteOptions::default();
-    sync.set_sync(true);
-    rocks.write_opt(batch, &sync)?;
-    remove_scratch(path);
+    let mut manifest = read_manifest(store)?;
+    manifest.codes = codes.iter().map(HuffmanCode::to_bytes).collect();
+    let mut batch = store.write_set(0);
+    batch.put(Family::Meta, MANIFEST_KEY, manifest.to_bytes()?)?;
+    for (index, (directory, bytes)) in directories.iter().zip(&table_bytes).enumerate() {
+        batch.put(Family::Meta, directory_key(index), directory.to_bytes())?;
+        batch.put(Family::Meta, table_bytes_key(index), bytes.to_be_bytes())?;
+    }
+    batch.put(
+        Family::Meta,
+        FINGERPRINT_COUNT_KEY,
+        fingerprints.to_be_bytes(),
+    )?;
+    batch.put(Family::Meta, ID_COUNT_KEY, ids.to_be_bytes())?;
+    batch.delete(Family::Meta, LOADING_KEY)?;
+    store.write_synced(batch)?;
+
+    tables.codes = codes;
+    let mut state = tables.write();
+    state.blocks = BlockCache::new(&directories, tables.block_cache_bytes);
+    state.directories = directories;
+    state.table_bytes = table_bytes;
+    state.fingerprints = fingerprints;
+    state.ids = ids;
     Ok(())
-}
-
-/// Removes the default scratch directory of a load that was killed.
-pub(crate) fn remove_scratch(path: &Path) {
-    let _ = std::fs::remove_dir_all(path.join(WORK_DIR));
 }
 
 /// A scratch directory removed when dropped.
@@ -747,15 +738,13 @@ const _: () = assert!(ENTRY_BYTES == 24);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Options;
+    use crate::{Db, Options};
 
     impl BulkLoader<'_> {
         /// `finish` up to the last atomic write, as a crash would leave it.
         fn finish_without_commit(mut self) {
             let (sorted, tables) = self.load_in_memory().unwrap();
-            self.db
-                .ingest_all(sorted.id_files, sorted.fp_files, tables)
-                .unwrap();
+            ingest_all(self.store, sorted.id_files, sorted.fp_files, tables).unwrap();
         }
     }
 
@@ -777,7 +766,7 @@ mod tests {
         drop(db);
 
         assert!(matches!(
-            Db::open_read_only(&path),
+            crate::OpenOptions::new().read_only(true).open(&path),
             Err(Error::InterruptedLoad { .. })
         ));
         let db = Db::open(&path).unwrap();
@@ -785,7 +774,7 @@ mod tests {
         assert_eq!(db.export().unwrap().count(), 0);
         assert!(db.query(Fingerprint(0), 3).unwrap().is_empty());
         assert_eq!(db.stats().fingerprints, 0);
-        assert!(!path.join(WORK_DIR).exists());
+        assert!(!path.join(BULK_SCRATCH_DIR).exists());
         drop(db);
         // Nothing of the interrupted load comes back later either, and the
         // database takes a new load.

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use fpdb_codec::{BlockDirectory, BlockEncoder, EncodedBlock, HuffmanCode, Table};
 
 use super::runs::Runs;
-use super::sst::SstFile;
-use crate::keys::{block_key, decode_u64, table_cf};
+use crate::error::{Error, Result};
 use crate::radix::sort_u64;
-use crate::{Error, Result};
+use crate::store::keys::{block_key, decode_u64};
+use crate::store::{Family, SstFile};
 
 /// A table ready to be ingested.
 pub(crate) struct BuiltTable {
@@ -51,7 +51,7 @@ pub(crate) fn build_external(
     block_bytes: usize,
 ) -> Result<BuiltTable> {
     let permutation = table.permutation();
-    let mut runs = Runs::new(dir, format!("{}-keys", table_cf(index)));
+    let mut runs = Runs::new(dir, format!("{}-keys", Family::Table(index).name()));
     let mut chunk = Vec::with_capacity(run_keys);
     let mut scratch = Vec::with_capacity(run_keys);
     let mut spill = |chunk: &mut Vec<u64>, runs: &mut Runs| -> Result<()> {
@@ -91,7 +91,7 @@ pub(crate) fn build_external(
     let mut bytes = 0u64;
     let mut slice = Vec::with_capacity(run_keys.clamp(1, 1 << 20));
     let capacity = slice.capacity();
-    let sst = SstFile::new(dir, &table_cf(index), 0).write(|put| {
+    let sst = SstFile::new(dir, Family::Table(index), 0).write(|put| {
         let mut write_slice = |slice: &mut Vec<u64>| -> Result<()> {
             for block in encoder.encode_table(slice)? {
                 put(&block_key(block.last_key()), block.bytes())?;
@@ -137,7 +137,7 @@ fn finish_table(
 ) -> Result<BuiltTable> {
     let directory = BlockDirectory::from_blocks(blocks)?;
     let bytes = blocks.iter().map(|b| b.bytes().len() as u64).sum();
-    let sst = SstFile::new(dir, &table_cf(index), 0).write(|put| {
+    let sst = SstFile::new(dir, Family::Table(index), 0).write(|put| {
         blocks
             .iter()
             .try_for_each(|b| put(&block_key(b.last_key()), b.bytes()))

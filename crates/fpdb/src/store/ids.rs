@@ -1,13 +1,14 @@
 //! Reading the document ids of fingerprints from the `fp_ids` column
 //! family: one RocksDB iterator seeks to fingerprint after fingerprint
-//! (`rocks.rs` keeps scanners between reads).
+//! (`handle.rs` keeps scanners between reads).
 
 use fpdb_simhash::Fingerprint;
 use rocksdb::{DBRawIterator, ReadOptions, DB};
 
-use crate::db::{cf, damage};
-use crate::keys;
-use crate::{Error, Result};
+use super::error::storage;
+use super::handle::family_handle;
+use super::keys::Family;
+use crate::error::{Error, Result};
 
 /// An iterator over `fp_ids` that reads the ids of one fingerprint at a
 /// time.
@@ -23,7 +24,7 @@ impl<'db> IdScanner<'db> {
         // prefix filter rules the fingerprint out, and the iterator stops
         // after the fingerprint's last id.
         read.set_prefix_same_as_start(true);
-        let family = cf(db, keys::FP_TO_IDS)?;
+        let family = family_handle(db, Family::FpToIds)?;
         Ok(IdScanner {
             iterator: db.raw_iterator_cf_opt(family, read),
         })
@@ -33,7 +34,7 @@ impl<'db> IdScanner<'db> {
     pub fn refresh(&mut self) -> Result<()> {
         self.iterator
             .refresh()
-            .map_err(|e| damage(e, || format!("an iterator over {}", keys::FP_TO_IDS)))
+            .map_err(storage(|| "an iterator over fp_ids".to_string()))
     }
 
     /// Calls `each` with the ids of `fp` in byte order until it returns
@@ -55,7 +56,7 @@ impl<'db> IdScanner<'db> {
         }
         iterator
             .status()
-            .map_err(|e| damage(e, || format!("ids of {fp} ({})", keys::FP_TO_IDS)))
+            .map_err(storage(|| format!("ids of {fp} (fp_ids)")))
     }
 
     /// The ids of `fp`, in byte order.

@@ -9,6 +9,9 @@
 
 use rocksdb::{ColumnFamily, WriteBatch};
 
+use super::keys::Family;
+use crate::error::{Error, Result};
+
 /// Writes to one batch, sorted by (family, key) when turned into a
 /// `WriteBatch`. Keys and values are copied into one buffer (a batch of
 /// 10,000 inserts makes 30,000 writes: no allocation each).
@@ -20,8 +23,7 @@ pub(crate) struct SortedBatch {
 
 #[derive(Debug)]
 struct Write {
-    /// Index into the families passed to [`SortedBatch::into_write_batch`].
-    family: usize,
+    family: Family,
     /// The key is `bytes[start..value]`, the value `bytes[value..end]`.
     start: usize,
     value: usize,
@@ -34,15 +36,15 @@ struct Write {
 pub(crate) const RECORD_OVERHEAD: usize = 16;
 
 impl SortedBatch {
-    pub fn put(&mut self, family: usize, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
+    pub fn put(&mut self, family: Family, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
         self.push(family, key.as_ref(), value.as_ref(), false);
     }
 
-    pub fn delete(&mut self, family: usize, key: impl AsRef<[u8]>) {
+    pub fn delete(&mut self, family: Family, key: impl AsRef<[u8]>) {
         self.push(family, key.as_ref(), &[], true);
     }
 
-    fn push(&mut self, family: usize, key: &[u8], value: &[u8], delete: bool) {
+    fn push(&mut self, family: Family, key: &[u8], value: &[u8], delete: bool) {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(key);
         let value_start = self.bytes.len();
@@ -56,10 +58,13 @@ impl SortedBatch {
         });
     }
 
-    /// The writes in (family, key) order; `families[i]` is family `i`.
-    /// Writes naming a family that is not there are dropped (callers pass
-    /// indexes of their own constant list).
-    pub fn into_write_batch(mut self, families: &[&ColumnFamily]) -> WriteBatch {
+    /// The writes in (family, key) order; `handle` gives each family's
+    /// handle (the families are looked up before the batch is built). A
+    /// write to a family `handle` does not know is an error.
+    pub fn into_write_batch<'h>(
+        mut self,
+        handle: impl Fn(Family) -> Option<&'h ColumnFamily>,
+    ) -> Result<WriteBatch> {
         let bytes = &self.bytes;
         let key = |write: &Write| bytes.get(write.start..write.value).unwrap_or_default();
         self.writes
@@ -68,17 +73,20 @@ impl SortedBatch {
         let mut batch =
             WriteBatch::with_capacity_bytes(self.bytes.len() + self.writes.len() * RECORD_OVERHEAD);
         for write in &self.writes {
-            let Some(family) = families.get(write.family) else {
-                continue;
+            let Some(family) = handle(write.family) else {
+                return Err(Error::corrupt(
+                    format!("column family {}", write.family.name()),
+                    "missing",
+                ));
             };
             if write.delete {
-                batch.delete_cf(*family, key(write));
+                batch.delete_cf(family, key(write));
             } else {
                 let value = bytes.get(write.value..write.end).unwrap_or_default();
-                batch.put_cf(*family, key(write), value);
+                batch.put_cf(family, key(write), value);
             }
         }
-        batch
+        Ok(batch)
     }
 }
 
@@ -94,15 +102,21 @@ mod tests {
         options.create_missing_column_families(true);
         let db = rocksdb::DB::open_cf(&options, dir.path(), ["a", "b"]).unwrap();
         let (a, b) = (db.cf_handle("a").unwrap(), db.cf_handle("b").unwrap());
+        let (fa, fb) = (Family::Meta, Family::IdToFp);
         let mut batch = SortedBatch::default();
-        batch.put(1, b"z", b"1");
-        batch.put(0, b"k", b"first");
-        batch.delete(0, b"k");
-        batch.put(0, b"a", b"x");
-        batch.put(0, b"k", b"last");
-        batch.put(1, b"gone", b"2");
-        batch.delete(1, b"gone");
-        db.write(batch.into_write_batch(&[a, b])).unwrap();
+        batch.put(fb, b"z", b"1");
+        batch.put(fa, b"k", b"first");
+        batch.delete(fa, b"k");
+        batch.put(fa, b"a", b"x");
+        batch.put(fa, b"k", b"last");
+        batch.put(fb, b"gone", b"2");
+        batch.delete(fb, b"gone");
+        let handle = |family| match family {
+            Family::Meta => Some(a),
+            Family::IdToFp => Some(b),
+            _ => None,
+        };
+        db.write(batch.into_write_batch(handle).unwrap()).unwrap();
         assert_eq!(db.get_cf(a, b"k").unwrap().as_deref(), Some(&b"last"[..]));
         assert_eq!(db.get_cf(a, b"a").unwrap().as_deref(), Some(&b"x"[..]));
         assert_eq!(db.get_cf(b, b"z").unwrap().as_deref(), Some(&b"1"[..]));

@@ -7,10 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-use rocksdb::{IngestExternalFileOptions, SstFileWriter};
+use rocksdb::SstFileWriter;
 
-use crate::db::family_options;
-use crate::{Db, Error, Result};
+use super::error::storage;
+use super::families;
+use super::keys::Family;
+use crate::Result;
 
 /// An SST file being written for column family `family`.
 pub(crate) struct SstFile {
@@ -20,17 +22,17 @@ pub(crate) struct SstFile {
 }
 
 impl SstFile {
-    pub fn new(dir: &Path, family: &str, part: usize) -> SstFile {
+    pub fn new(dir: &Path, family: Family, part: usize) -> SstFile {
         SstFile {
             options: {
-                let mut options = family_options(family, None);
+                let mut options = families::options(family, None);
                 // Fingerprints are random bytes LZ4 cannot shrink, and
                 // compressing cost a tenth of the load; compactions of
                 // later writes compress as the family says.
                 options.set_compression_type(rocksdb::DBCompressionType::None);
                 options
             },
-            path: dir.join(format!("{family}-{part:04}.sst")),
+            path: dir.join(format!("{}-{part:04}.sst", family.name())),
             keys: 0,
         }
     }
@@ -42,12 +44,14 @@ impl SstFile {
         mut self,
         fill: impl FnOnce(&mut dyn FnMut(&[u8], &[u8]) -> Result<()>) -> Result<()>,
     ) -> Result<Option<PathBuf>> {
+        let path = self.path.clone();
+        let what = move || format!("SST file {}", path.display());
         let mut writer = SstFileWriter::create(&self.options);
-        writer.open(&self.path)?;
+        writer.open(&self.path).map_err(storage(what.clone()))?;
         let keys = &mut self.keys;
         fill(&mut |key, value| {
             *keys += 1;
-            Ok(writer.put(key, value)?)
+            writer.put(key, value).map_err(storage(what.clone()))
         })?;
         if self.keys == 0 {
             // RocksDB refuses to finish an empty SST file.
@@ -55,26 +59,7 @@ impl SstFile {
             let _ = std::fs::remove_file(&self.path);
             return Ok(None);
         }
-        writer.finish()?;
+        writer.finish().map_err(storage(what))?;
         Ok(Some(self.path))
-    }
-}
-
-impl Db {
-    /// Ingests finished SST files into column family `family`, moving
-    /// (hard-linking) them rather than copying.
-    pub(crate) fn ingest(&self, family: &str, files: Vec<PathBuf>) -> Result<()> {
-        if files.is_empty() {
-            return Ok(());
-        }
-        let cf = self
-            .rocks
-            .cf_handle(family)
-            .ok_or_else(|| Error::corrupt(format!("column family {family}"), "missing"))?;
-        let mut options = IngestExternalFileOptions::default();
-        options.set_move_files(true);
-        self.rocks
-            .ingest_external_file_cf_opts(cf, &options, files)?;
-        Ok(())
     }
 }

@@ -10,11 +10,12 @@
 use std::ops::Deref;
 use std::sync::{Mutex, PoisonError};
 
-use rocksdb::DB;
+use rocksdb::{ColumnFamily, DB};
 use self_cell::self_cell;
 
-use crate::id_scanner::IdScanner;
-use crate::Result;
+use super::ids::IdScanner;
+use super::keys::Family;
+use crate::error::{Error, Result};
 
 /// Scanners kept for reuse. Each pins the files and memtables it last saw
 /// until it is refreshed or dropped, so only a few are kept.
@@ -31,16 +32,16 @@ const MAX_IDLE_SCANNERS: usize = 32;
 
 self_cell!(
     /// The database and the idle scanners borrowing it.
-    pub(crate) struct Rocks {
+    pub(crate) struct Handle {
         owner: DB,
         #[not_covariant]
         dependent: IdleScanners,
     }
 );
 
-impl Rocks {
-    pub(crate) fn from_db(db: DB, read_only: bool) -> Rocks {
-        Rocks::new(db, |_| IdleScanners {
+impl Handle {
+    pub(crate) fn from_db(db: DB, read_only: bool) -> Handle {
+        Handle::new(db, |_| IdleScanners {
             scanners: Mutex::new(Vec::new()),
             refresh: !read_only,
         })
@@ -87,10 +88,17 @@ impl Rocks {
     }
 }
 
-impl Deref for Rocks {
+impl Deref for Handle {
     type Target = DB;
 
     fn deref(&self) -> &DB {
         self.borrow_owner()
     }
+}
+
+/// The handle of column family `family`.
+pub(crate) fn family_handle(db: &DB, family: Family) -> Result<&ColumnFamily> {
+    let name = family.name();
+    db.cf_handle(&name)
+        .ok_or_else(|| Error::corrupt(format!("column family {name}"), "missing"))
 }

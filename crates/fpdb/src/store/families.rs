@@ -1,0 +1,84 @@
+//! Each column family's RocksDB options, tuned for how it is read.
+
+use rocksdb::{
+    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, SliceTransform,
+};
+
+use super::keys::{Family, FIXED_FAMILIES};
+
+/// RocksDB's block cache, shared by all column families of one handle. A
+/// HyperClockCache (entry size tuned automatically): its lookups take no
+/// shard lock, unlike the LRU cache's, and every id lookup of a query
+/// goes through it at least twice (index and data block).
+const BLOCK_CACHE_BYTES: usize = 256 << 20;
+
+/// Every family of a database with `tables` tables: the fixed ones, then
+/// the tables.
+pub(crate) fn all_families(tables: usize) -> impl Iterator<Item = Family> {
+    FIXED_FAMILIES
+        .into_iter()
+        .chain((0..tables).map(Family::Table))
+}
+
+/// The column families of a database with `tables` tables, tuned for how
+/// each is read: table blocks by exact key (bloom filters, no compression:
+/// blocks are compressed already), ids by exact key, fingerprint → ids by
+/// 8-byte prefix (prefix bloom filters, so a fingerprint without ids is
+/// usually answered without touching a file).
+pub(crate) fn descriptors(tables: usize) -> Vec<ColumnFamilyDescriptor> {
+    let cache = Cache::new_hyper_clock_cache(BLOCK_CACHE_BYTES, 0);
+    all_families(tables)
+        .map(|family| ColumnFamilyDescriptor::new(family.name(), options(family, Some(&cache))))
+        .collect()
+}
+
+/// The options of column family `family`; the bulk loader writes its SST
+/// files with the same ones, so ingested files carry the same filters.
+pub(crate) fn options(family: Family, cache: Option<&Cache>) -> rocksdb::Options {
+    let mut block_options = BlockBasedOptions::default();
+    if let Some(cache) = cache {
+        block_options.set_block_cache(cache);
+    }
+    block_options.set_bloom_filter(10.0, false);
+    if family == Family::FpToIds {
+        // Read only by fingerprint prefix: a whole-key filter would never
+        // be consulted.
+        block_options.set_whole_key_filtering(false);
+    }
+    let mut options = rocksdb::Options::default();
+    options.set_block_based_table_factory(&block_options);
+    match family {
+        Family::Table(_) => {
+            options.set_compression_type(DBCompressionType::None);
+            // A merge of a large delta rewrites nearly every block, and the
+            // blocks it replaced stay in the family's older files until a
+            // compaction passes over them: compacting at the first L0 file
+            // (RocksDB's default is 4) drops them after each merge instead
+            // of keeping up to several old copies of the table on disk.
+            options.set_level_zero_file_num_compaction_trigger(1);
+            options.set_memtable_whole_key_filtering(true);
+            options.set_memtable_prefix_bloom_ratio(0.05);
+        }
+        Family::IdToFp => {
+            options.set_compression_type(DBCompressionType::Lz4);
+            // Every write looks up each of its ids, most of them new: a
+            // memtable filter answers "absent" without a skip-list search.
+            options.set_memtable_whole_key_filtering(true);
+            options.set_memtable_prefix_bloom_ratio(0.05);
+        }
+        Family::FpToIds => {
+            options.set_compression_type(DBCompressionType::Lz4);
+            // Every query match seeks here, and a seek visits every L0
+            // file (their key ranges overlap): compacting at 2 files
+            // rather than RocksDB's 4 took ~0.7 µs off the median query
+            // of an online-built 10M database, at no insert cost measured.
+            options.set_level_zero_file_num_compaction_trigger(2);
+            options.set_prefix_extractor(SliceTransform::create_fixed_prefix(8));
+            options.set_memtable_prefix_bloom_ratio(0.1);
+        }
+        Family::Meta | Family::Delta => {
+            options.set_compression_type(DBCompressionType::Lz4);
+        }
+    }
+    options
+}

@@ -1,0 +1,512 @@
+//! The storage layer: the only code that names RocksDB.
+//!
+//! It owns the column families and their options ([`families`]), every
+//! key layout ([`keys`]), write batches, SST writing and ingestion, the
+//! counters' encoding, the pooled id scanners, the mapping of RocksDB's
+//! errors onto fpdb's, the database lock and the recovery of an
+//! interrupted bulk load. What a block or a manifest means is decided
+//! above it (`tables.rs`); the store moves bytes.
+
+mod cursor;
+mod error;
+mod families;
+mod handle;
+mod ids;
+pub(crate) mod keys;
+mod sorted_batch;
+mod sst;
+mod write_set;
+
+use std::fs::File;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+
+use fpdb_simhash::Fingerprint;
+use rocksdb::{IngestExternalFileOptions, IteratorMode, ReadOptions, WriteOptions, DB};
+
+pub(crate) use self::cursor::{BlockCursor, FpIdsCursor};
+use self::error::storage;
+use self::handle::{family_handle, Handle};
+pub(crate) use self::ids::IdScanner;
+pub(crate) use self::keys::Family;
+use self::keys::{decode_u64, LOADING_KEY};
+pub(crate) use self::sorted_batch::{SortedBatch, RECORD_OVERHEAD};
+pub(crate) use self::sst::SstFile;
+pub(crate) use self::write_set::WriteSet;
+use crate::error::{Error, Result};
+use crate::seeded_hash::{FastMap, SeededState};
+
+/// The bulk loader's default scratch directory inside the database
+/// directory (same file system, so ingesting links files instead of
+/// copying them).
+pub(crate) const BULK_SCRATCH_DIR: &str = "bulk.tmp";
+
+/// The file a writable handle holds an exclusive lock on, so that a second
+/// writer is told [`Error::Locked`] by fpdb itself rather than by reading
+/// RocksDB's message.
+const LOCK_FILE: &str = "fpdb.lock";
+
+/// A key and value read by a scan of a whole family.
+pub(crate) type Entry = (Box<[u8]>, Box<[u8]>);
+
+/// A value of the `delta` family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DeltaEntry {
+    /// In the set, not yet in the blocks.
+    Added(Fingerprint),
+    /// In the blocks, no longer in the set.
+    Removed(Fingerprint),
+}
+
+/// An open RocksDB database laid out as fpdb's.
+pub(crate) struct Store {
+    handle: Handle,
+    path: PathBuf,
+    read_only: bool,
+    /// fsync the write-ahead log on every write of this handle.
+    sync: bool,
+    tables: usize,
+    /// Held for the handle's lifetime when writable.
+    _lock: Option<File>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.path)
+            .field("read_only", &self.read_only)
+            .field("tables", &self.tables)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Creates a database with the families of `tables` tables in `path`,
+    /// which must not exist or be an empty directory, and writes what
+    /// `initial` puts, synced.
+    pub fn create(
+        path: &Path,
+        tables: usize,
+        initial: impl FnOnce(&mut WriteSet<'_>) -> Result<()>,
+    ) -> Result<()> {
+        if path.exists() && !path.is_dir() {
+            return Err(Error::AlreadyExists { path: path.into() });
+        }
+        let occupied = match std::fs::read_dir(path) {
+            Ok(mut entries) => entries.next().is_some(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(source) => {
+                return Err(Error::Io {
+                    path: path.into(),
+                    source,
+                })
+            }
+        };
+        if occupied {
+            return Err(Error::AlreadyExists { path: path.into() });
+        }
+        let mut options = rocksdb::Options::default();
+        options.create_if_missing(true);
+        options.create_missing_column_families(true);
+        options.set_error_if_exists(true);
+        let db = DB::open_cf_descriptors(&options, path, families::descriptors(tables))
+            .map_err(storage(|| format!("creating {}", path.display())))?;
+        let mut batch = WriteSet::new(&db, 0);
+        initial(&mut batch)?;
+        let batch = batch.into_inner();
+        db.write_opt(batch, &sync_options(true))
+            .map_err(storage(|| "the new database's metadata".into()))
+    }
+
+    /// Opens the database in `path`. A writable open takes the database's
+    /// lock ([`Error::Locked`] if another handle has it) and rolls back a
+    /// bulk load that was interrupted; a read-only one refuses such a
+    /// database ([`Error::InterruptedLoad`]).
+    /// With `sync`, every write of this handle is fsynced before it returns.
+    pub fn open(path: &Path, read_only: bool, sync: bool) -> Result<Store> {
+        if !path.join("CURRENT").is_file() {
+            return Err(Error::NotFound { path: path.into() });
+        }
+        let lock = if read_only {
+            None
+        } else {
+            Some(take_lock(path)?)
+        };
+        let options = rocksdb::Options::default();
+        let names = DB::list_cf(&options, path)
+            .map_err(storage(|| "the list of column families".into()))?;
+        let tables = names.iter().filter(|n| Family::is_table_name(n)).count();
+        for needed in keys::FIXED_FAMILIES {
+            if !names.iter().any(|n| *n == *needed.name()) {
+                return Err(Error::corrupt(
+                    format!("column family {}", needed.name()),
+                    "missing",
+                ));
+            }
+        }
+        let descriptors = families::descriptors(tables);
+        let db = if read_only {
+            let names: Vec<String> = descriptors.iter().map(|d| d.name().to_string()).collect();
+            DB::open_cf_for_read_only(&options, path, names, false)
+        } else {
+            DB::open_cf_descriptors(&options, path, descriptors)
+        }
+        .map_err(storage(|| format!("opening {}", path.display())))?;
+        let store = Store {
+            handle: Handle::from_db(db, read_only),
+            path: path.into(),
+            read_only,
+            sync,
+            tables,
+            _lock: lock,
+        };
+        if store.get(Family::Meta, LOADING_KEY)?.is_some() {
+            if read_only {
+                return Err(Error::InterruptedLoad { path: path.into() });
+            }
+            store.roll_back_interrupted_load()?;
+        }
+        if !read_only {
+            // Holding the lock, no load is running: scratch files are
+            // leftovers of one that was killed.
+            let _ = std::fs::remove_dir_all(path.join(BULK_SCRATCH_DIR));
+        }
+        Ok(store)
+    }
+
+    /// The database directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// How many table families the database has.
+    pub fn tables(&self) -> usize {
+        self.tables
+    }
+
+    fn db(&self) -> &DB {
+        &self.handle
+    }
+
+    fn family(&self, family: Family) -> Result<&rocksdb::ColumnFamily> {
+        family_handle(self.db(), family)
+    }
+
+    /// The value of `key` in `family`.
+    pub fn get(&self, family: Family, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.db()
+            .get_cf(self.family(family)?, key)
+            .map_err(storage(|| describe(family, key)))
+    }
+
+    /// An 8-byte counter of the `meta` family; missing or malformed is
+    /// damage.
+    pub fn counter(&self, key: &[u8]) -> Result<u64> {
+        let what = || String::from_utf8_lossy(key).into_owned();
+        let value = self
+            .get(Family::Meta, key)?
+            .ok_or_else(|| Error::corrupt(what(), "missing"))?;
+        decode_u64(&value).ok_or_else(|| Error::corrupt(what(), "not 8 bytes"))
+    }
+
+    /// The stored bytes of the block of table `table` whose last key is
+    /// `last_key`, without copying them out of RocksDB.
+    pub fn block(
+        &self,
+        table: usize,
+        last_key: u64,
+    ) -> Result<Option<impl Deref<Target = [u8]> + '_>> {
+        self.db()
+            .get_pinned_cf(
+                self.family(Family::Table(table))?,
+                keys::block_key(last_key),
+            )
+            .map_err(storage(|| {
+                format!("table {table}, block with key {last_key:016x}")
+            }))
+    }
+
+    /// The fingerprint stored for document `id`.
+    pub fn fingerprint_of(&self, id: &str) -> Result<Option<Fingerprint>> {
+        let value = self.get(Family::IdToFp, id.as_bytes())?;
+        value.map(|v| fingerprint_value(id, &v)).transpose()
+    }
+
+    /// [`Store::fingerprint_of`] for many ids at once, through one RocksDB
+    /// MultiGet (sorted keys share its index and filter lookups, cheaper
+    /// than a get each): each distinct id with its stored fingerprint.
+    pub fn fingerprints_of<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<FastMap<&'a str, Option<Fingerprint>>> {
+        let mut sorted: Vec<&str> = ids.into_iter().collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let values =
+            self.db()
+                .batched_multi_get_cf(self.family(Family::IdToFp)?, sorted.iter(), true);
+        let mut found = FastMap::with_capacity_and_hasher(sorted.len(), SeededState::default());
+        for (id, value) in sorted.into_iter().zip(values) {
+            let value = value.map_err(storage(|| format!("fingerprint of id {id:?} (id_fp)")))?;
+            let fp = value.map(|v| fingerprint_value(id, &v)).transpose()?;
+            found.insert(id, fp);
+        }
+        Ok(found)
+    }
+
+    /// Runs `read` with a scanner of `fp_ids` that sees every write made
+    /// before this call.
+    pub fn with_id_scanner<R>(
+        &self,
+        read: impl FnOnce(&mut IdScanner<'_>) -> Result<R>,
+    ) -> Result<R> {
+        self.handle.with_id_scanner(read)
+    }
+
+    /// A batch of writes applied in the order they were put.
+    pub fn write_set(&self, capacity_bytes: usize) -> WriteSet<'_> {
+        WriteSet::new(self.db(), capacity_bytes)
+    }
+
+    /// Applies `batch` atomically, fsynced before it returns whatever the
+    /// handle's setting: for merges and loads, which rewrite what many
+    /// writes took to build.
+    pub fn write_synced(&self, batch: WriteSet<'_>) -> Result<()> {
+        self.check_writable()?;
+        self.db()
+            .write_opt(batch.into_inner(), &sync_options(true))
+            .map_err(storage(|| "a write batch".into()))
+    }
+
+    /// Applies a [`SortedBatch`] atomically, in key order, fsynced if the
+    /// handle was opened with `sync`.
+    pub fn write_sorted(&self, batch: SortedBatch) -> Result<()> {
+        self.check_writable()?;
+        let (meta, id_to_fp, fp_to_ids, delta) = (
+            self.family(Family::Meta)?,
+            self.family(Family::IdToFp)?,
+            self.family(Family::FpToIds)?,
+            self.family(Family::Delta)?,
+        );
+        // Online writes touch the fixed families only.
+        let handle = |family: Family| match family {
+            Family::Meta => Some(meta),
+            Family::IdToFp => Some(id_to_fp),
+            Family::FpToIds => Some(fp_to_ids),
+            Family::Delta => Some(delta),
+            Family::Table(_) => None,
+        };
+        self.db()
+            .write_opt(batch.into_write_batch(handle)?, &sync_options(self.sync))
+            .map_err(storage(|| "a write batch".into()))
+    }
+
+    fn check_writable(&self) -> Result<()> {
+        if self.read_only {
+            return Err(Error::ReadOnly);
+        }
+        Ok(())
+    }
+
+    /// Every entry of the `delta` family.
+    pub fn delta_entries(&self) -> Result<Vec<DeltaEntry>> {
+        let mut entries = Vec::new();
+        for entry in self.entries(Family::Delta)? {
+            let (key, value) = entry?;
+            let fp = decode_u64(&key)
+                .map(Fingerprint)
+                .ok_or_else(|| Error::corrupt("delta", format!("key of {} bytes", key.len())))?;
+            entries.push(match *value {
+                [keys::DELTA_ADDED] => DeltaEntry::Added(fp),
+                [keys::DELTA_REMOVED] => DeltaEntry::Removed(fp),
+                _ => return Err(Error::corrupt("delta", format!("bad value for {fp}"))),
+            });
+        }
+        Ok(entries)
+    }
+
+    /// Every entry of `family` in key order. RocksDB detecting damage is
+    /// [`Error::Corrupt`]; the scan cannot go past it.
+    pub fn entries(&self, family: Family) -> Result<impl Iterator<Item = Result<Entry>> + '_> {
+        let iter = self
+            .db()
+            .iterator_cf(self.family(family)?, IteratorMode::Start);
+        Ok(iter.map(move |entry| entry.map_err(storage(|| family.name().into_owned()))))
+    }
+
+    /// Every stored (document id, fingerprint), in id byte order, from a
+    /// consistent snapshot.
+    pub fn ids(&self) -> Result<impl Iterator<Item = Result<(String, Fingerprint)>> + '_> {
+        Ok(self.entries(Family::IdToFp)?.map(|entry| {
+            let (key, value) = entry?;
+            let id = String::from_utf8(key.into_vec())
+                .map_err(|_| Error::corrupt("id_fp", "an id is not UTF-8"))?;
+            let fp = fingerprint_value(&id, &value)?;
+            Ok((id, fp))
+        }))
+    }
+
+    /// A cursor over table `table`'s blocks in key order.
+    pub fn block_cursor(&self, table: usize) -> Result<BlockCursor<'_>> {
+        let iterator = self
+            .db()
+            .raw_iterator_cf(self.family(Family::Table(table))?);
+        Ok(BlockCursor::new(iterator, table))
+    }
+
+    /// A cursor over `fp_ids` across fingerprints. `whole_scan`: it will
+    /// read the whole family, so it does not fill RocksDB's cache with
+    /// what queries would not ask for.
+    pub fn fp_ids_cursor(&self, whole_scan: bool) -> Result<FpIdsCursor<'_>> {
+        let mut read = ReadOptions::default();
+        // The family has a prefix extractor; a scan across fingerprints
+        // must not stop at the first prefix.
+        read.set_total_order_seek(true);
+        read.fill_cache(!whole_scan);
+        let iterator = self
+            .db()
+            .raw_iterator_cf_opt(self.family(Family::FpToIds)?, read);
+        Ok(FpIdsCursor::new(iterator))
+    }
+
+    /// Ingests finished SST files into `family`, moving (hard-linking)
+    /// them rather than copying.
+    pub fn ingest(&self, family: Family, files: Vec<PathBuf>) -> Result<()> {
+        self.check_writable()?;
+        if files.is_empty() {
+            return Ok(());
+        }
+        let mut options = IngestExternalFileOptions::default();
+        options.set_move_files(true);
+        self.db()
+            .ingest_external_file_cf_opts(self.family(family)?, &options, files)
+            .map_err(storage(|| {
+                format!("ingesting files into {}", family.name())
+            }))
+    }
+
+    /// Every family, fixed ones first.
+    fn all_families(&self) -> Vec<&rocksdb::ColumnFamily> {
+        families::all_families(self.tables)
+            .filter_map(|family| self.family(family).ok())
+            .collect()
+    }
+
+    /// Compacts every family's files, dropping what merges replaced.
+    pub fn compact(&self) {
+        for family in self.all_families() {
+            self.db()
+                .compact_range_cf(family, None::<&[u8]>, None::<&[u8]>);
+        }
+        // Idle scanners still pin the files compaction replaced.
+        self.handle.drop_idle_scanners();
+    }
+
+    /// Marks a bulk load as in progress (synced): until the mark is
+    /// cleared, the next writable open rolls the load back.
+    pub fn mark_loading(&self) -> Result<()> {
+        let mut batch = self.write_set(0);
+        batch.put(Family::Meta, LOADING_KEY, [])?;
+        self.write_synced(batch)
+    }
+
+    /// Flushes the memtables and waits until RocksDB's background
+    /// compactions are done.
+    pub fn flush_and_wait_for_compactions(&self) -> Result<()> {
+        let mut options = rocksdb::WaitForCompactOptions::default();
+        options.set_flush(true);
+        self.db()
+            .wait_for_compact(&options)
+            .map_err(storage(|| "waiting for compactions".into()))
+    }
+
+    /// What the live SST files of `family` take on disk, as RocksDB counts
+    /// them; 0 if it does not say.
+    pub fn live_sst_bytes(&self, family: Family) -> u64 {
+        self.family(family)
+            .ok()
+            .and_then(|cf| {
+                self.db()
+                    .property_int_value_cf(cf, "rocksdb.live-sst-files-size")
+                    .ok()
+                    .flatten()
+            })
+            .unwrap_or(0)
+    }
+
+    /// Deletes whatever an interrupted bulk load may have ingested (the
+    /// database was empty before it) and the mark, in one synced write.
+    fn roll_back_interrupted_load(&self) -> Result<()> {
+        let mut batch = self.write_set(0);
+        batch.clear(Family::IdToFp)?;
+        batch.clear(Family::FpToIds)?;
+        for index in 0..self.tables {
+            batch.clear(Family::Table(index))?;
+        }
+        batch.delete(Family::Meta, LOADING_KEY)?;
+        self.write_synced(batch)?;
+        let _ = std::fs::remove_dir_all(self.path.join(BULK_SCRATCH_DIR));
+        Ok(())
+    }
+}
+
+impl Drop for Store {
+    /// Flushes memtables so that the next open does not replay the whole
+    /// write-ahead log (which made opening a freshly loaded database take
+    /// as long as the load). Best effort: the WAL still has everything.
+    fn drop(&mut self) {
+        if !self.read_only {
+            let families = self.all_families();
+            let _ = self
+                .db()
+                .flush_cfs_opt(&families, &rocksdb::FlushOptions::default());
+        }
+    }
+}
+
+/// Takes the database's writer lock, or says who has it.
+fn take_lock(path: &Path) -> Result<File> {
+    let lock_path = path.join(LOCK_FILE);
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|source| Error::Io {
+            path: lock_path.clone(),
+            source,
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked { path: path.into() }),
+        Err(std::fs::TryLockError::Error(source)) => Err(Error::Io {
+            path: lock_path,
+            source,
+        }),
+    }
+}
+
+fn sync_options(sync: bool) -> WriteOptions {
+    let mut options = WriteOptions::default();
+    options.set_sync(sync);
+    options
+}
+
+/// The fingerprint stored for `id` in `id_fp`.
+fn fingerprint_value(id: &str, value: &[u8]) -> Result<Fingerprint> {
+    decode_u64(value).map(Fingerprint).ok_or_else(|| {
+        Error::corrupt(
+            format!("fingerprint of id {id:?}"),
+            format!("{} bytes", value.len()),
+        )
+    })
+}
+
+/// Names a key of a family for an error message.
+fn describe(family: Family, key: &[u8]) -> String {
+    format!("{} key {}", family.name(), String::from_utf8_lossy(key))
+}

@@ -1,0 +1,318 @@
+//! The permuted tables as the operations see them: the design, each
+//! table's code book, directory and kept blocks, the delta of changes not
+//! yet merged, and the counters — loaded from the store on open, changed
+//! only by writes, merges and loads.
+//!
+//! What can change while the database is open sits in one [`State`]
+//! behind a read-write lock that queries hold for reading, so a query
+//! never sees a half-applied merge. Writers also hold [`Tables::writer`]
+//! for the whole of a write, so that read-modify-write of ids, counters
+//! and the delta is atomic with respect to other writers.
+
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use fpdb_codec::{
+    BlockDecoder, BlockDirectory, ChecksumPolicy, CodecError, HuffmanCode, Table, TableDesign,
+    MAX_K,
+};
+use fpdb_simhash::SimhashOptions;
+
+use crate::block_cache::BlockCache;
+use crate::delta::Delta;
+use crate::error::{Error, Result};
+use crate::manifest::Manifest;
+use crate::options::{OpenOptions, Options};
+use crate::store::keys::{
+    directory_key, table_bytes_key, FINGERPRINT_COUNT_KEY, ID_COUNT_KEY, MANIFEST_KEY,
+};
+use crate::store::{DeltaEntry, Family, Store, WriteSet};
+
+/// What can change while the database is open.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub directories: Vec<BlockDirectory>,
+    /// Blocks read so far, by the directories' block indices.
+    pub blocks: BlockCache,
+    pub table_bytes: Vec<u64>,
+    pub delta: Delta,
+    pub fingerprints: u64,
+    pub ids: u64,
+}
+
+impl State {
+    /// Table `index`'s directory; a missing one is damage, never an empty
+    /// default.
+    pub fn directory(&self, index: usize) -> Result<&BlockDirectory> {
+        self.directories
+            .get(index)
+            .ok_or_else(|| Error::corrupt(format!("directory of table {index}"), "missing"))
+    }
+}
+
+/// Proof that the caller holds the writer lock.
+pub(crate) struct WriterGuard<'a> {
+    _held: MutexGuard<'a, ()>,
+}
+
+/// The tables of one open database.
+#[derive(Debug)]
+pub(crate) struct Tables {
+    pub design: TableDesign,
+    pub k: u32,
+    pub block_bytes: usize,
+    /// Replaced only by a bulk load, which has the database to itself.
+    pub codes: Vec<HuffmanCode>,
+    pub delta_limit: usize,
+    pub block_cache_bytes: usize,
+    state: RwLock<State>,
+    writer: Mutex<()>,
+}
+
+impl Tables {
+    /// Checks creation `options` and resolves their design.
+    pub fn design_for(options: &Options) -> Result<TableDesign> {
+        if options.k > MAX_K {
+            return Err(Error::InvalidOptions(format!(
+                "k = {} is above the largest supported k = {MAX_K}",
+                options.k
+            )));
+        }
+        if !(64..=1 << 20).contains(&options.block_bytes) {
+            return Err(Error::InvalidOptions(format!(
+                "block size {} bytes is outside 64 ..= 1048576",
+                options.block_bytes
+            )));
+        }
+        Ok(options.design.resolve(options.k, options.expected_size)?)
+    }
+
+    /// What a new, empty database holds besides its families: the
+    /// manifest, an empty directory and byte count per table, zero
+    /// counters.
+    pub fn write_new(
+        batch: &mut WriteSet<'_>,
+        options: &Options,
+        design: &TableDesign,
+    ) -> Result<()> {
+        let tables = design.tables().len();
+        let codes = vec![HuffmanCode::uniform(); tables];
+        let manifest = Manifest {
+            k: options.k,
+            block_bytes: u32::try_from(options.block_bytes).map_err(|_| {
+                Error::InvalidOptions(format!("block size {} bytes", options.block_bytes))
+            })?,
+            design: design.to_bytes(),
+            codes: codes.iter().map(HuffmanCode::to_bytes).collect(),
+            tokenizer: options.simhash.tokenizer.to_string(),
+            weighting: options.simhash.weighting.to_string(),
+        };
+        batch.put(Family::Meta, MANIFEST_KEY, manifest.to_bytes()?)?;
+        for index in 0..tables {
+            batch.put(Family::Meta, directory_key(index), [])?;
+            batch.put(Family::Meta, table_bytes_key(index), 0u64.to_be_bytes())?;
+        }
+        batch.put(Family::Meta, FINGERPRINT_COUNT_KEY, 0u64.to_be_bytes())?;
+        batch.put(Family::Meta, ID_COUNT_KEY, 0u64.to_be_bytes())?;
+        Ok(())
+    }
+
+    /// Reads the manifest, directories, counters and delta of an open
+    /// store; returns the tables and the simhash options text is hashed
+    /// with.
+    pub fn load(store: &Store, open: &OpenOptions) -> Result<(Tables, SimhashOptions)> {
+        let tables = store.tables();
+        let manifest = read_manifest(store)?;
+        let design = TableDesign::from_bytes(&manifest.design)
+            .map_err(|e| Error::corrupt("manifest: table design", e.to_string()))?;
+        if design.k() != manifest.k
+            || design.tables().len() != tables
+            || manifest.codes.len() != tables
+        {
+            return Err(Error::corrupt(
+                "manifest",
+                format!(
+                    "design {} (k = {}) with {} code books does not match k = {} and {tables} table column families",
+                    design.name(),
+                    design.k(),
+                    manifest.codes.len(),
+                    manifest.k
+                ),
+            ));
+        }
+        let codes = manifest
+            .codes
+            .iter()
+            .enumerate()
+            .map(|(i, bytes)| {
+                HuffmanCode::from_bytes(bytes).map_err(|e| {
+                    Error::corrupt(format!("manifest: code book of table {i}"), e.to_string())
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let simhash = SimhashOptions {
+            tokenizer: manifest.tokenizer.parse()?,
+            weighting: manifest.weighting.parse()?,
+        };
+
+        let mut directories = Vec::with_capacity(tables);
+        let mut table_bytes = Vec::with_capacity(tables);
+        for index in 0..tables {
+            let bytes = store
+                .get(Family::Meta, &directory_key(index))?
+                .ok_or_else(|| Error::corrupt(format!("directory of table {index}"), "missing"))?;
+            directories.push(BlockDirectory::from_bytes(&bytes).map_err(|e| {
+                Error::corrupt(format!("directory of table {index}"), e.to_string())
+            })?);
+            table_bytes.push(store.counter(&table_bytes_key(index))?);
+        }
+        let fingerprints = store.counter(FINGERPRINT_COUNT_KEY)?;
+        let ids = store.counter(ID_COUNT_KEY)?;
+        let mut delta = Delta::new(&design, open.merge_threshold(fingerprints));
+        for entry in store.delta_entries()? {
+            match entry {
+                DeltaEntry::Added(fp) => delta.add(&design, fp),
+                DeltaEntry::Removed(fp) => delta.remove(fp),
+            }
+        }
+        let state = State {
+            blocks: BlockCache::new(&directories, open.block_cache_bytes),
+            directories,
+            table_bytes,
+            delta,
+            fingerprints,
+            ids,
+        };
+        let block_bytes = usize::try_from(manifest.block_bytes)
+            .map_err(|_| Error::corrupt("manifest", "block size does not fit in memory"))?;
+        Ok((
+            Tables {
+                design,
+                k: manifest.k,
+                block_bytes,
+                codes,
+                delta_limit: open.delta_limit,
+                block_cache_bytes: open.block_cache_bytes,
+                state: RwLock::new(state),
+                writer: Mutex::new(()),
+            },
+            simhash,
+        ))
+    }
+
+    pub fn read(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes the writer lock (read-only stores have no writers).
+    pub fn lock_writer(&self, store: &Store) -> Result<WriterGuard<'_>> {
+        if store.is_read_only() {
+            return Err(Error::ReadOnly);
+        }
+        Ok(WriterGuard {
+            _held: self.writer.lock().unwrap_or_else(PoisonError::into_inner),
+        })
+    }
+
+    /// [`Error::KTooLarge`] when the tables cannot answer distance `k`.
+    pub fn check_k(&self, k: u32) -> Result<()> {
+        if k > self.k {
+            return Err(Error::KTooLarge { k, max: self.k });
+        }
+        Ok(())
+    }
+
+    /// The delta size that triggers a merge in a set of `fingerprints`.
+    pub fn merge_threshold(&self, fingerprints: u64) -> usize {
+        OpenOptions::new()
+            .delta_limit(self.delta_limit)
+            .merge_threshold(fingerprints)
+    }
+
+    /// Table `index` of the design.
+    pub fn table(&self, index: usize) -> Result<&Table> {
+        self.design
+            .tables()
+            .get(index)
+            .ok_or_else(|| Error::corrupt(format!("design of table {index}"), "missing"))
+    }
+
+    /// Table `index`'s code book.
+    pub fn code(&self, index: usize) -> Result<&HuffmanCode> {
+        self.codes
+            .get(index)
+            .ok_or_else(|| Error::corrupt(format!("code book of table {index}"), "missing"))
+    }
+
+    /// Decodes block `block` of table `index` whole into `keys`: from
+    /// memory when it is kept (its checksum passed when it was read), else
+    /// from the store with its checksum verified, then, with `keep`, kept
+    /// if the cache has room. Returns the block's encoded size.
+    pub fn decode_block(
+        &self,
+        store: &Store,
+        state: &State,
+        (index, block): (usize, usize),
+        keys: &mut Vec<u64>,
+        keep: bool,
+    ) -> Result<usize> {
+        let code = self.code(index)?;
+        if let Some(kept) = state.blocks.get(index, block) {
+            BlockDecoder::new(code, ChecksumPolicy::Skip)
+                .decode(&kept.bytes, keys)
+                .map_err(|e| block_damage(index, block, &e))?;
+            return Ok(kept.bytes.len());
+        }
+        let bytes = read_block(store, state, index, block)?;
+        BlockDecoder::new(code, ChecksumPolicy::Verify)
+            .decode(&bytes, keys)
+            .map_err(|e| block_damage(index, block, &e))?;
+        if keep {
+            state.blocks.keep(index, block, &bytes, keys, code);
+        }
+        Ok(bytes.len())
+    }
+}
+
+/// The stored bytes of block `block` of table `index`, as its directory
+/// names it; a block the directory lists that is not stored is damage.
+pub(crate) fn read_block<'s>(
+    store: &'s Store,
+    state: &State,
+    index: usize,
+    block: usize,
+) -> Result<impl std::ops::Deref<Target = [u8]> + 's> {
+    let last_key = state
+        .directory(index)?
+        .last_keys()
+        .get(block)
+        .copied()
+        .ok_or_else(|| {
+            Error::corrupt(
+                format!("table {index}, block {block}"),
+                "past the end of its directory",
+            )
+        })?;
+    store.block(index, last_key)?.ok_or_else(|| {
+        Error::corrupt(
+            format!("table {index}, block {block}"),
+            "missing from the store",
+        )
+    })
+}
+
+/// A block that fails to decode.
+pub(crate) fn block_damage(index: usize, block: usize, error: &CodecError) -> Error {
+    Error::corrupt(format!("table {index}, block {block}"), error.to_string())
+}
+
+/// The manifest, checked.
+pub(crate) fn read_manifest(store: &Store) -> Result<Manifest> {
+    let bytes = store
+        .get(Family::Meta, MANIFEST_KEY)?
+        .ok_or_else(|| Error::corrupt("manifest", "missing"))?;
+    Ok(Manifest::from_bytes(&bytes)?)
+}
