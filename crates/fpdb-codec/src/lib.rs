@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use fpdb_codec::{MemIndex, TableDesign, DEFAULT_BLOCK_BYTES};
-//! use fpdb_simhash::Fingerprint;
+//! use fpdb_fingerprint::Fingerprint;
 //!
 //! let design = TableDesign::from_name(3, "4x16")?; // 4 tables, p = 16
 //! let stored = [
@@ -45,17 +45,20 @@
 
 mod bits;
 pub mod block;
+pub mod dedup;
 mod design;
 mod directory;
 mod distance;
 mod error;
 mod huffman;
 pub mod manifest;
+mod match_rule;
 mod mem_index;
 mod permutation;
 mod prefix_bitmap;
 mod stats;
 mod table;
+mod union_find;
 
 pub use block::{
     block_first_key, seal_block, BlockDecoder, BlockEncoder, BlockHeader, ChecksumPolicy,
@@ -74,6 +77,7 @@ pub use huffman::{
     h_histogram, HuffmanCode, CODE_BOOK_BYTES, CODE_BOOK_VERSION, LUT_BITS, MAX_CODE_LEN, SYMBOLS,
 };
 pub use manifest::{Manifest, ManifestError};
+pub use match_rule::TableMatcher;
 pub use mem_index::MemIndex;
 pub use permutation::{BitRange, Permutation};
 pub use stats::bits_per_fingerprint;

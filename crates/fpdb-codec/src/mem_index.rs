@@ -1,11 +1,11 @@
 //! An in-memory index built from the design, the block codec and the
 //! directories: the reference for what the persistent store must answer.
 
-use fpdb_simhash::Fingerprint;
+use fpdb_fingerprint::Fingerprint;
 
 use crate::design::TableDesign;
-use crate::distance::within_distance;
 use crate::error::CodecError;
+use crate::match_rule::TableMatcher;
 use crate::prefix_bitmap::PrefixBitmap;
 use crate::table::EncodedTable;
 
@@ -275,23 +275,13 @@ impl MemIndex {
         // Step 4: decode and compare.
         for ((probe, &offset), encoded) in probes.iter().zip(&offsets).zip(encoded) {
             let table_index = batch.start + offset;
-            let Some(table) = all_tables.get(offset) else {
+            let Some(matcher) = TableMatcher::new(&self.design, table_index, k) else {
                 continue;
             };
-            let permutation = table.permutation();
             let permuted_query = probe.permuted;
             encoded.for_each_in_range(probe.blocks.clone(), probe.lo, probe.hi, &mut |key| {
-                // A bit permutation preserves the popcount of an XOR, so
-                // only matches are mapped back.
-                let xor = key ^ permuted_query;
-                if within_distance(xor, k) {
-                    let distance = xor.count_ones();
-                    let candidate = permutation.inverse(key);
-                    // Report from the first table sharing the prefix only,
-                    // so results need no de-duplication.
-                    if self.design.first_table_sharing(candidate ^ query.0) == Some(table_index) {
-                        out.push((Fingerprint(candidate), distance));
-                    }
+                if let Some(hit) = matcher.probe(key, permuted_query, query) {
+                    out.push(hit);
                 }
             })?;
         }
@@ -343,22 +333,12 @@ impl MemIndex {
         k: u32,
         pairs: &mut Vec<(Fingerprint, Fingerprint, u32)>,
     ) {
-        let Some(table) = self.design.tables().get(table_index) else {
+        let Some(matcher) = TableMatcher::new(&self.design, table_index, k) else {
             return;
         };
-        let permutation = table.permutation();
         let mut rest = run;
         while let Some((&a, tail)) = rest.split_first() {
-            for &b in tail {
-                let distance = (a ^ b).count_ones();
-                if distance <= k {
-                    let xor = permutation.inverse(a ^ b);
-                    if self.design.first_table_sharing(xor) == Some(table_index) {
-                        let (x, y) = (permutation.inverse(a), permutation.inverse(b));
-                        pairs.push((Fingerprint(x.min(y)), Fingerprint(x.max(y)), distance));
-                    }
-                }
-            }
+            pairs.extend(tail.iter().filter_map(|&b| matcher.pair(a, b)));
             rest = tail;
         }
     }

@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use fpdb_codec::{CodecError, MemIndex, TableDesign};
-use fpdb_simhash::Fingerprint;
+use fpdb_fingerprint::Fingerprint;
 use proptest::prelude::*;
 
 fn brute_query(stored: &[Fingerprint], query: Fingerprint, k: u32) -> Vec<(Fingerprint, u32)> {

@@ -34,7 +34,6 @@
 
 mod chunks;
 mod error;
-mod fingerprint;
 mod normalize;
 mod simhasher;
 mod stop_words;
@@ -43,7 +42,7 @@ mod votes;
 mod weighting;
 
 pub use error::OptionsError;
-pub use fingerprint::{Fingerprint, ParseFingerprintError};
+pub use fpdb_fingerprint::{Fingerprint, ParseFingerprintError};
 pub use simhasher::{hash_feature, Feature, SimhashOptions, Simhasher, FEATURE_HASH_SEED};
 pub use stop_words::is_stop_word;
 pub use tokenizer::{Tokenizer, MAX_SHINGLE_CHARS};

@@ -9,7 +9,7 @@
 //! checked against it. Small batches still probe: sorting and the pass
 //! cost more than they save below [`MERGE_BATCH_THRESHOLD`] queries.
 
-use fpdb_codec::{within_distance, BlockDecoder, ChecksumPolicy, Table};
+use fpdb_codec::{BlockDecoder, ChecksumPolicy, Table, TableMatcher};
 use fpdb_simhash::Fingerprint;
 
 use crate::error::{Error, Result};
@@ -160,6 +160,7 @@ fn join_table(
 ) -> Result<Vec<Hit>> {
     let table: &Table = tables.table(index)?;
     let permutation = table.permutation();
+    let matcher = TableMatcher::new(&tables.design, index, k).ok_or_else(|| out_of_range(index))?;
     let mut queries: Vec<(u64, u32)> = (0u32..)
         .zip(fps)
         .map(|(i, fp)| (permutation.permute(fp.0), i))
@@ -221,18 +222,10 @@ fn join_table(
                 .copied()
                 .ok_or_else(|| out_of_range(number as usize))?;
             for &key in &candidates {
-                let xor = key ^ query;
-                if !within_distance(xor, k) {
-                    continue;
-                }
-                let distance = xor.count_ones();
-                let stored = Fingerprint(permutation.inverse(key));
-                // Reported by the first table sharing a prefix only,
-                // as in `Db::query`.
-                if tables.design.first_table_sharing(stored.0 ^ fp.0) == Some(index)
-                    && !state.delta.is_removed(stored)
-                {
-                    hits.push((number, stored, distance));
+                if let Some((stored, distance)) = matcher.probe(key, query, fp) {
+                    if !state.delta.is_removed(stored) {
+                        hits.push((number, stored, distance));
+                    }
                 }
             }
         }

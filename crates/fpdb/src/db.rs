@@ -11,13 +11,14 @@ use crate::bulk::{bulk_loader, BulkLoader, BulkOptions};
 use crate::error::{Error, Result};
 use crate::merge::merge;
 use crate::options::{Create, OpenOptions, Options};
-use crate::pairs::{near_pairs, FingerprintPair};
+use crate::pairs::near_pairs;
 use crate::query::{query, Match};
 use crate::stats::{stats, Stats};
 use crate::store::Store;
 use crate::tables::Tables;
 use crate::verify::{verify, VerifyReport};
 use crate::write::{self, check_and_insert, Checked, Op};
+use fpdb_codec::dedup::FingerprintPair;
 
 /// An open fpdb database. `Send + Sync`: share it between threads with an
 /// `Arc`; queries run in parallel, writes are serialised.

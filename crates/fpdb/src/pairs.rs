@@ -17,117 +17,13 @@
 
 use std::collections::HashMap;
 
-use fpdb_codec::{BlockDecoder, ChecksumPolicy, TableDesign};
+use fpdb_codec::dedup::FingerprintPair;
+use fpdb_codec::{BlockDecoder, ChecksumPolicy, TableMatcher};
 use fpdb_simhash::Fingerprint;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::store::Store;
 use crate::tables::{block_damage, read_block, State, Tables};
-use crate::union_find::UnionFind;
-
-/// Near-duplicate documents inside a database, grouped by fingerprint.
-///
-/// Either two distinct stored fingerprints within the asked distance
-/// (`a < b`) with the documents of each, or one fingerprint shared by
-/// several documents (`a == b`, distance 0, `a_ids == b_ids`). The
-/// document pairs it stands for are [`FingerprintPair::id_pairs`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FingerprintPair {
-    /// The smaller fingerprint.
-    pub a: Fingerprint,
-    /// The larger fingerprint, or `a` again for a shared fingerprint.
-    pub b: Fingerprint,
-    /// Their Hamming distance.
-    pub distance: u32,
-    /// Documents with fingerprint `a`, in byte order.
-    pub a_ids: Vec<String>,
-    /// Documents with fingerprint `b`, in byte order.
-    pub b_ids: Vec<String>,
-}
-
-impl FingerprintPair {
-    /// Whether this is one fingerprint shared by several documents.
-    pub fn is_shared(&self) -> bool {
-        self.a == self.b
-    }
-
-    /// Every unordered pair of distinct documents this stands for: each id
-    /// of `a` with each id of `b`, or for a shared fingerprint each two of
-    /// its ids (in byte order within the pair).
-    pub fn id_pairs(&self) -> Vec<(&str, &str)> {
-        let mut pairs = Vec::new();
-        if self.is_shared() {
-            let mut rest = self.a_ids.as_slice();
-            while let Some((first, tail)) = rest.split_first() {
-                pairs.extend(tail.iter().map(|other| (first.as_str(), other.as_str())));
-                rest = tail;
-            }
-        } else {
-            for a in &self.a_ids {
-                pairs.extend(self.b_ids.iter().map(|b| (a.as_str(), b.as_str())));
-            }
-        }
-        pairs
-    }
-}
-
-/// Documents of a database linked by chains of near-duplicate pairs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IdCluster {
-    /// The smallest id in byte order (a database keeps no insertion order
-    /// to choose the first seen by).
-    pub representative: String,
-    /// Every member, in byte order; at least two.
-    pub ids: Vec<String>,
-}
-
-/// The connected components of the documents in `pairs` (as from
-/// [`crate::Db::near_pairs`]), ordered by representative. Documents in no pair
-/// form no cluster.
-pub fn id_clusters(pairs: &[FingerprintPair]) -> Vec<IdCluster> {
-    // Union fingerprints, then expand each component to its ids: a
-    // fingerprint's documents are always together.
-    let mut fingerprints: Vec<Fingerprint> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
-    fingerprints.sort_unstable();
-    fingerprints.dedup();
-    let slot = |fp: Fingerprint| fingerprints.binary_search(&fp).unwrap_or(0);
-    let mut sets = UnionFind::new(fingerprints.len());
-    let mut ids_of: Vec<&[String]> = vec![&[]; fingerprints.len()];
-    for pair in pairs {
-        let (a, b) = (slot(pair.a), slot(pair.b));
-        sets.union(a, b);
-        for (index, ids) in [(a, &pair.a_ids), (b, &pair.b_ids)] {
-            if let Some(entry) = ids_of.get_mut(index) {
-                *entry = ids;
-            }
-        }
-    }
-    let mut clusters: Vec<IdCluster> = (0..fingerprints.len())
-        .fold(
-            HashMap::<usize, Vec<String>>::new(),
-            |mut by_root, index| {
-                let members = ids_of.get(index).copied().unwrap_or(&[]);
-                by_root
-                    .entry(sets.find(index))
-                    .or_default()
-                    .extend(members.iter().cloned());
-                by_root
-            },
-        )
-        .into_values()
-        .filter_map(|mut ids| {
-            ids.sort_unstable();
-            ids.dedup();
-            let representative = ids.first()?.clone();
-            (ids.len() > 1).then_some(IdCluster {
-                representative,
-                ids,
-            })
-        })
-        .collect();
-    clusters.sort_unstable_by(|x, y| x.representative.cmp(&y.representative));
-    clusters
-}
 
 /// Every near-duplicate pair of stored fingerprints within `k`, each once,
 /// with the ids of each side, plus every fingerprint shared by several
@@ -194,7 +90,9 @@ fn table_pairs(
     let mut removed: Vec<u64> = removed.iter().map(|fp| permutation.permute(fp.0)).collect();
     removed.sort_unstable();
     let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
-    let mut runs = RunScan::new(&tables.design, index, k, found);
+    let matcher = TableMatcher::new(&tables.design, index, k)
+        .ok_or_else(|| Error::corrupt(format!("design of table {index}"), "missing"))?;
+    let mut runs = RunScan::new(matcher, table.prefix_mask(), found);
     let mut added = state.delta.added_in(index, 0, u64::MAX).peekable();
     let mut keys = Vec::new();
     for block in 0..directory.len() {
@@ -284,9 +182,7 @@ struct FoundIds {
 /// Pairs among the sorted permuted keys of one table, compared only
 /// within runs of keys that share the table's prefix.
 struct RunScan<'a> {
-    design: &'a TableDesign,
-    table: usize,
-    k: u32,
+    matcher: TableMatcher<'a>,
     prefix_mask: u64,
     run: Vec<u64>,
     found: &'a mut Vec<(Fingerprint, Fingerprint, u32)>,
@@ -294,16 +190,12 @@ struct RunScan<'a> {
 
 impl<'a> RunScan<'a> {
     fn new(
-        design: &'a TableDesign,
-        table: usize,
-        k: u32,
+        matcher: TableMatcher<'a>,
+        prefix_mask: u64,
         found: &'a mut Vec<(Fingerprint, Fingerprint, u32)>,
     ) -> Self {
-        let prefix_mask = design.tables().get(table).map_or(0, |t| t.prefix_mask());
         RunScan {
-            design,
-            table,
-            k,
+            matcher,
             prefix_mask,
             run: Vec::new(),
             found,
@@ -327,35 +219,11 @@ impl<'a> RunScan<'a> {
     }
 
     fn flush(&mut self) {
-        let Some(permutation) = self
-            .design
-            .tables()
-            .get(self.table)
-            .map(|t| t.permutation())
-        else {
-            return;
-        };
         let mut rest = self.run.as_slice();
         while let Some((&x, tail)) = rest.split_first() {
-            for &y in tail {
-                // Popcount ignores bit order: compare permuted keys and map
-                // back only the matches. Clearing the lowest k set bits
-                // leaves zero exactly when at most k bits differ, cheaper
-                // than a popcount on CPUs built without one.
-                let xor = x ^ y;
-                let mut rest = xor;
-                for _ in 0..self.k {
-                    rest &= rest.wrapping_sub(1);
-                }
-                if rest == 0
-                    && self.design.first_table_sharing(permutation.inverse(xor)) == Some(self.table)
-                {
-                    let distance = xor.count_ones();
-                    let (x, y) = (permutation.inverse(x), permutation.inverse(y));
-                    self.found
-                        .push((Fingerprint(x.min(y)), Fingerprint(x.max(y)), distance));
-                }
-            }
+            let matcher = &self.matcher;
+            self.found
+                .extend(tail.iter().filter_map(|&y| matcher.pair(x, y)));
             rest = tail;
         }
         self.run.clear();

@@ -8,10 +8,10 @@
 //! the same range; keep a hit only in the first table sharing its prefix
 //! and drop fingerprints the delta removed. Then read each hit's ids.
 
-use fpdb_codec::{within_distance, BlockDecoder, ChecksumPolicy};
+use fpdb_codec::{BlockDecoder, ChecksumPolicy, TableMatcher};
 use fpdb_simhash::Fingerprint;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::store::Store;
 use crate::tables::{block_damage, read_block, State, Tables};
 
@@ -86,10 +86,8 @@ fn matching_fingerprints(
 ) -> Result<Vec<(Fingerprint, u32)>> {
     let mut found = Vec::new();
     let mut keys = Vec::new();
-    let design = &tables.design;
     let probes = locate_probes(tables, state, fp);
-    for (index, (table, probe)) in design.tables().iter().zip(probes).enumerate() {
-        let permutation = table.permutation();
+    for (index, probe) in probes.into_iter().enumerate() {
         let TableProbe {
             query,
             lo,
@@ -97,17 +95,11 @@ fn matching_fingerprints(
             blocks,
             ..
         } = probe;
+        let matcher = TableMatcher::new(&tables.design, index, k)
+            .ok_or_else(|| Error::corrupt(format!("design of table {index}"), "missing"))?;
         let mut consider = |key: u64| {
-            // Popcount does not care about the bit order, so the distance
-            // is computed on permuted keys.
-            let xor = key ^ query;
-            if within_distance(xor, k) {
-                let stored = permutation.inverse(key);
-                // A fingerprint sharing prefixes with the query in several
-                // tables is reported by the first of them only.
-                if design.first_table_sharing(stored ^ fp.0) == Some(index) {
-                    found.push((Fingerprint(stored), xor.count_ones()));
-                }
+            if let Some(hit) = matcher.probe(key, query, fp) {
+                found.push(hit);
             }
         };
         if !blocks.is_empty() {

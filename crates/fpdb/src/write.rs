@@ -300,14 +300,8 @@ enum DeltaChange {
 }
 
 pub(crate) fn validate_id(id: &str) -> Result<()> {
-    if id.is_empty() || id.len() > MAX_ID_BYTES {
-        return Err(Error::BadId {
-            len: id.len(),
-            max: MAX_ID_BYTES,
-        });
-    }
-    Ok(())
+    fpdb_fingerprint::validate_id(id).map_err(|bad| Error::BadId {
+        len: bad.len,
+        max: bad.max,
+    })
 }
-
-/// Longest document id, in bytes of UTF-8.
-pub const MAX_ID_BYTES: usize = 1024;

@@ -347,7 +347,10 @@ fn settle_decode(
 /// The range walk of [`BlockDecoder::for_each_in_range`] over a payload
 /// whose header was validated: `start` is a sync point's `(key, bit,
 /// keys behind)`, or `None` for the first key.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the range walk takes its state as plain values from the decoder's two range entry points"
+)]
 #[inline]
 pub(crate) fn for_each_in_payload_range(
     code: &HuffmanCode,

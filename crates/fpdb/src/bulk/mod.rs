@@ -44,7 +44,8 @@ use crate::store::keys::{
 };
 use crate::store::{Family, SstFile, Store, BULK_SCRATCH_DIR};
 use crate::tables::{read_manifest, Tables};
-use crate::write::{validate_id, MAX_ID_BYTES};
+use crate::write::validate_id;
+use fpdb_fingerprint::MAX_ID_BYTES;
 /// The document buffer spills at 2/5 of the memory budget: sorting it in
 /// memory needs about twice the buffer at its peak (the buffer with its
 /// (fingerprint, id) pairs and their scratch copy; later the set and two

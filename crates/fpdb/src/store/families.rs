@@ -1,10 +1,13 @@
-//! Each column family's RocksDB options, tuned for how it is read.
+//! The column families: each one's RocksDB options, tuned for how it is
+//! read, and looking up its handle.
 
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, SliceTransform,
+    BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType,
+    SliceTransform, DB,
 };
 
 use super::keys::{Family, FIXED_FAMILIES};
+use crate::error::{Error, Result};
 
 /// RocksDB's block cache, shared by all column families of one handle. A
 /// HyperClockCache (entry size tuned automatically): its lookups take no
@@ -81,4 +84,11 @@ pub(crate) fn options(family: Family, cache: Option<&Cache>) -> rocksdb::Options
         }
     }
     options
+}
+
+/// The handle of column family `family`.
+pub(crate) fn family_handle(db: &DB, family: Family) -> Result<&ColumnFamily> {
+    let name = family.name();
+    db.cf_handle(&name)
+        .ok_or_else(|| Error::corrupt(format!("column family {name}"), "missing"))
 }

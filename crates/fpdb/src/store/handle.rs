@@ -10,12 +10,11 @@
 use std::ops::Deref;
 use std::sync::{Mutex, PoisonError};
 
-use rocksdb::{ColumnFamily, DB};
+use rocksdb::DB;
 use self_cell::self_cell;
 
 use super::ids::IdScanner;
-use super::keys::Family;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Scanners kept for reuse. Each pins the files and memtables it last saw
 /// until it is refreshed or dropped, so only a few are kept.
@@ -94,11 +93,4 @@ impl Deref for Handle {
     fn deref(&self) -> &DB {
         self.borrow_owner()
     }
-}
-
-/// The handle of column family `family`.
-pub(crate) fn family_handle(db: &DB, family: Family) -> Result<&ColumnFamily> {
-    let name = family.name();
-    db.cf_handle(&name)
-        .ok_or_else(|| Error::corrupt(format!("column family {name}"), "missing"))
 }

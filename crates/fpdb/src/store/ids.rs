@@ -6,7 +6,7 @@ use fpdb_simhash::Fingerprint;
 use rocksdb::{DBRawIterator, ReadOptions, DB};
 
 use super::error::storage;
-use super::handle::family_handle;
+use super::families::family_handle;
 use super::keys::Family;
 use crate::error::{Error, Result};
 

@@ -26,7 +26,8 @@ use rocksdb::{IngestExternalFileOptions, IteratorMode, ReadOptions, WriteOptions
 
 pub(crate) use self::cursor::{BlockCursor, FpIdsCursor};
 use self::error::storage;
-use self::handle::{family_handle, Handle};
+use self::families::family_handle;
+use self::handle::Handle;
 pub(crate) use self::ids::IdScanner;
 pub(crate) use self::keys::Family;
 use self::keys::{decode_u64, LOADING_KEY};

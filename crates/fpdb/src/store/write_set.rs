@@ -3,7 +3,7 @@
 
 use rocksdb::{ColumnFamily, WriteBatch, DB};
 
-use super::handle::family_handle;
+use super::families::family_handle;
 use super::keys::{Family, PAST_EVERY_KEY};
 use crate::Result;
 

@@ -8,8 +8,8 @@
 //! at distance 0. Everything runs on the calling thread.
 //!
 //! ```
-//! use fpdb::dedup::{Corpus, Representative};
-//! use fpdb::Fingerprint;
+//! use fpdb_codec::dedup::{Corpus, Representative};
+//! use fpdb_fingerprint::Fingerprint;
 //!
 //! let corpus: Corpus = [
 //!     ("b", Fingerprint(0xff00)),
@@ -24,14 +24,20 @@
 //! let clusters = corpus.clusters(3, Representative::SmallestId)?;
 //! assert_eq!(clusters[0].members, [0, 2]);
 //! assert_eq!(corpus.id(clusters[0].representative), Some("a"));
-//! # Ok::<(), fpdb::Error>(())
+//! # Ok::<(), fpdb_codec::CodecError>(())
 //! ```
 
-use fpdb_codec::{MemIndex, TableDesign, DEFAULT_BLOCK_BYTES};
-use fpdb_simhash::Fingerprint;
+use std::collections::HashMap;
 
-use crate::error::Result;
+use fpdb_fingerprint::Fingerprint;
+
+use crate::block::DEFAULT_BLOCK_BYTES;
+use crate::design::TableDesign;
+use crate::error::CodecError;
+use crate::mem_index::MemIndex;
 use crate::union_find::UnionFind;
+
+type Result<T, E = CodecError> = std::result::Result<T, E>;
 
 /// Two documents of a corpus within the asked distance, by position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -266,4 +272,108 @@ impl FingerprintGroups {
             .filter_map(|(x, y, distance)| Some((group_of(x)?, group_of(y)?, distance)))
             .collect())
     }
+}
+
+/// Near-duplicate documents inside a database, grouped by fingerprint.
+///
+/// Either two distinct stored fingerprints within the asked distance
+/// (`a < b`) with the documents of each, or one fingerprint shared by
+/// several documents (`a == b`, distance 0, `a_ids == b_ids`). The
+/// document pairs it stands for are [`FingerprintPair::id_pairs`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FingerprintPair {
+    /// The smaller fingerprint.
+    pub a: Fingerprint,
+    /// The larger fingerprint, or `a` again for a shared fingerprint.
+    pub b: Fingerprint,
+    /// Their Hamming distance.
+    pub distance: u32,
+    /// Documents with fingerprint `a`, in byte order.
+    pub a_ids: Vec<String>,
+    /// Documents with fingerprint `b`, in byte order.
+    pub b_ids: Vec<String>,
+}
+
+impl FingerprintPair {
+    /// Whether this is one fingerprint shared by several documents.
+    pub fn is_shared(&self) -> bool {
+        self.a == self.b
+    }
+
+    /// Every unordered pair of distinct documents this stands for: each id
+    /// of `a` with each id of `b`, or for a shared fingerprint each two of
+    /// its ids (in byte order within the pair).
+    pub fn id_pairs(&self) -> Vec<(&str, &str)> {
+        let mut pairs = Vec::new();
+        if self.is_shared() {
+            let mut rest = self.a_ids.as_slice();
+            while let Some((first, tail)) = rest.split_first() {
+                pairs.extend(tail.iter().map(|other| (first.as_str(), other.as_str())));
+                rest = tail;
+            }
+        } else {
+            for a in &self.a_ids {
+                pairs.extend(self.b_ids.iter().map(|b| (a.as_str(), b.as_str())));
+            }
+        }
+        pairs
+    }
+}
+
+/// Documents of a database linked by chains of near-duplicate pairs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdCluster {
+    /// The smallest id in byte order (a database keeps no insertion order
+    /// to choose the first seen by).
+    pub representative: String,
+    /// Every member, in byte order; at least two.
+    pub ids: Vec<String>,
+}
+
+/// The connected components of the documents in `pairs` (as from
+/// `fpdb::Db::near_pairs`), ordered by representative. Documents in no pair
+/// form no cluster.
+pub fn id_clusters(pairs: &[FingerprintPair]) -> Vec<IdCluster> {
+    // Union fingerprints, then expand each component to its ids: a
+    // fingerprint's documents are always together.
+    let mut fingerprints: Vec<Fingerprint> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+    fingerprints.sort_unstable();
+    fingerprints.dedup();
+    let slot = |fp: Fingerprint| fingerprints.binary_search(&fp).unwrap_or(0);
+    let mut sets = UnionFind::new(fingerprints.len());
+    let mut ids_of: Vec<&[String]> = vec![&[]; fingerprints.len()];
+    for pair in pairs {
+        let (a, b) = (slot(pair.a), slot(pair.b));
+        sets.union(a, b);
+        for (index, ids) in [(a, &pair.a_ids), (b, &pair.b_ids)] {
+            if let Some(entry) = ids_of.get_mut(index) {
+                *entry = ids;
+            }
+        }
+    }
+    let mut clusters: Vec<IdCluster> = (0..fingerprints.len())
+        .fold(
+            HashMap::<usize, Vec<String>>::new(),
+            |mut by_root, index| {
+                let members = ids_of.get(index).copied().unwrap_or(&[]);
+                by_root
+                    .entry(sets.find(index))
+                    .or_default()
+                    .extend(members.iter().cloned());
+                by_root
+            },
+        )
+        .into_values()
+        .filter_map(|mut ids| {
+            ids.sort_unstable();
+            ids.dedup();
+            let representative = ids.first()?.clone();
+            (ids.len() > 1).then_some(IdCluster {
+                representative,
+                ids,
+            })
+        })
+        .collect();
+    clusters.sort_unstable_by(|x, y| x.representative.cmp(&y.representative));
+    clusters
 }
