@@ -1,5 +1,4 @@
 //! The `fpdb` binary, run end to end in temporary directories.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

@@ -6,7 +6,6 @@
 //! Every case checks the exit status (0 ok, 2 error), that standard error
 //! names the problem (`file:line` for a bad line), and that the database is
 //! exactly as before (`fpdb export` before and after, `fpdb verify` clean).
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

@@ -1,6 +1,5 @@
 //! `fpdb dedup` and `fpdb pairs`, run as the real binary on a generated
 //! corpus and compared with brute force.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

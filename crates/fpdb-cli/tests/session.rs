@@ -2,7 +2,6 @@
 //! query → add → check → remove → verify → export → load), checked against
 //! an in-memory model; bad input to `load`; `verify` on a damaged block;
 //! exit codes, broken pipes and `--help` examples.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

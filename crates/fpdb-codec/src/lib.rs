@@ -41,7 +41,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![warn(missing_docs)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
+// Library code returns errors instead of panicking on bad indexes or
+// values; test code may unwrap (clippy.toml).
+#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod bits;
 pub mod block;

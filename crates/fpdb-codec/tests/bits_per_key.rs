@@ -1,6 +1,5 @@
 //! Compression on uniformly random fingerprints: bits per key, headers and
 //! first keys of every block included.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use fpdb_codec::{bits_per_fingerprint, EncodedTable, DEFAULT_BLOCK_BYTES};
 

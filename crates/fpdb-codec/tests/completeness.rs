@@ -5,7 +5,6 @@
 //! are linear over XOR). So a design is complete for `k` iff for every error
 //! pattern `e` of at most `k` bits some table leaves `permute_t(e)`'s prefix
 //! zero.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use fpdb_codec::{TableDesign, MAX_K};
 

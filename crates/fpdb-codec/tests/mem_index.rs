@@ -1,5 +1,4 @@
 //! `MemIndex` answers exactly what a brute-force scan answers.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use fpdb_codec::{CodecError, MemIndex, TableDesign};
 use fpdb_fingerprint::Fingerprint;

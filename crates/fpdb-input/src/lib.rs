@@ -17,7 +17,9 @@
 //! # Ok::<(), fpdb_input::BadLine>(())
 //! ```
 #![warn(missing_docs)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
+// Library code returns errors instead of panicking on bad indexes or
+// values; test code may unwrap (clippy.toml).
+#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod bad_line;
 mod line;

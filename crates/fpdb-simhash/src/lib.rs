@@ -30,7 +30,9 @@
 //! exactly when the weighted vote is strictly positive. A tie gives 0, so a
 //! text without features has the fingerprint 0.
 #![warn(missing_docs)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
+// Library code returns errors instead of panicking on bad indexes or
+// values; test code may unwrap (clippy.toml).
+#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod chunks;
 mod error;

@@ -1,6 +1,5 @@
 //! What fingerprints are for: near-duplicates land close, unrelated texts
 //! land about 32 bits apart, and every input is handled.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher, Tokenizer, Weighting};
 use proptest::prelude::*;

@@ -6,7 +6,6 @@
 //! format version), regenerate the file with
 //! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb-simhash --test golden`
 //! and say why in the commit.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::path::PathBuf;
 

@@ -29,7 +29,9 @@
 //! delta) → the operations (`query`, `write`, `merge`, `batch`, `pairs`,
 //! `verify`, `stats`, `bulk`) → `Db`, a thin façade.
 #![warn(missing_docs)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::indexing_slicing))]
+// Library code returns errors instead of panicking on bad indexes or
+// values; test code may unwrap (clippy.toml).
+#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod added_keys;
 mod batch;

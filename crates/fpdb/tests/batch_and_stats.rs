@@ -1,6 +1,5 @@
 //! `remove_batch` against one-by-one removal, and the stats warning for a
 //! database that has outgrown its design.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use fpdb::{Db, Fingerprint, Options};
 

@@ -1,7 +1,6 @@
 //! The merged batch mode must answer exactly like one query at a time and
 //! like a brute-force scan, whatever the design, block size, and state of
 //! the delta (merged, added, removed).
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use fpdb::DesignChoice;
 use fpdb::{BatchStrategy, Db, Fingerprint, Match, OpenOptions, Options};

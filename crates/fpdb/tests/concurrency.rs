@@ -4,7 +4,6 @@
 //! handles beside a writer see the database as it was when they opened.
 //!
 //! `FPDB_SOAK_SECONDS` sets how long the threads run (default 5).
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

@@ -3,7 +3,6 @@
 //! must each either give the right answer or a typed error (or a verify
 //! problem) naming what is damaged; never a panic, never a wrong answer
 //! presented as right.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

@@ -11,7 +11,6 @@
 //!
 //! `FPDB_CRASH_ROUNDS` (default 64) sets the number of kills;
 //! `FPDB_CRASH_SEED` replays a run.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

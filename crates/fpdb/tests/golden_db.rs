@@ -7,7 +7,6 @@
 //! Regenerate only together with a new format version (and keep the old
 //! directory as `db-v<N>` with an upgrade test):
 //! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb --test golden_db`.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

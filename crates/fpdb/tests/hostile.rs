@@ -6,7 +6,6 @@
 //!
 //! `FPDB_HOSTILE_DUPLICATES` sets the duplicate-id batch size (default one
 //! million; `make soak` uses ten million).
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 

@@ -2,7 +2,6 @@
 //! merges and reopens, and after each step every query is compared with a
 //! brute-force scan of a `BTreeMap` of id → fingerprint. Exactness is
 //! proven here, not assumed.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::collections::{BTreeMap, BTreeSet};
 

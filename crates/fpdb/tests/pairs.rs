@@ -2,7 +2,6 @@
 //! `id_clusters`) and over a corpus (`fpdb::dedup`), against brute force:
 //! every pair of documents compared, components found by breadth-first
 //! search.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 

@@ -1,7 +1,6 @@
 //! The native RocksDB build works: a real database with several column
 //! families is created in a temporary directory, written, closed, reopened
 //! and read back. If this fails, nothing else in fpdb can work.
-#![allow(clippy::unwrap_used)]
 
 use rocksdb::{ColumnFamilyDescriptor, Options, WriteBatch, DB};
 

@@ -1,7 +1,6 @@
 //! `Db::verify` passes healthy databases and names the damage in broken
 //! ones. Damage is done with a raw RocksDB handle on the closed database,
 //! using the column family layout of docs/FORMAT.md.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::path::{Path, PathBuf};
 

@@ -24,6 +24,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod modules;
 mod source;

@@ -1,5 +1,5 @@
 //! Running the real `fpdb` binary, shared by the CLI tests.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code, reason = "each test crate uses part of the shared helpers")]
 
 use std::io::Write;
 use std::path::Path;

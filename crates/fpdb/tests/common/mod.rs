@@ -1,7 +1,7 @@
 //! Helpers shared by the reliability tests: a seeded generator, a
 //! brute-force model of the database and the check that a database equals
 //! it.
-#![allow(dead_code, clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(dead_code, reason = "each test crate uses part of the shared helpers")]
 
 use std::collections::BTreeMap;
 
