@@ -221,9 +221,11 @@ impl<'a> RunScan<'a> {
     fn flush(&mut self) {
         let mut rest = self.run.as_slice();
         while let Some((&x, tail)) = rest.split_first() {
-            let matcher = &self.matcher;
-            self.found
-                .extend(tail.iter().filter_map(|&y| matcher.pair(x, y)));
+            for &y in tail {
+                if let Some(pair) = self.matcher.pair(x, y) {
+                    self.found.push(pair);
+                }
+            }
             rest = tail;
         }
         self.run.clear();
