@@ -27,8 +27,8 @@ pub(crate) const MERGE_BATCH_THRESHOLD: usize = 10_000;
 /// How [`crate::Db::query_batch_with`] answers a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BatchStrategy {
-    /// Merge when the batch has at least [`MERGE_BATCH_THRESHOLD`]
-    /// queries, probe otherwise.
+    /// Merge when the batch has at least 10,000 queries (measured
+    /// crossover, docs/BENCHMARKS.md), probe otherwise.
     #[default]
     Auto,
     /// One [`crate::Db::query`] per fingerprint, in parallel.
