@@ -9,20 +9,28 @@ CARGO ?= cargo
 # ~10-minute RocksDB build when it is there (and still work when it is not).
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/fpdb-target
 BIN := $(CARGO_TARGET_DIR)/release/fpdb
+# The Python package (crates/fpdb-py) is built into a wheel and tested in a
+# virtual environment inside the clone, with pinned tools.
+VENV := $(CURDIR)/.venv
+PYTHON := $(VENV)/bin/python
+PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
+WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup python python-test build lint fmt bench quality fuzz soak clean help
 
 all: test
 
 help:
 	@echo "make demo     build (release) and run the demo on data/"
 	@echo "make test     lint and run the whole test suite (what CI runs)"
+	@echo "make python   build the Python wheel and install it into .venv"
 	@echo "make bench    criterion benchmarks (numbers go to docs/BENCHMARKS.md)"
 	@echo "make quality  detection-quality report on the seed articles"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines"
 
-## Installs the native build's needs when missing: libclang and clang's
+## Installs the native build's needs when missing: Python 3 with venv (the
+## Python package's tests), libclang and clang's
 ## builtin headers (bindgen; libclang-cpp, which Debian ships by default, is
 ## not enough) and a
 ## C++ compiler (RocksDB). As root it installs them with apt-get; otherwise
@@ -36,6 +44,8 @@ setup:
 	fi; \
 	if ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1; then missing="$$missing g++"; fi; \
 	if ! command -v make >/dev/null 2>&1; then missing="$$missing make"; fi; \
+	if ! command -v python3 >/dev/null 2>&1; then missing="$$missing python3 python3-venv"; \
+	elif ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then missing="$$missing python3-venv"; fi; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "setup: installing$$missing (needed to build RocksDB)"; \
@@ -59,10 +69,35 @@ test: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	$(CARGO) test --release --workspace
+	$(MAKE) python-test
 
-lint: setup
+## The virtual environment with maturin, pytest, numpy and ruff, rebuilt
+## when the pinned versions change.
+$(VENV)/.installed: $(PY_REQUIREMENTS)
+	python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet -r $(PY_REQUIREMENTS)
+	touch $@
+
+## Builds the wheel (abi3, CPython >= 3.9) in the shared release profile and
+## installs it into the virtual environment.
+python: setup $(VENV)/.installed
+	rm -rf $(WHEELS)
+	$(VENV)/bin/maturin build --release --quiet -m crates/fpdb-py/Cargo.toml -o $(WHEELS)
+	$(PYTHON) -m pip install --quiet --force-reinstall --no-deps $(WHEELS)/fpdb-*.whl
+
+## Lints the Python code and runs its tests against the installed wheel
+## (pytest fails when it collects no test).
+python-test: python
+	$(VENV)/bin/ruff check crates/fpdb-py
+	$(VENV)/bin/ruff format --check crates/fpdb-py
+	cd crates/fpdb-py && $(PYTHON) -m pytest -q
+
+lint: setup $(VENV)/.installed
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check crates/fpdb-py
+	$(VENV)/bin/ruff format --check crates/fpdb-py
 
 fmt:
 	$(CARGO) fmt --all
@@ -94,3 +129,4 @@ soak: setup
 
 clean:
 	$(CARGO) clean
+	rm -rf $(VENV)

@@ -1,0 +1,127 @@
+//! Fingerprinting and de-duplication without a database.
+
+use fpdb::dedup::{Corpus, Representative};
+use fpdb::{Fingerprint, Simhasher};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+use rayon::prelude::*;
+
+use crate::args;
+use crate::db::simhash_options;
+use crate::errors::Kind;
+
+/// The simhash fingerprint of `text` (an int in 0..2**64).
+///
+/// `tokenizer` is "jieba" (default), "words" or "chars:N"; `weights` is
+/// "tfidf:8" (default), "tfidf" or "tf".
+///
+/// >>> import fpdb
+/// >>> a = fpdb.fingerprint("你妈妈喊你回家吃饭哦，回家罗回家罗")
+/// >>> b = fpdb.fingerprint("你妈妈叫你回家吃饭啦，回家罗回家罗")
+/// >>> bin(a ^ b).count("1") <= 3
+/// True
+#[pyfunction]
+#[pyo3(signature = (text, *, tokenizer=None, weights=None))]
+pub fn fingerprint(
+    py: Python<'_>,
+    text: &str,
+    tokenizer: Option<&str>,
+    weights: Option<&str>,
+) -> PyResult<u64> {
+    let simhasher = Simhasher::new(simhash_options(tokenizer, weights)?);
+    let text = text.to_owned();
+    Ok(py.detach(move || simhasher.fingerprint(&text)).0)
+}
+
+/// Fingerprints of many texts, computed in parallel on all cores, as a
+/// numpy uint64 array.
+#[pyfunction]
+#[pyo3(signature = (texts, *, tokenizer=None, weights=None))]
+pub fn fingerprint_many<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    tokenizer: Option<&str>,
+    weights: Option<&str>,
+) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    let simhasher = Simhasher::new(simhash_options(tokenizer, weights)?);
+    let texts = args::strings(texts, "texts")?;
+    let fps: Vec<u64> = py.detach(move || {
+        texts
+            .par_iter()
+            .map(|text| simhasher.fingerprint(text).0)
+            .collect()
+    });
+    Ok(PyArray1::from_vec(py, fps))
+}
+
+/// Near-duplicates among `items` in memory, no database: `items` a numpy
+/// uint64 array or a sequence of int fingerprints, or a sequence of str
+/// texts (fingerprinted first with `tokenizer` and `weights`).
+///
+/// Returns the pairs of positions within `k` as three numpy arrays
+/// `(a, b, distance)` with `a < b`; with `clusters=True`, the groups of
+/// positions linked by chains of such pairs instead, as a list of lists
+/// (each increasing; positions without a near-duplicate are in none).
+#[pyfunction]
+#[pyo3(signature = (items, *, k=3, clusters=false, tokenizer=None, weights=None))]
+pub fn dedup<'py>(
+    py: Python<'py>,
+    items: &Bound<'py, PyAny>,
+    k: u32,
+    clusters: bool,
+    tokenizer: Option<&str>,
+    weights: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let fps = fingerprints_or_texts(py, items, tokenizer, weights)?;
+    if clusters {
+        let corpus: Corpus = fps.iter().map(|&fp| ("", fp)).collect();
+        let groups = py
+            .detach(move || corpus.clusters(k, Representative::FirstSeen))
+            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+        let members: Vec<Vec<usize>> = groups.into_iter().map(|group| group.members).collect();
+        return Ok(PyList::new(py, members)?.into_any());
+    }
+    let pairs = py
+        .detach(move || fpdb::dedup::near_pairs(&fps, k))
+        .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+    let a: Vec<u64> = pairs.iter().map(|pair| pair.a as u64).collect();
+    let b: Vec<u64> = pairs.iter().map(|pair| pair.b as u64).collect();
+    let distance: Vec<u8> = pairs
+        .iter()
+        .map(|pair| u8::try_from(pair.distance).unwrap_or(u8::MAX))
+        .collect();
+    let arrays = (
+        PyArray1::from_vec(py, a),
+        PyArray1::from_vec(py, b),
+        PyArray1::from_vec(py, distance),
+    );
+    Ok(arrays.into_pyobject(py)?.into_any())
+}
+
+/// Fingerprints as given, or of texts as given: a sequence whose first
+/// element is a str holds texts.
+fn fingerprints_or_texts(
+    py: Python<'_>,
+    items: &Bound<'_, PyAny>,
+    tokenizer: Option<&str>,
+    weights: Option<&str>,
+) -> PyResult<Vec<Fingerprint>> {
+    let first_is_text = items
+        .len()
+        .ok()
+        .filter(|&len| len > 0)
+        .and_then(|_| items.get_item(0).ok())
+        .is_some_and(|first| first.is_instance_of::<PyString>());
+    if !first_is_text {
+        return args::fingerprints(items);
+    }
+    let simhasher = Simhasher::new(simhash_options(tokenizer, weights)?);
+    let texts = args::strings(items, "items")?;
+    Ok(py.detach(move || {
+        texts
+            .par_iter()
+            .map(|text| simhasher.fingerprint(text))
+            .collect()
+    }))
+}

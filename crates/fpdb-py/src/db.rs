@@ -1,0 +1,732 @@
+//! `fpdb.Db`: the database handle. Every call that may take long runs with
+//! the GIL released, so many Python threads can query at once while
+//! another writes.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use fpdb::simhash::{Tokenizer, Weighting};
+use fpdb::{BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint, OpenOptions};
+use fpdb::{Options, SimhashOptions};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyTuple};
+
+use crate::args::{self, FingerprintOrText};
+use crate::errors::{to_py, Kind};
+use crate::export::{PyExport, Reader};
+use crate::results::{matches, PyBatchMatches, PyChecked, PyFingerprintPairs, PyMatch};
+
+/// Documents handed to a bulk load at once, between which the GIL is
+/// taken to read more from Python.
+const BULK_CHUNK: usize = 65_536;
+
+/// An open fpdb database.
+///
+/// >>> import fpdb, tempfile, os
+/// >>> path = os.path.join(tempfile.mkdtemp(), "pages.fpdb")
+/// >>> with fpdb.Db.create(path, k=3) as db:
+/// ...     db.insert("https://example.com/a", 0x0123_4567_89ab_cdef)
+/// ...     [m.ids for m in db.query(0x0123_4567_89ab_cdee)]
+/// [['https://example.com/a']]
+#[pyclass(module = "fpdb", name = "Db", frozen)]
+#[derive(Debug)]
+pub struct PyDb {
+    /// `None` once closed. Calls clone the `Arc` and drop the lock at once,
+    /// so no lock is held while the GIL is released.
+    db: Mutex<Option<Arc<Db>>>,
+    /// Reader threads of exports, stopped on close.
+    exports: Mutex<Vec<Reader>>,
+    path: PathBuf,
+    read_only: bool,
+    cache_bytes: Option<usize>,
+}
+
+impl PyDb {
+    fn handle(&self) -> PyResult<Arc<Db>> {
+        let guard = self.db.lock().unwrap_or_else(PoisonError::into_inner);
+        guard
+            .clone()
+            .ok_or_else(|| Kind::Closed.err(format!("database {} is closed", self.path.display())))
+    }
+
+    fn open_with(
+        py: Python<'_>,
+        path: PathBuf,
+        options: OpenOptions,
+        cache_bytes: Option<usize>,
+    ) -> PyResult<PyDb> {
+        let read_only = options.read_only;
+        let opened = {
+            let path = path.clone();
+            py.detach(move || options.open(&path))
+        };
+        let db = opened.map_err(to_py)?;
+        Ok(PyDb {
+            db: Mutex::new(Some(Arc::new(db))),
+            exports: Mutex::new(Vec::new()),
+            path,
+            read_only,
+            cache_bytes,
+        })
+    }
+
+    fn fingerprint_of(&self, db: &Db, value: &Bound<'_, PyAny>) -> PyResult<Fingerprint> {
+        Ok(match args::fingerprint_or_text(value)? {
+            FingerprintOrText::Fingerprint(fp) => fp,
+            FingerprintOrText::Text(text) => db.fingerprint_text(&text),
+        })
+    }
+}
+
+fn open_options(read_only: bool, cache_bytes: Option<usize>, sync: bool) -> OpenOptions {
+    let mut options = OpenOptions::new().read_only(read_only).sync(sync);
+    if let Some(bytes) = cache_bytes {
+        options = options.block_cache_bytes(bytes);
+    }
+    options
+}
+
+/// Simhash options from the names the CLI uses (`jieba`, `words`,
+/// `chars:N`; `tf`, `tfidf`, `tfidf:N`).
+pub fn simhash_options(tokenizer: Option<&str>, weights: Option<&str>) -> PyResult<SimhashOptions> {
+    let mut options = SimhashOptions::default();
+    if let Some(name) = tokenizer {
+        options.tokenizer = name
+            .parse::<Tokenizer>()
+            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+    }
+    if let Some(name) = weights {
+        options.weighting = name
+            .parse::<Weighting>()
+            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+    }
+    Ok(options)
+}
+
+#[pymethods]
+impl PyDb {
+    /// Creates a database in `path` (a new or empty directory) and opens it.
+    ///
+    /// `k` is the largest distance it answers; `expected` the number of
+    /// fingerprints it is sized for (the table design follows from both,
+    /// or name one with `design`, e.g. "split-4"); `tokenizer` and
+    /// `weights` say how `insert_text` and `query_text` fingerprint text.
+    /// With `exist_ok=True` an existing database is opened instead, with
+    /// the options it was created with.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, k=3, expected=None, design="auto", tokenizer=None, weights=None,
+                        block_bytes=None, exist_ok=false, cache_bytes=None, sync=false))]
+    #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
+    fn create(
+        py: Python<'_>,
+        path: PathBuf,
+        k: u32,
+        expected: Option<u64>,
+        design: &str,
+        tokenizer: Option<&str>,
+        weights: Option<&str>,
+        block_bytes: Option<usize>,
+        exist_ok: bool,
+        cache_bytes: Option<usize>,
+        sync: bool,
+    ) -> PyResult<PyDb> {
+        let design = design
+            .parse::<DesignChoice>()
+            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+        let mut options = Options::default()
+            .k(k)
+            .design(design)
+            .simhash(simhash_options(tokenizer, weights)?);
+        if let Some(expected) = expected {
+            options = options.expected_size(expected);
+        }
+        if let Some(bytes) = block_bytes {
+            options = options.block_bytes(bytes);
+        }
+        let open = open_options(false, cache_bytes, sync);
+        let open = if exist_ok {
+            open.create_if_missing(options)
+        } else {
+            open.create_new(options)
+        };
+        PyDb::open_with(py, path, open, cache_bytes)
+    }
+
+    /// Opens the database in `path`. A read-only handle takes no lock, so
+    /// any number of processes may read while one writes; it sees the
+    /// database as it was when opened.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, read_only=false, cache_bytes=None, sync=false))]
+    fn open(
+        py: Python<'_>,
+        path: PathBuf,
+        read_only: bool,
+        cache_bytes: Option<usize>,
+        sync: bool,
+    ) -> PyResult<PyDb> {
+        PyDb::open_with(
+            py,
+            path,
+            open_options(read_only, cache_bytes, sync),
+            cache_bytes,
+        )
+    }
+
+    /// Closes the handle (flushing what is in memory); later calls raise
+    /// `fpdb.ClosedError`. Calls running in other threads finish first.
+    fn close(&self, py: Python<'_>) {
+        let db = self
+            .db
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let exports =
+            std::mem::take(&mut *self.exports.lock().unwrap_or_else(PoisonError::into_inner));
+        py.detach(move || {
+            exports.into_iter().for_each(Reader::stop);
+            drop(db);
+        });
+    }
+
+    /// True once `close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.db
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> bool {
+        self.close(py);
+        false
+    }
+
+    /// The database directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// The largest distance the database answers (its default for queries).
+    #[getter]
+    fn k(&self) -> PyResult<u32> {
+        Ok(self.handle()?.k())
+    }
+
+    /// True for a handle opened with `read_only=True`.
+    #[getter]
+    fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// The table design's name, e.g. "split-4".
+    #[getter]
+    fn design(&self) -> PyResult<String> {
+        Ok(self.handle()?.design_name())
+    }
+
+    /// How to reopen this database, as a picklable `fpdb.DbConfig`
+    /// (read-only by default), e.g. in a worker process.
+    #[getter]
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let config = py.import("fpdb._config")?.getattr("DbConfig")?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("path", self.path.clone())?;
+        kwargs.set_item("cache_bytes", self.cache_bytes)?;
+        config.call((), Some(&kwargs))
+    }
+
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "an open fpdb.Db cannot be pickled: pickle db.config and call config.open() in the other process",
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        let state = if self.closed() { ", closed" } else { "" };
+        let mode = if self.read_only { ", read_only" } else { "" };
+        format!(
+            "fpdb.Db({:?}{mode}{state})",
+            self.path.display().to_string()
+        )
+    }
+
+    /// The fingerprint this database gives `text`.
+    fn fingerprint(&self, py: Python<'_>, text: &str) -> PyResult<u64> {
+        let db = self.handle()?;
+        let text = text.to_owned();
+        Ok(py.detach(move || db.fingerprint_text(&text)).0)
+    }
+
+    /// The fingerprint stored for `id`, or None.
+    fn get(&self, py: Python<'_>, id: &str) -> PyResult<Option<u64>> {
+        let db = self.handle()?;
+        let id = id.to_owned();
+        let found = py.detach(move || db.get(&id)).map_err(to_py)?;
+        Ok(found.map(|fp| fp.0))
+    }
+
+    /// Stores `id` with fingerprint `fp` (an int in 0..2**64), replacing
+    /// the fingerprint it had.
+    fn insert(&self, py: Python<'_>, id: &str, fp: &Bound<'_, PyAny>) -> PyResult<()> {
+        let fp = args::fingerprint(fp)?;
+        let db = self.handle()?;
+        let id = id.to_owned();
+        py.detach(move || db.insert(&id, fp)).map_err(to_py)
+    }
+
+    /// Fingerprints `text` with the database's options, stores it under
+    /// `id` and returns the fingerprint.
+    fn insert_text(&self, py: Python<'_>, id: &str, text: &str) -> PyResult<u64> {
+        let db = self.handle()?;
+        let (id, text) = (id.to_owned(), text.to_owned());
+        let fp = py
+            .detach(move || db.insert_text(&id, &text))
+            .map_err(to_py)?;
+        Ok(fp.0)
+    }
+
+    /// Stores many documents in one atomic write: `ids` a sequence of str,
+    /// `fps` a numpy uint64 array or a sequence of ints of the same length.
+    fn insert_many(
+        &self,
+        py: Python<'_>,
+        ids: &Bound<'_, PyAny>,
+        fps: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let ids = args::strings(ids, "ids")?;
+        let fps = args::fingerprints(fps)?;
+        if ids.len() != fps.len() {
+            return Err(Kind::InvalidInput.err(format!(
+                "{} ids but {} fingerprints",
+                ids.len(),
+                fps.len()
+            )));
+        }
+        let db = self.handle()?;
+        py.detach(move || {
+            let documents: Vec<(String, Fingerprint)> = ids.into_iter().zip(fps).collect();
+            db.insert_batch(&documents)
+        })
+        .map_err(to_py)
+    }
+
+    /// Removes `id`; returns the fingerprint it had, or None.
+    fn remove(&self, py: Python<'_>, id: &str) -> PyResult<Option<u64>> {
+        let db = self.handle()?;
+        let id = id.to_owned();
+        let removed = py.detach(move || db.remove(&id)).map_err(to_py)?;
+        Ok(removed.map(|fp| fp.0))
+    }
+
+    /// Removes every id of `ids` in one atomic write; returns how many
+    /// were stored.
+    fn remove_many(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let ids = args::strings(ids, "ids")?;
+        let db = self.handle()?;
+        py.detach(move || db.remove_batch(&ids)).map_err(to_py)
+    }
+
+    /// Every stored fingerprint within `k` (default: the database's k) of
+    /// `fp`, nearest first, as `Match(fingerprint, distance, ids)`.
+    #[pyo3(signature = (fp, k=None))]
+    fn query(
+        &self,
+        py: Python<'_>,
+        fp: &Bound<'_, PyAny>,
+        k: Option<i64>,
+    ) -> PyResult<Vec<PyMatch>> {
+        let fp = args::fingerprint(fp)?;
+        let db = self.handle()?;
+        let k = args::k_or(k, db.k())?;
+        let found = py.detach(move || db.query(fp, k)).map_err(to_py)?;
+        Ok(matches(found))
+    }
+
+    /// `query` of the fingerprint of `text` under the database's options.
+    #[pyo3(signature = (text, k=None))]
+    fn query_text(&self, py: Python<'_>, text: &str, k: Option<i64>) -> PyResult<Vec<PyMatch>> {
+        let db = self.handle()?;
+        let k = args::k_or(k, db.k())?;
+        let text = text.to_owned();
+        let found = py.detach(move || db.query_text(&text, k)).map_err(to_py)?;
+        Ok(matches(found))
+    }
+
+    /// Answers many queries at once (the paper's batch mode): `fps` a numpy
+    /// uint64 array or a sequence of ints. Returns `BatchMatches`: flat
+    /// arrays `query_index`, `fingerprint`, `distance`, one row per match,
+    /// with `ids(row)` for the ids of a row.
+    #[pyo3(signature = (fps, k=None))]
+    fn query_many(
+        &self,
+        py: Python<'_>,
+        fps: &Bound<'_, PyAny>,
+        k: Option<i64>,
+    ) -> PyResult<PyBatchMatches> {
+        let fps = args::fingerprints(fps)?;
+        let db = self.handle()?;
+        let k = args::k_or(k, db.k())?;
+        let found = py.detach(move || db.query_batch(&fps, k)).map_err(to_py)?;
+        Ok(PyBatchMatches::new(found))
+    }
+
+    /// The near-duplicates of a document already stored, then stores it:
+    /// `fp_or_text` an int fingerprint or a str to fingerprint. The id
+    /// itself is never among the matches, and `previous` is the fingerprint
+    /// the id had before (None for a new id), so a crawler can tell an
+    /// unchanged re-crawl from a changed one. Atomic with other writers.
+    #[pyo3(signature = (id, fp_or_text, k=None))]
+    fn check_and_insert(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        fp_or_text: &Bound<'_, PyAny>,
+        k: Option<i64>,
+    ) -> PyResult<PyChecked> {
+        let db = self.handle()?;
+        let k = args::k_or(k, db.k())?;
+        let fp = self.fingerprint_of(&db, fp_or_text)?;
+        let id = id.to_owned();
+        let checked = py
+            .detach(move || db.check_and_insert(&id, fp, k))
+            .map_err(to_py)?;
+        Ok(PyChecked {
+            matches: matches(checked.matches),
+            previous: checked.previous.map(|fp| fp.0),
+            fingerprint: fp.0,
+        })
+    }
+
+    /// Every pair of stored fingerprints within `k` (default: the
+    /// database's k), as `FingerprintPairs` (arrays `a`, `b`, `distance`,
+    /// with `ids(i)`, `id_pairs()` and `clusters()`).
+    #[pyo3(signature = (k=None))]
+    fn near_pairs(&self, py: Python<'_>, k: Option<i64>) -> PyResult<PyFingerprintPairs> {
+        let db = self.handle()?;
+        let k = args::k_or(k, db.k())?;
+        let pairs = py.detach(move || db.near_pairs(k)).map_err(to_py)?;
+        Ok(PyFingerprintPairs::new(pairs))
+    }
+
+    /// Groups of stored ids linked by chains of near-duplicates within `k`,
+    /// each as `(representative, ids)`: `near_pairs(k).clusters()`.
+    #[pyo3(signature = (k=None))]
+    fn clusters(&self, py: Python<'_>, k: Option<i64>) -> PyResult<Vec<(String, Vec<String>)>> {
+        let db = self.handle()?;
+        let k = args::k_or(k, db.k())?;
+        let clusters = py
+            .detach(move || db.near_pairs(k).map(|pairs| fpdb::id_clusters(&pairs)))
+            .map_err(to_py)?;
+        Ok(clusters
+            .into_iter()
+            .map(|cluster| (cluster.representative, cluster.ids))
+            .collect())
+    }
+
+    /// Loads documents into an empty database far faster than inserting
+    /// them: either `documents`, an iterable of `(id, fp)` or `(id, text)`
+    /// pairs, or `ids` with `fps` (a numpy uint64 array or a sequence of
+    /// ints) or with `texts`. `progress` is a callable taking
+    /// `(phase, documents, done, total)`, or True for a line on stderr.
+    /// Returns a summary dict.
+    #[pyo3(signature = (documents=None, *, ids=None, fps=None, texts=None, progress=None, memory_bytes=None))]
+    #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
+    fn bulk_load<'py>(
+        &self,
+        py: Python<'py>,
+        documents: Option<&Bound<'py, PyAny>>,
+        ids: Option<&Bound<'py, PyAny>>,
+        fps: Option<&Bound<'py, PyAny>>,
+        texts: Option<&Bound<'py, PyAny>>,
+        progress: Option<Bound<'py, PyAny>>,
+        memory_bytes: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let source = BulkSource::new(documents, ids, fps, texts)?;
+        // The loader needs the database to itself: take it out of the
+        // handle, so other calls fail (ClosedError names the reason)
+        // instead of waiting on a lock while holding the GIL.
+        let mut arc = self
+            .db
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .ok_or_else(|| Kind::Closed.err("database is closed"))?;
+        let result = match Arc::get_mut(&mut arc) {
+            Some(db) => bulk_load(py, db, source, progress, memory_bytes),
+            None => Err(Kind::Error.err(
+                "bulk_load needs the database to itself: other calls on this handle are running",
+            )),
+        };
+        *self.db.lock().unwrap_or_else(PoisonError::into_inner) = Some(arc);
+        let summary = result?;
+        let dict = PyDict::new(py);
+        dict.set_item("documents", summary.documents)?;
+        dict.set_item("ids", summary.ids)?;
+        dict.set_item("fingerprints", summary.fingerprints)?;
+        dict.set_item("spilled_runs", summary.spilled_runs)?;
+        dict.set_item("seconds", summary.elapsed.as_secs_f64())?;
+        Ok(dict)
+    }
+
+    /// Counts and sizes, as a dict; reads no block.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let stats = self.handle()?.stats();
+        let dict = PyDict::new(py);
+        dict.set_item("fingerprints", stats.fingerprints)?;
+        dict.set_item("ids", stats.ids)?;
+        dict.set_item("k", stats.k)?;
+        dict.set_item("design", stats.design)?;
+        dict.set_item("simhash", stats.simhash.to_string())?;
+        dict.set_item("directory_bytes", stats.directory_bytes)?;
+        dict.set_item("block_cache_bytes", stats.block_cache_bytes)?;
+        dict.set_item("delta_added", stats.delta_added)?;
+        dict.set_item("delta_removed", stats.delta_removed)?;
+        dict.set_item("candidates_per_probe", stats.candidates_per_probe)?;
+        dict.set_item("keys_per_block", stats.keys_per_block)?;
+        dict.set_item("warnings", stats.warnings)?;
+        let tables = stats
+            .tables
+            .iter()
+            .map(|table| {
+                let entry = PyDict::new(py);
+                entry.set_item("prefix_bits", table.prefix_bits)?;
+                entry.set_item("blocks", table.blocks)?;
+                entry.set_item("bytes", table.bytes)?;
+                entry.set_item("bits_per_fingerprint", table.bits_per_fingerprint)?;
+                entry.set_item("disk_bytes", table.disk_bytes)?;
+                Ok(entry)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        dict.set_item("tables", tables)?;
+        Ok(dict)
+    }
+
+    /// Reads and checks every block, directory, counter and id entry.
+    /// Returns a dict: `clean` (bool), counts, and `problems` (one str
+    /// each, naming where).
+    fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let db = self.handle()?;
+        let report = py.detach(move || db.verify()).map_err(to_py)?;
+        let dict = PyDict::new(py);
+        dict.set_item("clean", report.is_clean())?;
+        dict.set_item("tables", report.tables)?;
+        dict.set_item("blocks", report.blocks)?;
+        dict.set_item("fingerprints", report.fingerprints)?;
+        dict.set_item("ids", report.ids)?;
+        let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+        dict.set_item("problems", problems)?;
+        dict.set_item("unlisted_problems", report.unlisted_problems)?;
+        Ok(dict)
+    }
+
+    /// Every stored `(id, fingerprint)`, in id byte order, from a
+    /// consistent snapshot, read ahead in a background thread.
+    fn export(&self) -> PyResult<PyExport> {
+        let (export, reader) = PyExport::start(self.handle()?)?;
+        let mut readers = self.exports.lock().unwrap_or_else(PoisonError::into_inner);
+        readers.retain(|reader| !reader.is_finished());
+        readers.push(reader);
+        Ok(export)
+    }
+
+    /// Writes what is in memory to disk.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        let db = self.handle()?;
+        py.detach(move || db.flush()).map_err(to_py)
+    }
+
+    /// Merges pending changes into the tables and compacts the storage.
+    fn compact(&self, py: Python<'_>) -> PyResult<()> {
+        let db = self.handle()?;
+        py.detach(move || db.compact()).map_err(to_py)
+    }
+}
+
+/// Where a bulk load's documents come from.
+enum BulkSource<'a, 'py> {
+    Pairs(&'a Bound<'py, PyAny>),
+    Fingerprints(Vec<String>, Vec<Fingerprint>),
+    Texts(Vec<String>, Vec<String>),
+}
+
+impl<'a, 'py> BulkSource<'a, 'py> {
+    fn new(
+        documents: Option<&'a Bound<'py, PyAny>>,
+        ids: Option<&'a Bound<'py, PyAny>>,
+        fps: Option<&'a Bound<'py, PyAny>>,
+        texts: Option<&'a Bound<'py, PyAny>>,
+    ) -> PyResult<Self> {
+        let usage = "bulk_load takes documents, or ids with fps, or ids with texts";
+        match (documents, ids, fps, texts) {
+            (Some(documents), None, None, None) => Ok(BulkSource::Pairs(documents)),
+            (None, Some(ids), Some(fps), None) => {
+                let (ids, fps) = (args::strings(ids, "ids")?, args::fingerprints(fps)?);
+                same_length(ids.len(), fps.len(), "fingerprints")?;
+                Ok(BulkSource::Fingerprints(ids, fps))
+            }
+            (None, Some(ids), None, Some(texts)) => {
+                let (ids, texts) = (args::strings(ids, "ids")?, args::strings(texts, "texts")?);
+                same_length(ids.len(), texts.len(), "texts")?;
+                Ok(BulkSource::Texts(ids, texts))
+            }
+            _ => Err(PyTypeError::new_err(usage)),
+        }
+    }
+}
+
+fn same_length(ids: usize, other: usize, what: &str) -> PyResult<()> {
+    if ids == other {
+        Ok(())
+    } else {
+        Err(Kind::InvalidInput.err(format!("{ids} ids but {other} {what}")))
+    }
+}
+
+fn bulk_load(
+    py: Python<'_>,
+    db: &mut Db,
+    source: BulkSource<'_, '_>,
+    progress: Option<Bound<'_, PyAny>>,
+    memory_bytes: Option<usize>,
+) -> PyResult<fpdb::BulkSummary> {
+    let mut options = BulkOptions::default();
+    if let Some(bytes) = memory_bytes {
+        options = options.memory_bytes(bytes);
+    }
+    let simhasher = db.simhasher().clone();
+    let mut loader = db.bulk_loader(options).map_err(to_py)?;
+    if let Some(report) = progress_reporter(progress)? {
+        loader.set_progress(report);
+    }
+    match source {
+        BulkSource::Fingerprints(ids, fps) => {
+            let documents: Vec<(String, Fingerprint)> = ids.into_iter().zip(fps).collect();
+            py.detach(|| loader.add_all(documents)).map_err(to_py)?;
+        }
+        BulkSource::Texts(ids, texts) => {
+            let documents: Vec<(&str, &str)> = ids
+                .iter()
+                .map(String::as_str)
+                .zip(texts.iter().map(String::as_str))
+                .collect();
+            py.detach(|| loader.add_texts(&documents)).map_err(to_py)?;
+        }
+        BulkSource::Pairs(documents) => {
+            let mut chunk: Vec<(String, Fingerprint)> = Vec::with_capacity(BULK_CHUNK);
+            let mut texts: Vec<(String, String)> = Vec::new();
+            let iterator = documents.try_iter().map_err(|_| {
+                PyTypeError::new_err("documents must be an iterable of (id, fp or text) pairs")
+            })?;
+            for (position, item) in iterator.enumerate() {
+                let (id, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+                    item?.extract().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "documents[{position}] is not an (id, fp or text) pair"
+                        ))
+                    })?;
+                let id = id
+                    .cast::<PyString>()
+                    .map_err(|_| {
+                        PyTypeError::new_err(format!("documents[{position}]: the id is not a str"))
+                    })?
+                    .to_cow()?
+                    .into_owned();
+                match args::fingerprint_or_text(&value)? {
+                    FingerprintOrText::Fingerprint(fp) => chunk.push((id, fp)),
+                    FingerprintOrText::Text(text) => texts.push((id, text)),
+                }
+                if chunk.len() + texts.len() >= BULK_CHUNK {
+                    add_chunk(py, &simhasher, &mut loader, &mut chunk, &mut texts)?;
+                }
+            }
+            add_chunk(py, &simhasher, &mut loader, &mut chunk, &mut texts)?;
+        }
+    }
+    py.detach(move || loader.finish()).map_err(to_py)
+}
+
+/// Hands a chunk of documents to the loader with the GIL released; texts
+/// are fingerprinted in parallel first.
+fn add_chunk(
+    py: Python<'_>,
+    simhasher: &fpdb::Simhasher,
+    loader: &mut fpdb::BulkLoader<'_>,
+    chunk: &mut Vec<(String, Fingerprint)>,
+    texts: &mut Vec<(String, String)>,
+) -> PyResult<()> {
+    py.detach(|| {
+        use rayon::prelude::*;
+        let hashed: Vec<(String, Fingerprint)> = texts
+            .par_drain(..)
+            .map(|(id, text)| {
+                let fp = simhasher.fingerprint(&text);
+                (id, fp)
+            })
+            .collect();
+        chunk.extend(hashed);
+        loader.add_all(chunk.drain(..))
+    })
+    .map_err(to_py)
+}
+
+type Reporter = Box<dyn FnMut(&BulkProgress) + Send>;
+
+fn progress_reporter(progress: Option<Bound<'_, PyAny>>) -> PyResult<Option<Reporter>> {
+    let Some(progress) = progress else {
+        return Ok(None);
+    };
+    if progress.is_instance_of::<pyo3::types::PyBool>() {
+        if !progress.is_truthy()? {
+            return Ok(None);
+        }
+        return Ok(Some(Box::new(|report: &BulkProgress| {
+            eprint!(
+                "\rbulk load: {} {} documents {}/{}   ",
+                phase_name(report.phase),
+                report.documents,
+                report.done,
+                report.total
+            );
+            if report.phase == BulkPhase::Ingesting {
+                eprintln!();
+            }
+        })));
+    }
+    if !progress.is_callable() {
+        return Err(PyTypeError::new_err(
+            "progress must be True, False, None or a callable",
+        ));
+    }
+    let callback: Py<PyAny> = progress.unbind();
+    Ok(Some(Box::new(move |report: &BulkProgress| {
+        Python::attach(|py| {
+            let arguments = (
+                phase_name(report.phase),
+                report.documents,
+                report.done,
+                report.total,
+            );
+            if let Err(error) = callback.call1(py, arguments) {
+                // A failing progress callback must not abort the load.
+                error.write_unraisable(py, Some(callback.bind(py)));
+            }
+        });
+    })))
+}
+
+fn phase_name(phase: BulkPhase) -> &'static str {
+    match phase {
+        BulkPhase::Reading => "reading",
+        BulkPhase::Sorting => "sorting",
+        BulkPhase::Writing => "writing",
+        BulkPhase::Ingesting => "ingesting",
+    }
+}

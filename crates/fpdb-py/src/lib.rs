@@ -1,0 +1,31 @@
+//! The native part of the `fpdb` Python package (`fpdb._fpdb`): the
+//! database handle, its results, and fingerprinting and de-duplication
+//! without a database. The Python part (`python/fpdb/`) re-exports these
+//! and defines the exception classes.
+#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
+
+mod args;
+mod corpus;
+mod db;
+mod errors;
+mod export;
+mod results;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<db::PyDb>()?;
+    module.add_class::<results::PyMatch>()?;
+    module.add_class::<results::PyChecked>()?;
+    module.add_class::<results::PyBatchMatches>()?;
+    module.add_class::<results::PyFingerprintPairs>()?;
+    module.add_class::<export::PyExport>()?;
+    module.add_function(wrap_pyfunction!(corpus::fingerprint, module)?)?;
+    module.add_function(wrap_pyfunction!(corpus::fingerprint_many, module)?)?;
+    module.add_function(wrap_pyfunction!(corpus::dedup, module)?)?;
+    module.add("DEFAULT_K", fpdb::DEFAULT_K)?;
+    module.add("MAX_ID_BYTES", fpdb::MAX_ID_BYTES)?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
