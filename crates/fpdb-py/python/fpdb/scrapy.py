@@ -1,0 +1,126 @@
+"""A Scrapy item pipeline that drops (or tags) near-duplicate pages.
+
+Enable it in a project's ``settings.py``::
+
+    ITEM_PIPELINES = {"fpdb.scrapy.NearDuplicatePipeline": 300}
+    FPDB_PATH = "crawl.fpdb"       # created on first use, reused by later crawls
+    FPDB_TEXT_FIELD = "text"       # the item field holding the page's main text
+    FPDB_ID_FIELD = "url"          # the item field naming the document
+    FPDB_ACTION = "drop"           # or "tag": keep the item, list its duplicates
+
+Each item is checked and stored in one atomic step
+(:meth:`fpdb.Db.check_and_insert`), so the database remembers every page
+kept or dropped. An item is a near-duplicate when another stored document
+is within ``FPDB_K`` bits (default: the database's k, 3 unless created
+otherwise); a page whose id was stored before with a fingerprint within k
+("seen before": a re-crawl that did not change) is dropped too unless
+``FPDB_DROP_SEEN = False``. A re-crawl that changed more passes on.
+
+Counts go to Scrapy's stats: ``fpdb/unique``, ``fpdb/near_duplicate``,
+``fpdb/seen_before``, ``fpdb/changed`` and ``fpdb/no_text``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import DropItem, NotConfigured
+
+import fpdb
+
+
+class NearDuplicatePipeline:
+    """Checks every item against the pages stored so far; see the module
+    docstring for its settings."""
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        text_field: str = "text",
+        id_field: str = "url",
+        action: str = "drop",
+        tag_field: str = "near_duplicates",
+        k: int | None = None,
+        drop_seen: bool = True,
+        create_options: dict[str, Any] | None = None,
+        stats: Any = None,
+    ) -> None:
+        if action not in ("drop", "tag"):
+            raise NotConfigured(f"FPDB_ACTION must be 'drop' or 'tag', not {action!r}")
+        self.path = path
+        self.text_field = text_field
+        self.id_field = id_field
+        self.action = action
+        self.tag_field = tag_field
+        self.k = k
+        self.drop_seen = drop_seen
+        self.create_options = create_options or {}
+        self.stats = stats
+        self.db: fpdb.Db | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> NearDuplicatePipeline:
+        settings = crawler.settings
+        path = settings.get("FPDB_PATH")
+        if not path:
+            raise NotConfigured("set FPDB_PATH to the database directory")
+        create_options = {
+            name: settings.get(f"FPDB_{name.upper()}")
+            for name in ("expected", "design", "tokenizer", "weights")
+            if settings.get(f"FPDB_{name.upper()}") is not None
+        }
+        k = settings.get("FPDB_K")
+        return cls(
+            path,
+            text_field=settings.get("FPDB_TEXT_FIELD", "text"),
+            id_field=settings.get("FPDB_ID_FIELD", "url"),
+            action=settings.get("FPDB_ACTION", "drop"),
+            tag_field=settings.get("FPDB_TAG_FIELD", "near_duplicates"),
+            k=None if k is None else int(k),
+            drop_seen=settings.getbool("FPDB_DROP_SEEN", True),
+            create_options=create_options,
+            stats=crawler.stats,
+        )
+
+    def open_spider(self, spider: Any = None) -> None:
+        self.db = fpdb.Db.create(self.path, exist_ok=True, **self.create_options)
+
+    def close_spider(self, spider: Any = None) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    def _count(self, name: str) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(f"fpdb/{name}")
+
+    def process_item(self, item: Any, spider: Any = None) -> Any:
+        if self.db is None:
+            raise RuntimeError("NearDuplicatePipeline used before open_spider")
+        adapter = ItemAdapter(item)
+        text = adapter.get(self.text_field)
+        doc_id = adapter.get(self.id_field)
+        if not isinstance(text, str) or not text.strip() or not isinstance(doc_id, str):
+            # Nothing to compare: pass the item on untouched.
+            self._count("no_text")
+            return item
+        checked = self.db.check_and_insert(doc_id, text, self.k)
+        k = self.db.k if self.k is None else self.k
+        previous = checked.previous
+        if previous is not None and bin(previous ^ checked.fingerprint).count("1") <= k:
+            self._count("seen_before")
+            if self.drop_seen:
+                raise DropItem(f"{doc_id} was seen before with the same content")
+        elif previous is not None:
+            self._count("changed")
+        if not checked.matches:
+            self._count("unique")
+            return item
+        self._count("near_duplicate")
+        duplicates = [doc for found in checked.matches for doc in found.ids]
+        if self.action == "drop":
+            raise DropItem(f"{doc_id} is a near-duplicate of {', '.join(duplicates[:5])}")
+        adapter[self.tag_field] = duplicates
+        return item
