@@ -170,6 +170,22 @@ pub struct InputArgs {
     pub inputs: Vec<PathBuf>,
 }
 
+/// When `add` and `check` store what they read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Apply {
+    /// `stream` when standard input is a pipe, a socket or a terminal,
+    /// `validate` for files (and standard input redirected from a file).
+    Auto,
+    /// Store (and, for `check`, answer) each document as soon as it has
+    /// arrived, flushing each answer: for a crawler running fpdb as a
+    /// co-process. A bad line stops the command after everything before
+    /// it was stored.
+    Stream,
+    /// Read and check all input first; a bad line stops the command with
+    /// nothing stored.
+    Validate,
+}
+
 /// How results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
@@ -210,6 +226,9 @@ pub struct AddArgs {
     /// fsync every batch (survives a power failure, not only a crash).
     #[arg(long)]
     pub sync: bool,
+    /// When to store what is read.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub apply: Apply,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -244,9 +263,13 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     pub format: OutputFormat,
-    /// fsync every insert.
+    /// fsync every insert (each answered document then survives a power
+    /// failure, not only a crash).
     #[arg(long)]
     pub sync: bool,
+    /// When to store and answer what is read.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub apply: Apply,
     #[command(flatten)]
     pub input: InputArgs,
 }

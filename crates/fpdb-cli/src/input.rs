@@ -7,10 +7,14 @@
 //!
 //! `load` reads its inputs once: its bulk loader shows nothing before it
 //! finishes, so stopping at a bad line leaves nothing behind.
-//! Commands that write (`add`, `check`) read their inputs twice: once to
-//! validate every line, then again to apply them, so that a bad line stops
-//! the command before anything is stored. Standard input is spooled to a
-//! temporary file for that, so inputs larger than memory work.
+//! Commands that write (`add`, `check`) either validate first or stream
+//! ([`Apply`]). Validating reads the inputs twice: once to check every
+//! line, then again to apply them, so that a bad line stops the command
+//! before anything is stored (standard input is spooled to a temporary
+//! file for that, so inputs larger than memory work). Streaming hands each
+//! document over as soon as it has arrived and nothing more is waiting, so
+//! a crawler can run `fpdb check` as a co-process and read each answer
+//! before it writes the next page.
 
 use std::fmt;
 use std::fs::File;
@@ -24,7 +28,7 @@ use fpdb::{Fingerprint, Simhasher};
 use fpdb_input::{check_id, parse_id_line, parse_line, LineFormat};
 pub use fpdb_input::{Payload, Record, Role};
 
-use crate::cli::{InputArgs, InputFormat};
+use crate::cli::{Apply, InputArgs, InputFormat};
 
 // The parsers check ids against their own copy of the database's limit.
 const _: () = assert!(fpdb_input::MAX_ID_BYTES == fpdb::MAX_ID_BYTES);
@@ -116,10 +120,15 @@ pub struct Inputs {
     bytes_read: Arc<AtomicU64>,
     /// Most records per batch handed to a command.
     chunk_records: usize,
+    /// Hand a batch over as soon as the input has nothing more buffered.
+    eager: bool,
 }
 
 /// Records per batch handed to a command, unless it asks for another size.
 pub const CHUNK: usize = 10_000;
+/// Bytes read from an input at once: large, so that a streamed file or a
+/// fast pipe still arrives in big batches.
+const READ_BUFFER: usize = 1 << 20;
 /// A batch is handed over early once its ids and texts reach this many
 /// bytes, so large batches of long texts stay bounded in memory.
 const CHUNK_BYTES: usize = 64 << 20;
@@ -156,6 +165,7 @@ impl Inputs {
             skipped: 0,
             bytes_read: Arc::default(),
             chunk_records: CHUNK,
+            eager: false,
         }
     }
 
@@ -206,6 +216,31 @@ impl Inputs {
         result
     }
 
+    /// [`Inputs::stream`], but a batch is also handed over whenever the
+    /// input has nothing more buffered (the next read could wait), so each
+    /// document is applied and answered before the command waits for
+    /// more. A bad line stops the command after what came before it was
+    /// applied (or, with `--skip-bad`, is skipped).
+    pub fn stream_eagerly(&mut self, each: impl FnMut(Vec<Record>) -> Result<()>) -> Result<()> {
+        self.eager = true;
+        let result = self.stream(each);
+        self.eager = false;
+        result
+    }
+
+    /// Whether `apply` streams for these inputs: `auto` streams when one
+    /// of them is standard input that is a pipe, a socket or a terminal
+    /// (a co-process), and validates files and redirected regular files.
+    pub fn streams(&self, apply: Apply) -> bool {
+        match apply {
+            Apply::Stream => true,
+            Apply::Validate => false,
+            Apply::Auto => {
+                self.sources.iter().any(|s| matches!(s, Source::Stdin)) && !stdin_is_regular_file()
+            }
+        }
+    }
+
     /// [`Inputs::stream`], but every input is read and checked completely
     /// before `each` sees the first record: a bad line (without
     /// `--skip-bad`) stops the command with nothing applied.
@@ -239,29 +274,29 @@ impl Inputs {
         mut each: impl FnMut(Vec<Record>) -> Result<()>,
         mut bad: impl FnMut(BadLine) -> Result<()>,
     ) -> Result<()> {
-        let limit = self.chunk_records;
-        let mut chunk = Vec::with_capacity(limit.min(CHUNK));
-        let mut chunk_bytes = 0usize;
+        let eager = self.eager;
+        let mut batch = Batch::new(self.chunk_records);
         let numbered_by_file = self.sources.len() > 1;
         for source in &self.sources {
             let format = format_for(self.format, source.path(), self.role);
             let name = source.name();
-            let mut handle = |item: Result<Record, BadLine>| -> Result<()> {
-                match item {
-                    Ok(record) => {
-                        chunk_bytes += record.id.len();
-                        if let Payload::Text(text) = &record.payload {
-                            chunk_bytes += text.len();
-                        }
-                        chunk.push(record);
-                        if chunk.len() >= limit || chunk_bytes >= CHUNK_BYTES {
-                            let fresh = Vec::with_capacity(limit.min(CHUNK));
-                            each(std::mem::replace(&mut chunk, fresh))?;
-                            chunk_bytes = 0;
+            let mut handle = |event: Event| -> Result<()> {
+                match event {
+                    Event::Idle => batch.hand_over(&mut each),
+                    Event::Record(Ok(record)) => {
+                        if batch.push(record) {
+                            batch.hand_over(&mut each)?;
                         }
                         Ok(())
                     }
-                    Err(line) => bad(line),
+                    Event::Record(Err(line)) => {
+                        // Streaming, what came before a bad line is stored
+                        // before the line stops (or is skipped by) the command.
+                        if eager {
+                            batch.hand_over(&mut each)?;
+                        }
+                        bad(line)
+                    }
                 }
             };
             if format == InputFormat::Files {
@@ -275,10 +310,10 @@ impl Inputs {
                             .fetch_add(text.len() as u64, Ordering::Relaxed);
                     }
                 }
-                handle(record)?;
+                handle(Event::Record(record))?;
                 continue;
             }
-            let reader = BufReader::new(source.open()?);
+            let mut reader = BufReader::with_capacity(READ_BUFFER, source.open()?);
             let format = match format {
                 InputFormat::Fps => LineFormat::Fps,
                 InputFormat::Jsonl => LineFormat::Jsonl,
@@ -290,13 +325,48 @@ impl Inputs {
                 role: self.role,
                 numbered_by_file,
                 bytes_read: &self.bytes_read,
+                eager: self.eager,
             };
-            read_lines(&context, reader, &mut handle)?;
+            read_lines(&context, &mut reader, &mut handle)?;
         }
-        if !chunk.is_empty() {
-            each(chunk)?;
+        batch.hand_over(&mut each)
+    }
+}
+
+/// Records gathered for a command, handed over when full (by count or by
+/// bytes of ids and texts) or when asked.
+struct Batch {
+    records: Vec<Record>,
+    bytes: usize,
+    limit: usize,
+}
+
+impl Batch {
+    fn new(limit: usize) -> Self {
+        Batch {
+            records: Vec::with_capacity(limit.min(CHUNK)),
+            bytes: 0,
+            limit,
         }
-        Ok(())
+    }
+
+    /// Adds a record; true when the batch is full.
+    fn push(&mut self, record: Record) -> bool {
+        self.bytes += record.id.len();
+        if let Payload::Text(text) = &record.payload {
+            self.bytes += text.len();
+        }
+        self.records.push(record);
+        self.records.len() >= self.limit || self.bytes >= CHUNK_BYTES
+    }
+
+    fn hand_over(&mut self, each: &mut impl FnMut(Vec<Record>) -> Result<()>) -> Result<()> {
+        if self.records.is_empty() {
+            return Ok(());
+        }
+        let fresh = Vec::with_capacity(self.limit.min(CHUNK));
+        self.bytes = 0;
+        each(std::mem::replace(&mut self.records, fresh))
     }
 }
 
@@ -323,12 +393,21 @@ struct LineContext<'a> {
     /// Several inputs: `lines` ids are FILE:LINE, not just LINE.
     numbered_by_file: bool,
     bytes_read: &'a AtomicU64,
+    /// Report [`Event::Idle`] whenever the buffer runs dry.
+    eager: bool,
 }
 
-fn read_lines(
+/// What reading an input reports.
+enum Event {
+    Record(Result<Record, BadLine>),
+    /// Nothing more is buffered: the next read may wait for the writer.
+    Idle,
+}
+
+fn read_lines<R: Read>(
     context: &LineContext<'_>,
-    mut reader: impl BufRead,
-    handle: &mut impl FnMut(Result<Record, BadLine>) -> Result<()>,
+    reader: &mut BufReader<R>,
+    handle: &mut impl FnMut(Event) -> Result<()>,
 ) -> Result<()> {
     let name = context.name;
     let source = context.numbered_by_file.then_some(name);
@@ -349,12 +428,35 @@ fn read_lines(
             .fetch_add(raw.len() as u64, Ordering::Relaxed);
         match parse_line(context.format, context.role, &raw, number, source) {
             Ok(None) => {}
-            Ok(Some(record)) => handle(Ok(record))?,
-            Err(bad) => handle(Err(BadLine {
+            Ok(Some(record)) => handle(Event::Record(Ok(record)))?,
+            Err(bad) => handle(Event::Record(Err(BadLine {
                 location: format!("{name}:{number}"),
                 what: bad.to_string(),
-            }))?,
+            })))?,
         }
+        if context.eager && reader.buffer().is_empty() {
+            handle(Event::Idle)?;
+        }
+    }
+}
+
+/// Whether standard input is a regular file (redirected from one), as
+/// opposed to a pipe, a socket or a terminal.
+fn stdin_is_regular_file() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .map(File::from)
+            .and_then(|file| file.metadata())
+            .is_ok_and(|metadata| metadata.file_type().is_file())
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::IsTerminal;
+        !io::stdin().is_terminal()
     }
 }
 

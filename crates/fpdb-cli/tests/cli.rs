@@ -190,10 +190,11 @@ fn bad_line_stops_with_nothing_applied_and_skip_bad_goes_on() {
     assert_eq!(matches(&answers[0]), vec![], "nothing of bad.tsv is stored");
     assert_eq!(stats(dir)["ids"], 0);
 
-    // Standard input too, and JSON Lines.
+    // Standard input too (validated first when asked; a pipe streams by
+    // default, tests/stream.rs), and JSON Lines.
     let out = fpdb(
         dir,
-        &["add", "db", "--input", "jsonl"],
+        &["add", "db", "--apply", "validate", "--input", "jsonl"],
         "{\"id\": \"j\", \"fp\": \"0123456789abcdef\"}\n{\"id\": \"k\"\n",
     );
     assert_eq!(out.status.code(), Some(2));

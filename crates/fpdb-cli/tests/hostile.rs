@@ -382,9 +382,11 @@ fn ids_of_1024_bytes_are_stored_and_1025_refused() {
             fails(dir, &["load", "empty", input], b"", &needles);
             assert_unchanged(dir, "empty", b"");
         }
+        // Standard input validated first stores nothing of it (streamed,
+        // the default on a pipe, it stores `ok` before stopping).
         fails(
             dir,
-            &["add", "db"],
+            &["add", "db", "--apply", "validate"],
             fps.as_bytes(),
             &["<stdin>:2", "1025 bytes"],
         );

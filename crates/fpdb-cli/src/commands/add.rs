@@ -1,4 +1,5 @@
-//! `fpdb add`: store documents, `insert_batch` per 10,000.
+//! `fpdb add`: store documents, `insert_batch` per 10,000 (streaming, per
+//! whatever has arrived when the input pauses).
 
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -6,7 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::cli::AddArgs;
-use crate::input::{fingerprints, Inputs, Role};
+use crate::input::{fingerprints, Inputs, Record, Role};
 
 pub fn run(args: AddArgs) -> Result<()> {
     let db = super::open_writable(&args.db, args.sync)?;
@@ -14,7 +15,8 @@ pub fn run(args: AddArgs) -> Result<()> {
     let started = Instant::now();
     let progress = std::io::stderr().is_terminal();
     let mut added = 0u64;
-    inputs.validated(|records| {
+    let streaming = inputs.streams(args.apply);
+    let apply = |records: Vec<Record>| -> Result<()> {
         let fps = fingerprints(db.simhasher(), &records);
         let batch: Vec<(&str, fpdb::Fingerprint)> =
             records.iter().map(|r| r.id.as_str()).zip(fps).collect();
@@ -24,7 +26,12 @@ pub fn run(args: AddArgs) -> Result<()> {
             eprint!("\rfpdb: added {added} documents…");
         }
         Ok(())
-    })?;
+    };
+    if streaming {
+        inputs.stream_eagerly(apply)?;
+    } else {
+        inputs.validated(apply)?;
+    }
     if progress && added > 0 {
         eprint!("\r");
     }

@@ -1,12 +1,13 @@
 //! `fpdb check`: for each document, its stored near-duplicates (never the
 //! document's own id) and the fingerprint its id had before, then it is
 //! stored (`check_and_insert`), so later documents of the same input see
-//! earlier ones.
+//! earlier ones. Streaming (`--apply stream`, the default on a pipe), each
+//! answer is printed and flushed before more input is awaited.
 
 use anyhow::Result;
 
 use crate::cli::CheckArgs;
-use crate::input::{fingerprints, Inputs, Role};
+use crate::input::{fingerprints, Inputs, Record, Role};
 use crate::output::Answers;
 
 pub fn run(args: CheckArgs) -> Result<()> {
@@ -14,14 +15,23 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let k = super::query_k(&db, args.k)?;
     let mut inputs = Inputs::new(&args.input, Role::Store);
     let mut answers = Answers::new(args.format);
-    inputs.validated(|records| {
+    let streaming = inputs.streams(args.apply);
+    let mut apply = |records: Vec<Record>| -> Result<()> {
         let fps = fingerprints(db.simhasher(), &records);
         for (record, fp) in records.iter().zip(fps) {
             let checked = db.check_and_insert(&record.id, fp, k)?;
             answers.write_checked(&record.id, fp, &checked)?;
         }
+        if streaming {
+            answers.flush()?;
+        }
         Ok(())
-    })?;
+    };
+    if streaming {
+        inputs.stream_eagerly(&mut apply)?;
+    } else {
+        inputs.validated(&mut apply)?;
+    }
     answers.flush()?;
     super::report_skipped(&inputs);
     Ok(())
