@@ -16,7 +16,7 @@ PYTHON := $(VENV)/bin/python
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup python python-test build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup python python-test bench-python build lint fmt bench quality fuzz soak clean help
 
 all: test
 
@@ -25,6 +25,7 @@ help:
 	@echo "make test     lint and run the whole test suite (what CI runs)"
 	@echo "make python   build the Python wheel and install it into .venv"
 	@echo "make bench    criterion benchmarks (numbers go to docs/BENCHMARKS.md)"
+	@echo "make bench-python  the Python package against Rust, faiss and simhash"
 	@echo "make quality  detection-quality report on the seed articles"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines"
@@ -104,6 +105,13 @@ fmt:
 
 bench: setup
 	$(CARGO) bench -p fpdb-benches
+
+## The Python package against Rust, faiss and the simhash package (10M
+## stored; a few minutes; numbers go to docs/BENCHMARKS.md).
+bench-python: python
+	$(PYTHON) -m pip install --quiet -r crates/fpdb-py/requirements-bench.txt
+	$(CARGO) build --release -p fpdb-benches --bin python_baseline
+	$(PYTHON) crates/fpdb-py/bench/bench.py
 
 quality: setup
 	$(CARGO) run --release -p fpdb-benches --bin quality
