@@ -16,7 +16,7 @@ PYTHON := $(VENV)/bin/python
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup python python-test bench-python build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup install python python-test bench-python build lint fmt bench quality fuzz soak clean help
 
 all: test
 
@@ -24,6 +24,7 @@ help:
 	@echo "make demo     build (release) and run the demo on data/"
 	@echo "make test     lint and run the whole test suite (what CI runs)"
 	@echo "make python   build the Python wheel and install it into .venv"
+	@echo "make install  put the fpdb binary in PREFIX/bin (default ~/.local/bin)"
 	@echo "make bench    criterion benchmarks (numbers go to docs/BENCHMARKS.md)"
 	@echo "make bench-python  the Python package against Rust, faiss and simhash"
 	@echo "make quality  detection-quality report on the seed articles"
@@ -65,6 +66,14 @@ build: setup
 demo: setup
 	$(CARGO) build --release -p fpdb-cli
 	$(BIN) demo
+
+PREFIX ?= $(HOME)/.local
+## The `fpdb` binary on the PATH: PREFIX/bin/fpdb.
+install: setup
+	$(CARGO) build --release -p fpdb-cli
+	install -d $(PREFIX)/bin
+	install -m 755 $(BIN) $(PREFIX)/bin/fpdb
+	@echo "installed $(PREFIX)/bin/fpdb"
 
 test: setup
 	$(CARGO) fmt --all -- --check

@@ -1,7 +1,7 @@
 //! Fingerprinting throughput (MB/s of UTF-8 input) for each tokenizer and
 //! weighting, on Chinese and English text.
 //!
-//! Chinese: the seed articles' paragraphs, repeated to 1 MiB. English: text
+//! Chinese: the paragraphs of data/text/, repeated to 1 MiB. English: text
 //! composed from a fixed vocabulary by a seeded generator, 1 MiB. The
 //! baseline in the same run is the bare cost of reading the text once
 //! (counting its characters), which no tokenizer can beat, and jieba-rs's
@@ -14,8 +14,8 @@
 )]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use fpdb_benches::articles::{article_paragraphs, default_articles_dir};
 use fpdb_benches::rng::Rng;
-use fpdb_benches::seeds::{default_seed_dir, seed_paragraphs};
 use fpdb_simhash::{SimhashOptions, Simhasher, Tokenizer, Weighting};
 use std::hint::black_box;
 use std::time::Duration;
@@ -26,8 +26,8 @@ const INPUT_BYTES: usize = 1024 * 1024;
 /// Documents of about 4 KiB each (a web page's text), 1 MiB in all.
 fn chinese_documents() -> Vec<String> {
     let paragraphs =
-        seed_paragraphs(&default_seed_dir(), 50, 2000).expect("seed articles in ../shared/seeds");
-    assert!(!paragraphs.is_empty(), "no seed paragraphs");
+        article_paragraphs(&default_articles_dir(), 50, 2000).expect("articles in data/text");
+    assert!(!paragraphs.is_empty(), "no paragraphs in data/text");
     compose(paragraphs.iter().cycle().map(String::as_str))
 }
 

@@ -1,16 +1,16 @@
-//! Real text: paragraphs of the seed articles in `../shared/seeds/`.
-//!
-//! The articles are read at run time and never copied into the repository.
-//! Markdown front matter, headings, code and list debris are skipped;
-//! consecutive prose lines are joined until a paragraph is long enough.
+//! Real text: paragraphs of Chinese articles, by default those written for
+//! the project in `data/text/` (nothing outside the repository is read
+//! unless a directory is named). Markdown front matter, headings, code and
+//! list debris are skipped; consecutive prose lines are joined until a
+//! paragraph is long enough.
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Where the seed articles are, relative to the workspace root.
-pub fn default_seed_dir() -> PathBuf {
-    manifest_dir().join("../../shared/seeds")
+/// The repository's articles (`data/text/`).
+pub fn default_articles_dir() -> PathBuf {
+    manifest_dir().join("../data/text")
 }
 
 /// Every `.txt` file under `dir`, sorted by name, with its content.
@@ -94,7 +94,11 @@ fn flush(current: &mut String, out: &mut Vec<String>, min_chars: usize, max_char
 }
 
 /// Every paragraph of every seed article, in a fixed order.
-pub fn seed_paragraphs(dir: &Path, min_chars: usize, max_chars: usize) -> io::Result<Vec<String>> {
+pub fn article_paragraphs(
+    dir: &Path,
+    min_chars: usize,
+    max_chars: usize,
+) -> io::Result<Vec<String>> {
     Ok(read_articles(dir)?
         .iter()
         .flat_map(|(_, text)| paragraphs(text, min_chars, max_chars))

@@ -1,8 +1,8 @@
 //! The differences between two copies of one page that a crawler meets, as
 //! functions that plant them into a text.
 
+use crate::articles::is_han;
 use crate::rng::Rng;
-use crate::seeds::is_han;
 
 /// One kind of edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,11 +7,11 @@
     reason = "bench and harness code: a broken setup should panic loudly"
 )]
 
+pub mod articles;
 pub mod edits;
 pub mod fps_file;
 pub mod latency;
 pub mod rng;
-pub mod seeds;
 
 /// The number in environment variable `name` (a bench's size), or
 /// `default` when it is unset or not a number.

@@ -82,7 +82,7 @@ fn read_dictionary(path: &Path) -> Result<Vec<(String, u64)>> {
             let word = fields.next()?;
             let freq: u64 = fields.next()?.parse().ok()?;
             let chars = word.chars().count();
-            let han = word.chars().all(fpdb_benches::seeds::is_han);
+            let han = word.chars().all(fpdb_benches::articles::is_han);
             (han && (2..=4).contains(&chars) && freq >= 50).then(|| (word.to_string(), freq))
         })
         .collect();

@@ -4,7 +4,8 @@
 //!
 //! Usage: `cargo run --release -p fpdb-benches --bin quality -- [SEED_DIR] [--copies N] [--max-k K] [--configs jieba/tf,chars:4/tfidf:20,...]`
 //!
-//! Every paragraph of 150–600 characters of the seed articles is an
+//! Every paragraph of 150–600 characters of the articles (data/text/, or a
+//! directory named on the command line) is an
 //! original. For each original and each edit kind, `--copies` edited copies
 //! are planted (default 3). Recall per kind is the share of (original, copy)
 //! pairs within k bits. Precision is over all pairs of all documents
@@ -19,9 +20,9 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
+use fpdb_benches::articles::{article_paragraphs, default_articles_dir};
 use fpdb_benches::edits::EditKind;
 use fpdb_benches::rng::Rng;
-use fpdb_benches::seeds::{default_seed_dir, seed_paragraphs};
 use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher, Tokenizer, Weighting};
 
 struct Document {
@@ -31,7 +32,7 @@ struct Document {
 }
 
 fn main() -> Result<()> {
-    let mut seed_dir = default_seed_dir();
+    let mut seed_dir = default_articles_dir();
     let mut copies = 3usize;
     let mut configs_arg: Option<String> = None;
     let mut max_k = 6u32;
@@ -45,8 +46,8 @@ fn main() -> Result<()> {
             _ => seed_dir = PathBuf::from(arg),
         }
     }
-    let originals = seed_paragraphs(&seed_dir, 150, 600)
-        .with_context(|| format!("reading seed articles in {}", seed_dir.display()))?;
+    let originals = article_paragraphs(&seed_dir, 150, 600)
+        .with_context(|| format!("reading articles in {}", seed_dir.display()))?;
     if originals.len() < 2 {
         bail!(
             "found {} paragraphs in {}",

@@ -137,6 +137,11 @@ pub struct SimhashArgs {
     /// [default: tfidf:8].
     #[arg(long)]
     pub weights: Option<String>,
+    /// Which text of an HTML page is fingerprinted: main (the article, by
+    /// a readability-style extractor; all visible text when it finds
+    /// none) or all (every visible text, site template included).
+    #[arg(long, default_value = "main")]
+    pub extract: fpdb::Extract,
 }
 
 /// How input documents are read.
@@ -145,13 +150,18 @@ pub enum InputFormat {
     /// `<id>\t<16 hex digits>` per line (queries also take a bare
     /// fingerprint; its id is the fingerprint).
     Fps,
-    /// JSON Lines: {"id": "...", "text": "..."} or {"id": "...", "fp": "<hex>"}.
+    /// JSON Lines: {"id": "...", "text": "..."}, {"id": "...", "html":
+    /// "..."} or {"id": "...", "fp": "<hex>"}.
     Jsonl,
     /// One text document per line; the id is the line number (FILE:LINE
     /// when several files are given). Blank lines are skipped.
     Lines,
     /// One text document per file; the id is the path.
     Files,
+    /// One HTML page per file, in any charset (BOM, <meta charset> or a
+    /// guess); the id is the path; its text is extracted as the
+    /// database's --extract says.
+    Html,
 }
 
 /// Where documents come from.

@@ -24,8 +24,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use fpdb::{Fingerprint, Simhasher};
-use fpdb_input::{check_id, parse_id_line, parse_line, LineFormat};
+use fpdb::{Extract, Fingerprint, Simhasher};
+use fpdb_input::{check_id, parse_id_line, parse_line_with, LineFormat};
 pub use fpdb_input::{Payload, Record, Role};
 
 use crate::cli::{Apply, InputArgs, InputFormat};
@@ -122,6 +122,8 @@ pub struct Inputs {
     chunk_records: usize,
     /// Hand a batch over as soon as the input has nothing more buffered.
     eager: bool,
+    /// Which text of an HTML page is read.
+    extract: Extract,
 }
 
 /// Records per batch handed to a command, unless it asks for another size.
@@ -166,6 +168,7 @@ impl Inputs {
             bytes_read: Arc::default(),
             chunk_records: CHUNK,
             eager: false,
+            extract: Extract::default(),
         }
     }
 
@@ -192,6 +195,12 @@ impl Inputs {
 
     /// Hands records to commands `records` at a time (at least one; fewer
     /// when their texts reach 64 MiB).
+    /// Reads HTML pages (`--input html`, JSON `html`) with `extract`.
+    pub fn with_extract(mut self, extract: Extract) -> Self {
+        self.extract = extract;
+        self
+    }
+
     pub fn with_chunk(mut self, records: usize) -> Self {
         self.chunk_records = records.max(1);
         self
@@ -299,11 +308,15 @@ impl Inputs {
                     }
                 }
             };
-            if format == InputFormat::Files {
+            if matches!(format, InputFormat::Files | InputFormat::Html) {
                 let Source::File(path) = source else {
-                    bail!("--input files needs file paths, not standard input");
+                    bail!("--input files and --input html need file paths, not standard input");
                 };
-                let record = read_whole_file(path)?;
+                let record = if format == InputFormat::Html {
+                    read_html_file(path, self.extract)?
+                } else {
+                    read_whole_file(path)?
+                };
                 if let Ok(record) = &record {
                     if let Payload::Text(text) = &record.payload {
                         self.bytes_read
@@ -317,7 +330,7 @@ impl Inputs {
             let format = match format {
                 InputFormat::Fps => LineFormat::Fps,
                 InputFormat::Jsonl => LineFormat::Jsonl,
-                InputFormat::Lines | InputFormat::Files => LineFormat::Lines,
+                InputFormat::Lines | InputFormat::Files | InputFormat::Html => LineFormat::Lines,
             };
             let context = LineContext {
                 name: &name,
@@ -326,6 +339,7 @@ impl Inputs {
                 numbered_by_file,
                 bytes_read: &self.bytes_read,
                 eager: self.eager,
+                extract: self.extract,
             };
             read_lines(&context, &mut reader, &mut handle)?;
         }
@@ -386,6 +400,28 @@ fn read_whole_file(path: &Path) -> Result<Result<Record, BadLine>> {
     }))
 }
 
+/// One HTML page per file: its text as `extract` says; binary data is a
+/// bad input named by its path.
+fn read_html_file(path: &Path, extract: Extract) -> Result<Result<Record, BadLine>> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let id = path.display().to_string();
+    let record = check_id(&id)
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            fpdb_html::page_text(&bytes, None, extract)
+                .map(|page| Record {
+                    id,
+                    payload: Payload::Text(page.text),
+                })
+                .map_err(|e| e.to_string())
+        })
+        .map_err(|what| BadLine {
+            location: path.display().to_string(),
+            what,
+        });
+    Ok(record)
+}
+
 struct LineContext<'a> {
     name: &'a str,
     format: LineFormat,
@@ -395,6 +431,7 @@ struct LineContext<'a> {
     bytes_read: &'a AtomicU64,
     /// Report [`Event::Idle`] whenever the buffer runs dry.
     eager: bool,
+    extract: Extract,
 }
 
 /// What reading an input reports.
@@ -426,7 +463,14 @@ fn read_lines<R: Read>(
         context
             .bytes_read
             .fetch_add(raw.len() as u64, Ordering::Relaxed);
-        match parse_line(context.format, context.role, &raw, number, source) {
+        match parse_line_with(
+            context.format,
+            context.role,
+            &raw,
+            number,
+            source,
+            context.extract,
+        ) {
             Ok(None) => {}
             Ok(Some(record)) => handle(Event::Record(Ok(record)))?,
             Err(bad) => handle(Event::Record(Err(BadLine {

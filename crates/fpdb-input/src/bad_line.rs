@@ -26,12 +26,15 @@ pub enum BadLine {
     /// Not a JSON object of the expected shape.
     #[error("invalid JSON (expected {{\"id\": ..., \"text\": ...}} or {{\"id\": ..., \"fp\": ...}}): {0}")]
     Json(String),
-    /// A JSON line with both `text` and `fp`.
-    #[error("has both \"text\" and \"fp\"")]
-    TextAndFingerprint,
-    /// A JSON line with neither `text` nor `fp`.
-    #[error("needs \"text\" or \"fp\"")]
+    /// A JSON line with more than one of `text`, `html` and `fp`.
+    #[error("has more than one of \"text\", \"html\" and \"fp\"")]
+    SeveralPayloads,
+    /// A JSON line with none of `text`, `html` and `fp`.
+    #[error("needs \"text\", \"html\" or \"fp\"")]
     NoPayload,
+    /// A page with no text to fingerprint (binary data).
+    #[error("page: {0}")]
+    Html(String),
     /// A record to store without an id.
     #[error("missing \"id\"")]
     MissingId,

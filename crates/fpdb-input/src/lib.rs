@@ -1,7 +1,7 @@
 //! Parsing the lines fpdb reads: fingerprint lines (`<id>\t<16 hex
-//! digits>`), JSON Lines (`{"id": ..., "text": ...}` or `{"id": ...,
-//! "fp": ...}`) and plain text lines, each into a [`Record`] or a
-//! [`BadLine`] saying what is wrong.
+//! digits>`), JSON Lines (`{"id": ..., "text": ...}`, `{"id": ...,
+//! "html": ...}` or `{"id": ..., "fp": ...}`) and plain text lines, each
+//! into a [`Record`] or a [`BadLine`] saying what is wrong.
 //!
 //! Pure and panic-free on any bytes: it opens no files (the `fpdb` binary
 //! does) and does not depend on the database, so it builds in seconds and
@@ -27,8 +27,8 @@ mod record;
 
 pub use bad_line::BadLine;
 pub use line::{
-    check_id, format_fingerprint_line, parse_fingerprint, parse_id_line, parse_line, LineFormat,
-    Role,
+    check_id, format_fingerprint_line, parse_fingerprint, parse_id_line, parse_line,
+    parse_line_with, LineFormat, Role,
 };
 pub use record::{Payload, Record};
 

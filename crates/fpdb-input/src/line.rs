@@ -1,5 +1,6 @@
 //! One line in, one record (or nothing, or what is wrong) out.
 
+use fpdb_html::{page_text, Extract};
 use fpdb_simhash::Fingerprint;
 use serde::Deserialize;
 
@@ -10,7 +11,8 @@ use crate::{BadLine, Payload, Record, MAX_ID_BYTES};
 pub enum LineFormat {
     /// `<id>\t<16 hex digits>`; for queries also a bare fingerprint.
     Fps,
-    /// `{"id": ..., "text": ...}` or `{"id": ..., "fp": "<hex>"}`.
+    /// `{"id": ..., "text": ...}`, `{"id": ..., "html": ...}` (a page,
+    /// whose text is extracted) or `{"id": ..., "fp": "<hex>"}`.
     Jsonl,
     /// One text document per line; the id is the line number.
     Lines,
@@ -35,13 +37,28 @@ const QUOTED_CHARS: usize = 64;
 ///
 /// `number` is the 1-based line number and `source` the input's name when
 /// ids made from line numbers should read `source:number` (several inputs)
-/// instead of `number`. A blank line gives `Ok(None)`.
+/// instead of `number`. A blank line gives `Ok(None)`. A JSON line's
+/// `html` is read with [`fpdb_html::page_text`] under [`Extract::Main`];
+/// [`parse_line_with`] names another extraction.
 pub fn parse_line(
     format: LineFormat,
     role: Role,
     raw: &[u8],
     number: u64,
     source: Option<&str>,
+) -> Result<Option<Record>, BadLine> {
+    parse_line_with(format, role, raw, number, source, Extract::Main)
+}
+
+/// [`parse_line`] with the extraction a JSON line's `html` is read with
+/// (the database's).
+pub fn parse_line_with(
+    format: LineFormat,
+    role: Role,
+    raw: &[u8],
+    number: u64,
+    source: Option<&str>,
+    extract: Extract,
 ) -> Result<Option<Record>, BadLine> {
     let line = std::str::from_utf8(raw).map_err(|_| BadLine::NotUtf8)?;
     let line = line.trim_end_matches(['\n', '\r']);
@@ -58,7 +75,7 @@ pub fn parse_line(
             payload: Payload::Text(line.to_string()),
         },
         LineFormat::Fps => parse_fingerprint_line(line, role)?,
-        LineFormat::Jsonl => parse_json_line(line, role, line_id)?,
+        LineFormat::Jsonl => parse_json_line(line, role, line_id, extract)?,
     };
     Ok(Some(record))
 }
@@ -97,6 +114,7 @@ enum JsonId {
 struct JsonRecord {
     id: Option<JsonId>,
     text: Option<String>,
+    html: Option<String>,
     fp: Option<String>,
 }
 
@@ -104,14 +122,16 @@ fn parse_json_line(
     line: &str,
     role: Role,
     line_id: impl FnOnce() -> String,
+    extract: Extract,
 ) -> Result<Record, BadLine> {
     let parsed: JsonRecord =
         serde_json::from_str(line).map_err(|e| BadLine::Json(e.to_string()))?;
-    let payload = match (parsed.text, parsed.fp) {
-        (Some(text), None) => Payload::Text(text),
-        (None, Some(hex)) => Payload::Fingerprint(parse_fingerprint(&hex)?),
-        (Some(_), Some(_)) => return Err(BadLine::TextAndFingerprint),
-        (None, None) => return Err(BadLine::NoPayload),
+    let payload = match (parsed.text, parsed.html, parsed.fp) {
+        (Some(text), None, None) => Payload::Text(text),
+        (None, Some(html), None) => Payload::Text(html_text(html.as_bytes(), extract)?),
+        (None, None, Some(hex)) => Payload::Fingerprint(parse_fingerprint(&hex)?),
+        (None, None, None) => return Err(BadLine::NoPayload),
+        _ => return Err(BadLine::SeveralPayloads),
     };
     let id = match (parsed.id, &payload) {
         (Some(JsonId::Text(id)), _) => id,
@@ -122,6 +142,14 @@ fn parse_json_line(
     };
     check_id(&id)?;
     Ok(Record { id, payload })
+}
+
+/// The text fingerprinted for a page given as a JSON string (so UTF-8,
+/// whatever its `<meta charset>` says).
+fn html_text(html: &[u8], extract: Extract) -> Result<String, BadLine> {
+    page_text(html, Some("text/html; charset=utf-8"), extract)
+        .map(|page| page.text)
+        .map_err(|e| BadLine::Html(e.to_string()))
 }
 
 /// 16 hex digits (surrounding whitespace allowed) as a fingerprint.
@@ -227,7 +255,7 @@ mod tests {
                 LineFormat::Jsonl,
                 r#"{"id": "a", "text": "x", "fp": "00000000000000ff"}"#
             ),
-            Err(BadLine::TextAndFingerprint)
+            Err(BadLine::SeveralPayloads)
         ));
         assert!(matches!(
             store(LineFormat::Jsonl, r#"{"text": "x"}"#),

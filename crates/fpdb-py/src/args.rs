@@ -6,7 +6,9 @@ use fpdb::Fingerprint;
 use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyString};
+use pyo3::types::{PyBool, PyBytes, PyString};
+
+use crate::errors::Kind;
 
 /// A fingerprint: an int (or anything with `__index__`, such as a numpy
 /// integer) in 0..2**64.
@@ -28,18 +30,28 @@ pub fn fingerprint(value: &Bound<'_, PyAny>) -> PyResult<Fingerprint> {
     }
 }
 
-/// What `check_and_insert` and the text helpers accept: a fingerprint, or a
-/// str to fingerprint.
+/// What `check_and_insert` and `bulk_load` accept for a document: a
+/// fingerprint, a str of text, or bytes of an HTML page.
 pub enum FingerprintOrText {
     Fingerprint(Fingerprint),
     Text(String),
+    Html(Vec<u8>),
 }
 
 pub fn fingerprint_or_text(value: &Bound<'_, PyAny>) -> PyResult<FingerprintOrText> {
     if let Ok(text) = value.cast::<PyString>() {
         return Ok(FingerprintOrText::Text(text.to_cow()?.into_owned()));
     }
+    if let Ok(html) = value.cast::<PyBytes>() {
+        return Ok(FingerprintOrText::Html(html.as_bytes().to_vec()));
+    }
     fingerprint(value).map(FingerprintOrText::Fingerprint)
+}
+
+/// An extraction name: "main" or "all".
+pub fn extract(name: &str) -> PyResult<fpdb::Extract> {
+    name.parse()
+        .map_err(|error: fpdb::UnknownExtract| Kind::InvalidInput.err(error.to_string()))
 }
 
 /// Many fingerprints: a one-dimensional numpy array of uint64 (read without

@@ -34,6 +34,30 @@ pub fn fingerprint(
     Ok(py.detach(move || simhasher.fingerprint(&text)).0)
 }
 
+/// The text fpdb fingerprints for an HTML page: `html` as bytes received
+/// (`content_type` the HTTP header, whose charset is used), `extract`
+/// "main" (the article, by a readability-style extractor; all visible
+/// text when it finds none) or "all".
+///
+/// >>> import fpdb
+/// >>> page = "<html><body><nav>首页</nav><p>正文</p></body></html>".encode()
+/// >>> fpdb.page_text(page, extract="all")
+/// '首页\n正文'
+#[pyfunction]
+#[pyo3(signature = (html, content_type=None, *, extract="main"))]
+pub fn page_text(
+    py: Python<'_>,
+    html: &[u8],
+    content_type: Option<&str>,
+    extract: &str,
+) -> PyResult<String> {
+    let extract = args::extract(extract)?;
+    let (html, content_type) = (html.to_vec(), content_type.map(str::to_owned));
+    py.detach(move || fpdb::html::page_text(&html, content_type.as_deref(), extract))
+        .map(|page| page.text)
+        .map_err(|error| Kind::InvalidInput.err(error.to_string()))
+}
+
 /// Fingerprints of many texts, computed in parallel on all cores, as a
 /// numpy uint64 array.
 #[pyfunction]

@@ -75,6 +75,7 @@ impl PyDb {
         Ok(match args::fingerprint_or_text(value)? {
             FingerprintOrText::Fingerprint(fp) => fp,
             FingerprintOrText::Text(text) => db.fingerprint_text(&text),
+            FingerprintOrText::Html(html) => db.fingerprint_html(&html, None).map_err(to_py)?.0,
         })
     }
 }
@@ -116,7 +117,8 @@ impl PyDb {
     /// the options it was created with.
     #[staticmethod]
     #[pyo3(signature = (path, *, k=3, expected=None, design="auto", tokenizer=None, weights=None,
-                        block_bytes=None, exist_ok=false, cache_bytes=None, sync=false))]
+                        extract="main", block_bytes=None, exist_ok=false, cache_bytes=None,
+                        sync=false))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn create(
         py: Python<'_>,
@@ -126,6 +128,7 @@ impl PyDb {
         design: &str,
         tokenizer: Option<&str>,
         weights: Option<&str>,
+        extract: &str,
         block_bytes: Option<usize>,
         exist_ok: bool,
         cache_bytes: Option<usize>,
@@ -137,7 +140,8 @@ impl PyDb {
         let mut options = Options::default()
             .k(k)
             .design(design)
-            .simhash(simhash_options(tokenizer, weights)?);
+            .simhash(simhash_options(tokenizer, weights)?)
+            .extract(args::extract(extract)?);
         if let Some(expected) = expected {
             options = options.expected_size(expected);
         }
@@ -273,6 +277,49 @@ impl PyDb {
         Ok(found.map(|fp| fp.0))
     }
 
+    /// The fingerprint of an HTML page (bytes as received; `content_type`
+    /// the HTTP header, whose charset is used) under the database's
+    /// extraction and simhash options.
+    #[pyo3(signature = (html, content_type=None))]
+    fn fingerprint_html(
+        &self,
+        py: Python<'_>,
+        html: &[u8],
+        content_type: Option<&str>,
+    ) -> PyResult<u64> {
+        let db = self.handle()?;
+        let (html, content_type) = (html.to_vec(), content_type.map(str::to_owned));
+        let (fp, _) = py
+            .detach(move || db.fingerprint_html(&html, content_type.as_deref()))
+            .map_err(to_py)?;
+        Ok(fp.0)
+    }
+
+    /// Extracts the text of an HTML page (bytes as received), stores its
+    /// fingerprint under `id` and returns it.
+    #[pyo3(signature = (id, html, content_type=None))]
+    fn insert_html(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        html: &[u8],
+        content_type: Option<&str>,
+    ) -> PyResult<u64> {
+        let db = self.handle()?;
+        let (id, html, content_type) = (
+            id.to_owned(),
+            html.to_vec(),
+            content_type.map(str::to_owned),
+        );
+        let fp = py
+            .detach(move || {
+                let (fp, _) = db.fingerprint_html(&html, content_type.as_deref())?;
+                db.insert(&id, fp).map(|()| fp)
+            })
+            .map_err(to_py)?;
+        Ok(fp.0)
+    }
+
     /// Stores `id` with fingerprint `fp` (an int in 0..2**64), replacing
     /// the fingerprint it had.
     fn insert(&self, py: Python<'_>, id: &str, fp: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -379,7 +426,8 @@ impl PyDb {
     }
 
     /// The near-duplicates of a document already stored, then stores it:
-    /// `fp_or_text` an int fingerprint or a str to fingerprint. The id
+    /// `fp_or_text` an int fingerprint, a str of text or bytes of an HTML
+    /// page (its text extracted as the database says). The id
     /// itself is never among the matches, and `previous` is the fingerprint
     /// the id had before (None for a new id), so a crawler can tell an
     /// unchanged re-crawl from a changed one. Atomic with other writers.
@@ -485,6 +533,7 @@ impl PyDb {
         dict.set_item("k", stats.k)?;
         dict.set_item("design", stats.design)?;
         dict.set_item("simhash", stats.simhash.to_string())?;
+        dict.set_item("extract", stats.extract.to_string())?;
         dict.set_item("directory_bytes", stats.directory_bytes)?;
         dict.set_item("block_cache_bytes", stats.block_cache_bytes)?;
         dict.set_item("delta_added", stats.delta_added)?;
@@ -602,6 +651,7 @@ fn bulk_load(
         options = options.memory_bytes(bytes);
     }
     let simhasher = db.simhasher().clone();
+    let extract = db.extract();
     let mut loader = db.bulk_loader(options).map_err(to_py)?;
     if let Some(report) = progress_reporter(progress)? {
         loader.set_progress(report);
@@ -642,6 +692,13 @@ fn bulk_load(
                 match args::fingerprint_or_text(&value)? {
                     FingerprintOrText::Fingerprint(fp) => chunk.push((id, fp)),
                     FingerprintOrText::Text(text) => texts.push((id, text)),
+                    FingerprintOrText::Html(html) => {
+                        let page =
+                            fpdb::html::page_text(&html, None, extract).map_err(|error| {
+                                Kind::InvalidInput.err(format!("documents[{position}]: {error}"))
+                            })?;
+                        texts.push((id, page.text));
+                    }
                 }
                 if chunk.len() + texts.len() >= BULK_CHUNK {
                     add_chunk(py, &simhasher, &mut loader, &mut chunk, &mut texts)?;

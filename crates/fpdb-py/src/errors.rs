@@ -79,7 +79,8 @@ pub fn to_py(error: fpdb::Error) -> PyErr {
         | fpdb::Error::BadId { .. }
         | fpdb::Error::InvalidOptions(_)
         | fpdb::Error::Design(_)
-        | fpdb::Error::Simhash(_) => Kind::InvalidInput,
+        | fpdb::Error::Simhash(_)
+        | fpdb::Error::Html(_) => Kind::InvalidInput,
         fpdb::Error::LimitExceeded { .. } => Kind::LimitExceeded,
         fpdb::Error::ReadOnly => Kind::ReadOnly,
         fpdb::Error::NotEmpty { .. } => Kind::NotEmpty,

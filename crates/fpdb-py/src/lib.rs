@@ -24,6 +24,7 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(corpus::fingerprint, module)?)?;
     module.add_function(wrap_pyfunction!(corpus::fingerprint_many, module)?)?;
     module.add_function(wrap_pyfunction!(corpus::dedup, module)?)?;
+    module.add_function(wrap_pyfunction!(corpus::page_text, module)?)?;
     module.add("DEFAULT_K", fpdb::DEFAULT_K)?;
     module.add("MAX_ID_BYTES", fpdb::MAX_ID_BYTES)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use fpdb_html::{page_text, Extract, Page};
 use fpdb_simhash::{Fingerprint, Simhasher};
 
 use crate::batch::{query_batch, BatchStrategy};
@@ -26,6 +27,7 @@ pub struct Db {
     store: Store,
     tables: Tables,
     simhasher: Simhasher,
+    extract: Extract,
 }
 
 impl std::fmt::Debug for Db {
@@ -67,10 +69,12 @@ impl OpenOptions {
         }
         let store = Store::open(path, self.read_only, self.sync)?;
         let (tables, simhash) = Tables::load(&store, self)?;
+        let extract = Tables::read_extract(&store)?;
         Ok(Db {
             store,
             tables,
             simhasher: Simhasher::new(simhash),
+            extract,
         })
     }
 }
@@ -135,6 +139,25 @@ impl Db {
     /// The fingerprint of `text` under the database's simhash options.
     pub fn fingerprint_text(&self, text: &str) -> Fingerprint {
         self.simhasher.fingerprint(text)
+    }
+
+    /// Which text of an HTML page this database fingerprints (stored with
+    /// the database, like the simhash options).
+    pub fn extract(&self) -> Extract {
+        self.extract
+    }
+
+    /// The fingerprint of an HTML page under the database's extraction
+    /// and simhash options, with what was extracted: `bytes` as received,
+    /// `content_type` the HTTP header's value if known (its charset is
+    /// used). Errors with [`Error::Html`] for binary data.
+    pub fn fingerprint_html(
+        &self,
+        bytes: &[u8],
+        content_type: Option<&str>,
+    ) -> Result<(Fingerprint, Page)> {
+        let page = page_text(bytes, content_type, self.extract)?;
+        Ok((self.simhasher.fingerprint(&page.text), page))
     }
 
     /// The fingerprint stored for document `id`.
@@ -300,7 +323,12 @@ impl Db {
 
     /// Counts and sizes; reads no block.
     pub fn stats(&self) -> Stats {
-        stats(&self.store, &self.tables, self.simhasher.options())
+        stats(
+            &self.store,
+            &self.tables,
+            self.simhasher.options(),
+            self.extract,
+        )
     }
 
     /// Every stored (document id, fingerprint), in id byte order, read

@@ -98,6 +98,9 @@ pub enum Error {
     /// Simhash options that cannot be parsed.
     #[error(transparent)]
     Simhash(#[from] OptionsError),
+    /// A page that has no text to fingerprint (binary data).
+    #[error("page: {0}")]
+    Html(#[from] fpdb_html::HtmlError),
     /// A block or code book that cannot be encoded or decoded.
     #[error("codec: {0}")]
     Codec(#[from] CodecError),

@@ -62,6 +62,10 @@ pub use fpdb_codec::dedup;
 pub use fpdb_codec::dedup::{id_clusters, FingerprintPair, IdCluster};
 pub use fpdb_codec::{DesignChoice, DEFAULT_BLOCK_BYTES};
 pub use fpdb_fingerprint::MAX_ID_BYTES;
+/// Web pages to text (`fpdb-html`): for callers that extract without a
+/// database.
+pub use fpdb_html as html;
+pub use fpdb_html::{Extract, HtmlError, Page, UnknownExtract};
 pub use fpdb_simhash as simhash;
 pub use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
 pub use manifest::FORMAT_VERSION;

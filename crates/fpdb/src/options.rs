@@ -2,6 +2,7 @@
 //! how one handle opens it ([`OpenOptions`], the one way to open).
 
 use fpdb_codec::{DesignChoice, DEFAULT_BLOCK_BYTES};
+use fpdb_html::Extract;
 use fpdb_simhash::SimhashOptions;
 
 /// The default largest distance answered: the paper's k = 3.
@@ -27,6 +28,9 @@ pub struct Options {
     pub block_bytes: usize,
     /// How text becomes fingerprints in `insert_text` / `query_text`.
     pub simhash: SimhashOptions,
+    /// Which text of an HTML page is fingerprinted
+    /// ([`crate::Db::fingerprint_html`]).
+    pub extract: Extract,
 }
 
 impl Default for Options {
@@ -37,6 +41,7 @@ impl Default for Options {
             design: DesignChoice::Auto,
             block_bytes: DEFAULT_BLOCK_BYTES,
             simhash: SimhashOptions::default(),
+            extract: Extract::default(),
         }
     }
 }
@@ -69,6 +74,12 @@ impl Options {
     /// Sets [`Options::simhash`].
     pub fn simhash(mut self, simhash: SimhashOptions) -> Self {
         self.simhash = simhash;
+        self
+    }
+
+    /// Sets [`Options::extract`].
+    pub fn extract(mut self, extract: Extract) -> Self {
+        self.extract = extract;
         self
     }
 }

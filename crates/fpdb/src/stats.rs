@@ -1,6 +1,7 @@
 //! What a database holds and what it costs.
 
 use fpdb_codec::bits_per_fingerprint;
+use fpdb_html::Extract;
 use fpdb_simhash::SimhashOptions;
 
 use crate::store::{Family, Store};
@@ -30,6 +31,8 @@ pub struct Stats {
     pub delta_removed: usize,
     /// How text is fingerprinted.
     pub simhash: SimhashOptions,
+    /// Which text of an HTML page is fingerprinted.
+    pub extract: Extract,
     /// Expected keys per probe of the table with the shortest prefix: far
     /// above one block's worth (~170) means the database has outgrown its
     /// design.
@@ -65,7 +68,12 @@ pub struct TableStats {
 }
 
 /// Counts and sizes; reads no block.
-pub(crate) fn stats(store: &Store, tables: &Tables, simhash: SimhashOptions) -> Stats {
+pub(crate) fn stats(
+    store: &Store,
+    tables: &Tables,
+    simhash: SimhashOptions,
+    extract: Extract,
+) -> Stats {
     let state = tables.read();
     let in_blocks = (state.fingerprints as usize + state.delta.removed_len())
         .saturating_sub(state.delta.added_len());
@@ -117,6 +125,7 @@ pub(crate) fn stats(store: &Store, tables: &Tables, simhash: SimhashOptions) -> 
         delta_added: state.delta.added_len(),
         delta_removed: state.delta.removed_len(),
         simhash,
+        extract,
         candidates_per_probe,
         keys_per_block,
         warnings,

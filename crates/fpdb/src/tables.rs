@@ -15,6 +15,7 @@ use fpdb_codec::{
     BlockDecoder, BlockDirectory, ChecksumPolicy, CodecError, HuffmanCode, Table, TableDesign,
     MAX_K,
 };
+use fpdb_html::Extract;
 use fpdb_simhash::SimhashOptions;
 
 use crate::block_cache::BlockCache;
@@ -23,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::manifest::Manifest;
 use crate::options::{OpenOptions, Options};
 use crate::store::keys::{
-    directory_key, table_bytes_key, FINGERPRINT_COUNT_KEY, ID_COUNT_KEY, MANIFEST_KEY,
+    directory_key, table_bytes_key, EXTRACT_KEY, FINGERPRINT_COUNT_KEY, ID_COUNT_KEY, MANIFEST_KEY,
 };
 use crate::store::{DeltaEntry, Family, Store, WriteSet};
 
@@ -107,6 +108,7 @@ impl Tables {
             weighting: options.simhash.weighting.to_string(),
         };
         batch.put(Family::Meta, MANIFEST_KEY, manifest.to_bytes()?)?;
+        batch.put(Family::Meta, EXTRACT_KEY, options.extract.to_string())?;
         for index in 0..tables {
             batch.put(Family::Meta, directory_key(index), [])?;
             batch.put(Family::Meta, table_bytes_key(index), 0u64.to_be_bytes())?;
@@ -197,6 +199,25 @@ impl Tables {
             },
             simhash,
         ))
+    }
+
+    /// Which text of an HTML page the database fingerprints.
+    pub fn read_extract(store: &Store) -> Result<Extract> {
+        let Some(bytes) = store.get(Family::Meta, EXTRACT_KEY)? else {
+            return Ok(Extract::Main);
+        };
+        std::str::from_utf8(&bytes)
+            .ok()
+            .and_then(|name| name.parse().ok())
+            .ok_or_else(|| {
+                Error::corrupt(
+                    "extraction option",
+                    format!(
+                        "{:?} is neither main nor all",
+                        String::from_utf8_lossy(&bytes)
+                    ),
+                )
+            })
     }
 
     pub fn read(&self) -> RwLockReadGuard<'_, State> {

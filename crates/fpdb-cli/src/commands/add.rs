@@ -11,7 +11,7 @@ use crate::input::{fingerprints, Inputs, Record, Role};
 
 pub fn run(args: AddArgs) -> Result<()> {
     let db = super::open_writable(&args.db, args.sync)?;
-    let mut inputs = Inputs::new(&args.input, Role::Store);
+    let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
     let started = Instant::now();
     let progress = std::io::stderr().is_terminal();
     let mut added = 0u64;

@@ -13,7 +13,7 @@ use crate::output::Answers;
 pub fn run(args: CheckArgs) -> Result<()> {
     let db = super::open_writable(&args.db, args.sync)?;
     let k = super::query_k(&db, args.k)?;
-    let mut inputs = Inputs::new(&args.input, Role::Store);
+    let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
     let mut answers = Answers::new(args.format);
     let streaming = inputs.streams(args.apply);
     let mut apply = |records: Vec<Record>| -> Result<()> {

@@ -14,15 +14,17 @@ pub fn run(args: CreateArgs) -> Result<()> {
         .expected_size(args.expected)
         .design(design)
         .block_bytes(args.block_bytes)
-        .simhash(super::simhash_options(&args.simhash)?);
+        .simhash(super::simhash_options(&args.simhash)?)
+        .extract(args.simhash.extract);
     let db = Db::create(&args.db, options)
         .with_context(|| format!("cannot create a database in {}", args.db.display()))?;
     writeln!(
         std::io::stdout(),
-        "created {}: design {}, {}",
+        "created {}: design {}, {} extract={}",
         args.db.display(),
         db.design_description(),
-        db.simhasher().options()
+        db.simhasher().options(),
+        db.extract()
     )?;
     Ok(())
 }

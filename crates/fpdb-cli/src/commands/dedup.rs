@@ -13,7 +13,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
     // Refuse an impossible k before reading any input.
     dedup::near_pairs(&[], args.k).context("--k")?;
     let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
-    let mut inputs = Inputs::new(&args.input, Role::Query);
+    let mut inputs = Inputs::new(&args.input, Role::Query).with_extract(args.simhash.extract);
     let mut corpus = Corpus::new();
     inputs.stream(|records| {
         let fps = fingerprints(&simhasher, &records);

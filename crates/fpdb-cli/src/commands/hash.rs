@@ -10,7 +10,8 @@ use crate::input::{fingerprints, Inputs, Role};
 
 pub fn run(args: HashArgs) -> Result<()> {
     let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
-    let mut inputs = Inputs::from_parts(args.input, &args.inputs, args.skip_bad, Role::Hash);
+    let mut inputs = Inputs::from_parts(args.input, &args.inputs, args.skip_bad, Role::Hash)
+        .with_extract(args.simhash.extract);
     let mut out = BufWriter::new(io::stdout().lock());
     inputs.stream(|records| {
         for (record, fp) in records.iter().zip(fingerprints(&simhasher, &records)) {

@@ -22,7 +22,7 @@ pub fn run(args: LoadArgs) -> Result<()> {
     if let Some(dir) = &args.temp_dir {
         options = options.temp_dir(dir);
     }
-    let mut inputs = Inputs::new(&args.input, Role::Store);
+    let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
     let bar = progress_bar(inputs.total_bytes());
     let mut loader = db
         .bulk_loader(options)

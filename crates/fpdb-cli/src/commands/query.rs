@@ -10,7 +10,9 @@ use crate::output::Answers;
 pub fn run(args: QueryArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
     let k = super::query_k(&db, args.k)?;
-    let mut inputs = Inputs::new(&args.input, Role::Query).with_chunk(args.batch as usize);
+    let mut inputs = Inputs::new(&args.input, Role::Query)
+        .with_chunk(args.batch as usize)
+        .with_extract(db.extract());
     let mut answers = Answers::new(args.format);
     inputs.stream(|records| {
         let fps = fingerprints(db.simhasher(), &records);

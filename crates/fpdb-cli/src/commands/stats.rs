@@ -39,6 +39,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
             "delta_removed": stats.delta_removed,
             "tokenizer": stats.simhash.tokenizer.to_string(),
             "weights": stats.simhash.weighting.to_string(),
+            "extract": stats.extract.to_string(),
             "candidates_per_probe": stats.candidates_per_probe,
             "keys_per_block": stats.keys_per_block,
             "warnings": stats.warnings,
@@ -51,6 +52,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         writeln!(out, "fingerprints   {}", stats.fingerprints)?;
         writeln!(out, "ids            {}", stats.ids)?;
         writeln!(out, "simhash        {}", stats.simhash)?;
+        writeln!(out, "html extract   {}", stats.extract)?;
         writeln!(
             out,
             "delta          {} added, {} removed (not yet merged; `fpdb compact` merges)",

@@ -29,6 +29,7 @@ from fpdb._fpdb import (
     dedup,
     fingerprint,
     fingerprint_many,
+    page_text,
 )
 from fpdb.errors import (
     AlreadyExistsError,
@@ -69,4 +70,5 @@ __all__ = [
     "dedup",
     "fingerprint",
     "fingerprint_many",
+    "page_text",
 ]

@@ -4,7 +4,8 @@ Enable it in a project's ``settings.py``::
 
     ITEM_PIPELINES = {"fpdb.scrapy.NearDuplicatePipeline": 300}
     FPDB_PATH = "crawl.fpdb"       # created on first use, reused by later crawls
-    FPDB_TEXT_FIELD = "text"       # the item field holding the page's main text
+    FPDB_TEXT_FIELD = "text"       # the item field holding the page's text, or
+    FPDB_HTML_FIELD = "html"       # the field holding its HTML (bytes or str)
     FPDB_ID_FIELD = "url"          # the item field naming the document
     FPDB_ACTION = "drop"           # or "tag": keep the item, list its duplicates
 
@@ -39,6 +40,7 @@ class NearDuplicatePipeline:
         path: str,
         *,
         text_field: str = "text",
+        html_field: str | None = None,
         id_field: str = "url",
         action: str = "drop",
         tag_field: str = "near_duplicates",
@@ -51,6 +53,7 @@ class NearDuplicatePipeline:
             raise NotConfigured(f"FPDB_ACTION must be 'drop' or 'tag', not {action!r}")
         self.path = path
         self.text_field = text_field
+        self.html_field = html_field
         self.id_field = id_field
         self.action = action
         self.tag_field = tag_field
@@ -68,13 +71,14 @@ class NearDuplicatePipeline:
             raise NotConfigured("set FPDB_PATH to the database directory")
         create_options = {
             name: settings.get(f"FPDB_{name.upper()}")
-            for name in ("expected", "design", "tokenizer", "weights")
+            for name in ("expected", "design", "tokenizer", "weights", "extract")
             if settings.get(f"FPDB_{name.upper()}") is not None
         }
         k = settings.get("FPDB_K")
         return cls(
             path,
             text_field=settings.get("FPDB_TEXT_FIELD", "text"),
+            html_field=settings.get("FPDB_HTML_FIELD"),
             id_field=settings.get("FPDB_ID_FIELD", "url"),
             action=settings.get("FPDB_ACTION", "drop"),
             tag_field=settings.get("FPDB_TAG_FIELD", "near_duplicates"),
@@ -100,9 +104,17 @@ class NearDuplicatePipeline:
         if self.db is None:
             raise RuntimeError("NearDuplicatePipeline used before open_spider")
         adapter = ItemAdapter(item)
-        text = adapter.get(self.text_field)
         doc_id = adapter.get(self.id_field)
-        if not isinstance(text, str) or not text.strip() or not isinstance(doc_id, str):
+        if self.html_field is not None:
+            # A page's HTML: bytes as received, or str (sent as UTF-8).
+            text = adapter.get(self.html_field)
+            if isinstance(text, str):
+                text = text.encode("utf-8")
+            has_text = isinstance(text, bytes) and bool(text.strip())
+        else:
+            text = adapter.get(self.text_field)
+            has_text = isinstance(text, str) and bool(text.strip())
+        if not has_text or not isinstance(doc_id, str):
             # Nothing to compare: pass the item on untouched.
             self._count("no_text")
             return item

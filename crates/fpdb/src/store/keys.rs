@@ -48,6 +48,9 @@ impl Family {
 pub(crate) const MANIFEST_KEY: &[u8] = b"manifest";
 pub(crate) const FINGERPRINT_COUNT_KEY: &[u8] = b"count/fingerprints";
 pub(crate) const ID_COUNT_KEY: &[u8] = b"count/ids";
+/// Meta key of which text of an HTML page is fingerprinted (`main` or
+/// `all`); databases made before HTML input have none and read as `main`.
+pub(crate) const EXTRACT_KEY: &[u8] = b"options/extract";
 /// Meta key present while a bulk load is being ingested.
 pub(crate) const LOADING_KEY: &[u8] = b"bulk/loading";
 

@@ -1,0 +1,125 @@
+//! HTML pages through the CLI: `--input html` (one page per file) and
+//! JSON Lines with `html`, extracted as the database was created to.
+
+mod common;
+
+use common::{fpdb, json_lines, ok, stderr};
+
+const ARTICLE: &str = "<p>今年春天雨水充足，山区的茶农们比往年提前十天开始采摘新茶。合作社负责人介绍，新建的加工车间让鲜叶当天就能完成杀青和揉捻。</p>\
+<p>茶叶的香气因此保存得更好，收购价格也随之上涨。不少在外打工的年轻人回到村里，跟着老师傅学习炒茶的手艺，希望把家乡的茶叶卖到更远的地方。</p>\
+<p>县里的农业部门表示，今年将在三个乡镇推广生态种植，减少化肥和农药的使用，并为茶农提供免费的技术培训和品牌设计服务。</p>";
+
+fn template_a() -> String {
+    format!(
+        "<html><head><meta charset='utf-8'></head><body><div class='header'>本地新闻网 体育 科技</div>\
+         <div class='article-content'>{ARTICLE}</div>\
+         <div class='sidebar'><ul><li><a href='/1'>新的高速铁路线路正式开通运营</a></li>\
+         <li><a href='/2'>市博物馆推出古代海上贸易特别展览</a></li></ul></div>\
+         <div class='footer'>版权所有</div></body></html>"
+    )
+}
+
+fn template_b() -> String {
+    format!(
+        "<html><body><nav><a href='/'>门户首页</a> <a href='/f'>财经</a></nav>\
+         <aside><ol><li><a href='/3'>主队补时绝杀卫冕冠军</a></li><li><a href='/4'>社区图书馆重新开放</a></li></ol></aside>\
+         <article>{ARTICLE}</article><footer>阅读次数：987 转载请注明出处</footer></body></html>"
+    )
+}
+
+#[test]
+fn pages_under_different_templates_are_near_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let created = ok(dir, &["create", "db", "--expected", "1000"], "");
+    assert!(created.contains("extract=main"), "{created}");
+    // The same article, GBK-encoded under the other template.
+    let page_b = template_b().replace("<html>", "<html><head><meta charset=gbk></head>");
+    let (gbk, _, _) = encoding_rs::GBK.encode(&page_b);
+    std::fs::write(dir.join("a.html"), template_a()).unwrap();
+    std::fs::write(dir.join("b.html"), &gbk).unwrap();
+    ok(dir, &["add", "db", "--input", "html", "a.html"], "");
+    let answers = json_lines(ok(dir, &["query", "db", "--input", "html", "b.html"], ""));
+    assert_eq!(answers[0]["query"], "b.html");
+    let matches = answers[0]["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 1, "{}", answers[0]);
+    assert_eq!(matches[0]["ids"][0], "a.html");
+    assert_eq!(matches[0]["distance"], 0);
+
+    // JSON Lines with "html" (a JSON string: UTF-8) answer the same.
+    let line = serde_json::json!({"id": "c", "html": template_b()}).to_string();
+    let checked = json_lines(ok(dir, &["check", "db", "--input", "jsonl"], line + "\n"));
+    assert_eq!(checked[0]["matches"][0]["ids"][0], "a.html");
+
+    // `hash` extracts the same way (its own --extract).
+    let hashed = ok(dir, &["hash", "--input", "html", "a.html", "b.html"], "");
+    let fps: Vec<&str> = hashed
+        .lines()
+        .map(|l| l.split('\t').nth(1).unwrap())
+        .collect();
+    assert_eq!(fps[0], fps[1]);
+    let all = ok(
+        dir,
+        &[
+            "hash",
+            "--extract",
+            "all",
+            "--input",
+            "html",
+            "a.html",
+            "b.html",
+        ],
+        "",
+    );
+    assert_ne!(all, hashed);
+}
+
+#[test]
+fn the_extraction_option_is_the_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    ok(dir, &["create", "db", "--extract", "all"], "");
+    let stats: serde_json::Value =
+        serde_json::from_str(&ok(dir, &["stats", "db", "--json"], "")).unwrap();
+    assert_eq!(stats["extract"], "all");
+    let out = fpdb(dir, &["create", "db2", "--extract", "article"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("main or all"), "{}", stderr(&out));
+}
+
+#[test]
+fn binary_pages_are_bad_inputs_named_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    ok(dir, &["create", "db"], "");
+    std::fs::write(dir.join("ok.html"), template_a()).unwrap();
+    std::fs::write(dir.join("image.html"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let out = fpdb(
+        dir,
+        &["add", "db", "--input", "html", "ok.html", "image.html"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("image.html: binary data"),
+        "{}",
+        stderr(&out)
+    );
+    // Validated first (files): nothing stored.
+    assert_eq!(ok(dir, &["export", "db"], ""), "");
+    let skipped = fpdb(
+        dir,
+        &[
+            "add",
+            "db",
+            "--skip-bad",
+            "--input",
+            "html",
+            "ok.html",
+            "image.html",
+        ],
+        "",
+    );
+    assert!(skipped.status.success(), "{}", stderr(&skipped));
+    assert!(ok(dir, &["export", "db"], "").starts_with("ok.html\t"));
+}

@@ -1,0 +1,46 @@
+//! The text of an HTML document: its main content, or all visible text.
+
+use dom_query::Document;
+use dom_smoothie::{Config, Readability, TextMode};
+
+/// Elements whose text is never shown.
+const INVISIBLE: &str = "head, script, style, noscript, template, svg, iframe, object";
+/// Main content shorter than this (in characters) is not trusted: the
+/// extractor found a caption or a teaser, not the article.
+const MIN_MAIN_CHARS: usize = 40;
+
+/// The main content's text, or `None` when the extractor finds none
+/// worth trusting.
+pub fn main_text(html: &str) -> Option<String> {
+    let config = Config {
+        max_elements_to_parse: crate::MAX_ELEMENTS,
+        text_mode: TextMode::Formatted,
+        // A short Chinese article is well below readability.js's 500
+        // characters of English.
+        char_threshold: 200,
+        ..Config::default()
+    };
+    let mut readability = Readability::new(html, None, Some(config)).ok()?;
+    let article = readability.parse().ok()?;
+    let text = normalize(&article.text_content);
+    (text.chars().count() >= MIN_MAIN_CHARS).then_some(text)
+}
+
+/// All visible text of the body, one block per line.
+pub fn visible_text(html: &str) -> String {
+    let document = Document::from(html);
+    document.select(INVISIBLE).remove();
+    normalize(&document.formatted_text())
+}
+
+/// Trims every line and drops empty ones.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
