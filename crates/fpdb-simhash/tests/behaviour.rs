@@ -4,11 +4,13 @@
 use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher, Tokenizer, Weighting};
 use proptest::prelude::*;
 
-fn seed_text() -> String {
-    let dir = manifest_dir().join("../../../shared/seeds");
+/// The Chinese articles written for the project's tests (data/text/).
+fn repository_text() -> String {
+    let dir = manifest_dir().join("../../data/text");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();
     paths.sort();
     paths
@@ -18,9 +20,22 @@ fn seed_text() -> String {
         .concat()
 }
 
-/// Lines of the seed articles that are mostly Chinese prose.
+/// The body (title left out) of the longest article in data/text.
+fn longest_article_body() -> String {
+    let dir = manifest_dir().join("../../data/text");
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .map(|text| text.lines().skip(1).collect::<String>())
+        .max_by_key(String::len)
+        .unwrap()
+}
+
+/// Lines of the articles that are mostly Chinese prose.
 fn chinese_lines(min_chars: usize) -> Vec<String> {
-    seed_text()
+    repository_text()
         .lines()
         .filter(|line| {
             let total = line.chars().count();
@@ -65,17 +80,12 @@ fn seed_example_pair_is_a_near_duplicate() {
 /// holds, and what this checks at 100 positions spread over the text, is
 /// that almost every such edit stays within 3 bits and the typical one
 /// moves no bit at all (the quality report in benches/ measures this over
-/// all seed paragraphs).
+/// all paragraphs).
 #[test]
 fn one_changed_character_in_2kb_stays_within_3_bits() {
-    let mut paragraph = String::new();
-    for line in chinese_lines(40) {
-        if paragraph.len() >= 2048 {
-            break;
-        }
-        paragraph.push_str(&line);
-    }
-    assert!(paragraph.len() >= 2048, "seed text too short");
+    // The longest article's body: one topic, as a real page would have.
+    let paragraph = longest_article_body();
+    assert!(paragraph.len() >= 2048, "data/text has no 2 KB article");
     let simhasher = Simhasher::default();
     let original = simhasher.fingerprint(&paragraph);
     let chars: Vec<char> = paragraph.chars().collect();
@@ -107,7 +117,7 @@ fn one_changed_character_in_2kb_stays_within_3_bits() {
 #[test]
 fn unrelated_texts_are_about_32_bits_apart() {
     let lines = chinese_lines(60);
-    assert!(lines.len() >= 30, "only {} seed lines", lines.len());
+    assert!(lines.len() >= 30, "only {} lines in data/text", lines.len());
     for options in [
         SimhashOptions::default(),
         SimhashOptions {
