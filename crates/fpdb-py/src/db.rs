@@ -12,6 +12,8 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
+use fpdb_input::{LineFormat, Payload, Role};
+
 use crate::args::{self, FingerprintOrText};
 use crate::errors::{to_py, Kind};
 use crate::export::{PyExport, Reader};
@@ -480,12 +482,16 @@ impl PyDb {
     }
 
     /// Loads documents into an empty database far faster than inserting
-    /// them: either `documents`, an iterable of `(id, fp)` or `(id, text)`
-    /// pairs, or `ids` with `fps` (a numpy uint64 array or a sequence of
-    /// ints) or with `texts`. `progress` is a callable taking
-    /// `(phase, documents, done, total)`, or True for a line on stderr.
-    /// Returns a summary dict.
-    #[pyo3(signature = (documents=None, *, ids=None, fps=None, texts=None, progress=None, memory_bytes=None))]
+    /// them: either `documents`, an iterable of `(id, fp)`, `(id, text)`
+    /// or `(id, html bytes)` pairs; or `ids` with `fps` (a numpy uint64
+    /// array or a sequence of ints) or with `texts`; or `files`, paths of
+    /// fingerprint lines (`id<TAB>hex`), JSON Lines (`{"id", "text" |
+    /// "html" | "fp"}`) or text lines, as `format` says ("fps", "jsonl",
+    /// "lines"; by default from the extension: .jsonl, else fps).
+    /// `progress` is a callable taking `(phase, documents, done, total)`,
+    /// or True for a line on stderr. Returns a summary dict.
+    #[pyo3(signature = (documents=None, *, ids=None, fps=None, texts=None, files=None, format=None,
+                        progress=None, memory_bytes=None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn bulk_load<'py>(
         &self,
@@ -494,10 +500,22 @@ impl PyDb {
         ids: Option<&Bound<'py, PyAny>>,
         fps: Option<&Bound<'py, PyAny>>,
         texts: Option<&Bound<'py, PyAny>>,
+        files: Option<Vec<PathBuf>>,
+        format: Option<&str>,
         progress: Option<Bound<'py, PyAny>>,
         memory_bytes: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let source = BulkSource::new(documents, ids, fps, texts)?;
+        let source = match files {
+            Some(paths) if documents.is_none() && ids.is_none() => {
+                BulkSource::Files(paths, format.map(line_format).transpose()?)
+            }
+            Some(_) => {
+                return Err(PyTypeError::new_err(
+                    "files cannot be combined with documents or ids",
+                ))
+            }
+            None => BulkSource::new(documents, ids, fps, texts)?,
+        };
         // The loader needs the database to itself: take it out of the
         // handle, so other calls fail (ClosedError names the reason)
         // instead of waiting on a lock while holding the GIL.
@@ -604,6 +622,71 @@ enum BulkSource<'a, 'py> {
     Pairs(&'a Bound<'py, PyAny>),
     Fingerprints(Vec<String>, Vec<Fingerprint>),
     Texts(Vec<String>, Vec<String>),
+    /// Paths, in one line format or each by its extension.
+    Files(Vec<PathBuf>, Option<LineFormat>),
+}
+
+fn line_format(name: &str) -> PyResult<LineFormat> {
+    match name {
+        "fps" => Ok(LineFormat::Fps),
+        "jsonl" => Ok(LineFormat::Jsonl),
+        "lines" => Ok(LineFormat::Lines),
+        other => Err(Kind::InvalidInput.err(format!(
+            "format {other:?}: expected \"fps\", \"jsonl\" or \"lines\""
+        ))),
+    }
+}
+
+/// Every record of the files, handed to `each` in chunks; a bad line is
+/// an `InvalidInputError` naming `path:line` (nothing is loaded then).
+fn read_files(
+    paths: &[PathBuf],
+    format: Option<LineFormat>,
+    extract: fpdb::Extract,
+    mut each: impl FnMut(Vec<fpdb_input::Record>) -> PyResult<()>,
+) -> PyResult<()> {
+    use std::io::BufRead;
+    let mut chunk = Vec::with_capacity(BULK_CHUNK);
+    for path in paths {
+        let format = format.unwrap_or_else(|| match path.extension().and_then(|e| e.to_str()) {
+            Some("jsonl") => LineFormat::Jsonl,
+            _ => LineFormat::Fps,
+        });
+        let file = std::fs::File::open(path).map_err(|error| {
+            Kind::Storage.err(format!("{}: cannot open: {error}", path.display()))
+        })?;
+        let mut reader = std::io::BufReader::new(file);
+        let mut raw = Vec::new();
+        let mut number = 0u64;
+        loop {
+            raw.clear();
+            let read = reader.read_until(b'\n', &mut raw).map_err(|error| {
+                Kind::Storage.err(format!(
+                    "{}: read failed after line {number}: {error}",
+                    path.display()
+                ))
+            })?;
+            if read == 0 {
+                break;
+            }
+            number += 1;
+            let parsed =
+                fpdb_input::parse_line_with(format, Role::Store, &raw, number, None, extract)
+                    .map_err(|bad| {
+                        Kind::InvalidInput.err(format!("{}:{number}: {bad}", path.display()))
+                    })?;
+            if let Some(record) = parsed {
+                chunk.push(record);
+                if chunk.len() >= BULK_CHUNK {
+                    each(std::mem::take(&mut chunk))?;
+                }
+            }
+        }
+    }
+    if !chunk.is_empty() {
+        each(chunk)?;
+    }
+    Ok(())
 }
 
 impl<'a, 'py> BulkSource<'a, 'py> {
@@ -668,6 +751,19 @@ fn bulk_load(
                 .zip(texts.iter().map(String::as_str))
                 .collect();
             py.detach(|| loader.add_texts(&documents)).map_err(to_py)?;
+        }
+        BulkSource::Files(paths, format) => {
+            read_files(&paths, format, extract, |records| {
+                let mut chunk = Vec::with_capacity(records.len());
+                let mut texts = Vec::new();
+                for record in records {
+                    match record.payload {
+                        Payload::Fingerprint(fp) => chunk.push((record.id, fp)),
+                        Payload::Text(text) => texts.push((record.id, text)),
+                    }
+                }
+                add_chunk(py, &simhasher, &mut loader, &mut chunk, &mut texts)
+            })?;
         }
         BulkSource::Pairs(documents) => {
             let mut chunk: Vec<(String, Fingerprint)> = Vec::with_capacity(BULK_CHUNK);

@@ -80,3 +80,30 @@ def test_a_worker_process_reopens_the_database_from_its_config(db_path):
         context = multiprocessing.get_context("spawn")
         with context.Pool(1) as pool:
             assert pool.apply(_count_in_worker, (config,)) == (3, True)
+
+
+def test_bulk_load_from_files_of_every_format(tmp_path):
+    (tmp_path / "a.tsv").write_text("x\t00000000000000ff\ny\t0000000000000f00\n")
+    (tmp_path / "b.jsonl").write_text(
+        '{"id": "t", "text": "' + TEXTS[0] + '"}\n'
+        '{"id": "h", "html": "<html><body><p>' + TEXTS[1] + '</p></body></html>"}\n'
+        '{"id": "f", "fp": "0123456789abcdef"}\n',
+        encoding="utf-8",
+    )
+    with fpdb.Db.create(str(tmp_path / "db")) as db:
+        summary = db.bulk_load(files=[tmp_path / "a.tsv", str(tmp_path / "b.jsonl")])
+        assert summary["documents"] == 5
+        assert db.get("x") == 0xFF
+        assert db.get("t") == db.fingerprint(TEXTS[0])
+        assert db.get("h") == db.fingerprint(TEXTS[1])
+        assert db.get("f") == 0x0123456789ABCDEF
+
+
+def test_a_bad_line_in_a_file_loads_nothing_and_names_the_line(tmp_path):
+    (tmp_path / "bad.tsv").write_text("x\t00000000000000ff\ny\tnot-hex\n")
+    with fpdb.Db.create(str(tmp_path / "db")) as db:
+        with pytest.raises(fpdb.InvalidInputError, match=r"bad.tsv:2: invalid fingerprint"):
+            db.bulk_load(files=[tmp_path / "bad.tsv"])
+        assert db.get("x") is None
+        with pytest.raises(fpdb.InvalidInputError, match="format"):
+            db.bulk_load(files=[tmp_path / "bad.tsv"], format="csv")

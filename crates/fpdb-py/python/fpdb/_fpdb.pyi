@@ -120,6 +120,8 @@ class Db:
         ids: Sequence[str] | None = None,
         fps: Fingerprints | None = None,
         texts: Sequence[str] | None = None,
+        files: Sequence[str | os.PathLike[str]] | None = None,
+        format: Literal["fps", "jsonl", "lines"] | None = None,
         progress: None | bool | ProgressCallback = None,
         memory_bytes: int | None = None,
     ) -> dict[str, object]: ...
