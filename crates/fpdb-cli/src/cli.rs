@@ -162,6 +162,11 @@ pub enum InputFormat {
     /// guess); the id is the path; its text is extracted as the
     /// database's --extract says.
     Html,
+    /// WARC 1.0/1.1 files, plain or gzip (.warc.gz): the HTML pages of
+    /// their response records, id = WARC-Target-URI; other records are
+    /// skipped and counted; a malformed record is a bad input named by
+    /// its byte offset.
+    Warc,
 }
 
 /// Where documents come from.

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use fpdb::{Extract, Fingerprint, Simhasher};
-use fpdb_input::{check_id, parse_id_line, parse_line_with, LineFormat};
+use fpdb_input::{check_id, parse_id_line, parse_line_with, LineFormat, WarcItem, WarcReader};
 pub use fpdb_input::{Payload, Record, Role};
 
 use crate::cli::{Apply, InputArgs, InputFormat};
@@ -124,6 +124,8 @@ pub struct Inputs {
     eager: bool,
     /// Which text of an HTML page is read.
     extract: Extract,
+    /// WARC records skipped as not HTML responses.
+    warc_skipped: AtomicU64,
 }
 
 /// Records per batch handed to a command, unless it asks for another size.
@@ -169,10 +171,16 @@ impl Inputs {
             chunk_records: CHUNK,
             eager: false,
             extract: Extract::default(),
+            warc_skipped: AtomicU64::new(0),
         }
     }
 
     /// Bad lines skipped so far.
+    /// WARC records that were not HTML responses.
+    pub fn warc_skipped(&self) -> u64 {
+        self.warc_skipped.load(Ordering::Relaxed)
+    }
+
     pub fn skipped(&self) -> u64 {
         self.skipped
     }
@@ -326,11 +334,42 @@ impl Inputs {
                 handle(Event::Record(record))?;
                 continue;
             }
+            if format == InputFormat::Warc {
+                let counted = Counted {
+                    inner: source.open()?,
+                    bytes: &self.bytes_read,
+                };
+                for item in WarcReader::new(gunzipped(counted)?) {
+                    match item {
+                        Ok(WarcItem::Page(page)) => {
+                            let location = format!("{name}@{}", page.offset);
+                            let record = html_record(
+                                page.uri,
+                                &page.body,
+                                page.content_type.as_deref(),
+                                self.extract,
+                            )
+                            .map_err(|what| BadLine { location, what });
+                            handle(Event::Record(record))?;
+                        }
+                        Ok(WarcItem::Skipped { .. }) => {
+                            self.warc_skipped.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(error) => handle(Event::Record(Err(BadLine {
+                            location: name.clone(),
+                            what: error.to_string(),
+                        })))?,
+                    }
+                }
+                continue;
+            }
             let mut reader = BufReader::with_capacity(READ_BUFFER, source.open()?);
             let format = match format {
                 InputFormat::Fps => LineFormat::Fps,
                 InputFormat::Jsonl => LineFormat::Jsonl,
-                InputFormat::Lines | InputFormat::Files | InputFormat::Html => LineFormat::Lines,
+                InputFormat::Lines | InputFormat::Files | InputFormat::Html | InputFormat::Warc => {
+                    LineFormat::Lines
+                }
             };
             let context = LineContext {
                 name: &name,
@@ -405,21 +444,57 @@ fn read_whole_file(path: &Path) -> Result<Result<Record, BadLine>> {
 fn read_html_file(path: &Path, extract: Extract) -> Result<Result<Record, BadLine>> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let id = path.display().to_string();
-    let record = check_id(&id)
-        .map_err(|e| e.to_string())
-        .and_then(|()| {
-            fpdb_html::page_text(&bytes, None, extract)
-                .map(|page| Record {
-                    id,
-                    payload: Payload::Text(page.text),
-                })
-                .map_err(|e| e.to_string())
-        })
-        .map_err(|what| BadLine {
+    Ok(
+        html_record(id, &bytes, None, extract).map_err(|what| BadLine {
             location: path.display().to_string(),
             what,
-        });
-    Ok(record)
+        }),
+    )
+}
+
+/// A page as a record of its extracted text, or what is wrong with it.
+fn html_record(
+    id: String,
+    bytes: &[u8],
+    content_type: Option<&str>,
+    extract: Extract,
+) -> Result<Record, String> {
+    check_id(&id).map_err(|e| e.to_string())?;
+    let page = fpdb_html::page_text(bytes, content_type, extract).map_err(|e| e.to_string())?;
+    Ok(Record {
+        id,
+        payload: Payload::Text(page.text),
+    })
+}
+
+/// A reader that counts the bytes it reads (for progress bars).
+struct Counted<'a, R> {
+    inner: R,
+    bytes: &'a AtomicU64,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        self.bytes.fetch_add(read as u64, Ordering::Relaxed);
+        Ok(read)
+    }
+}
+
+/// The input, decompressed when it starts with gzip's magic bytes
+/// (`.warc.gz`: one gzip member per record, read as one stream).
+fn gunzipped<'a>(input: impl Read + 'a) -> Result<Box<dyn BufRead + 'a>> {
+    let mut input = BufReader::with_capacity(READ_BUFFER, input);
+    let gzip = input
+        .fill_buf()
+        .context("cannot read the WARC input")?
+        .starts_with(&[0x1f, 0x8b]);
+    Ok(if gzip {
+        let decoder = libflate::gzip::MultiDecoder::new(input).context("not a gzip stream")?;
+        Box::new(BufReader::with_capacity(READ_BUFFER, decoder))
+    } else {
+        Box::new(input)
+    })
 }
 
 struct LineContext<'a> {

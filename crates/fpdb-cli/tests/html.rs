@@ -123,3 +123,109 @@ fn binary_pages_are_bad_inputs_named_by_path() {
     assert!(skipped.status.success(), "{}", stderr(&skipped));
     assert!(ok(dir, &["export", "db"], "").starts_with("ok.html\t"));
 }
+
+/// A WARC record holding `body` as an HTTP response from `uri`.
+fn warc_record(kind: &str, uri: &str, http: &[u8]) -> Vec<u8> {
+    let mut record = format!(
+        "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\nContent-Type: application/http; msgtype={kind}\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    record.extend_from_slice(http);
+    record.extend_from_slice(b"\r\n\r\n");
+    record
+}
+
+fn http_html(page: &[u8], charset: &str) -> Vec<u8> {
+    let mut http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset={charset}\r\n\r\n")
+        .into_bytes();
+    http.extend_from_slice(page);
+    http
+}
+
+/// One gzip member per record, as crawlers write .warc.gz.
+fn gzip_members(records: &[Vec<u8>]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = Vec::new();
+    for record in records {
+        let mut encoder = libflate::gzip::Encoder::new(Vec::new()).unwrap();
+        encoder.write_all(record).unwrap();
+        out.extend(encoder.finish().into_result().unwrap());
+    }
+    out
+}
+
+#[test]
+fn warc_files_load_their_html_responses_by_uri() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    ok(dir, &["create", "db"], "");
+    let page_b = template_b();
+    let (gbk, _, _) = encoding_rs::GBK.encode(&page_b);
+    let records = vec![
+        warc_record(
+            "request",
+            "https://a.example/tea",
+            b"GET /tea HTTP/1.1\r\n\r\n",
+        ),
+        warc_record(
+            "response",
+            "https://a.example/tea",
+            &http_html(template_a().as_bytes(), "utf-8"),
+        ),
+        warc_record(
+            "response",
+            "https://b.example/mirror",
+            &http_html(&gbk, "gbk"),
+        ),
+        warc_record(
+            "response",
+            "https://a.example/logo.png",
+            b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG",
+        ),
+    ];
+    std::fs::write(dir.join("crawl.warc.gz"), gzip_members(&records)).unwrap();
+    let out = fpdb(dir, &["load", "db", "--input", "warc", "crawl.warc.gz"], "");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("2 WARC records skipped"),
+        "{}",
+        stderr(&out)
+    );
+    let pairs = ok(dir, &["pairs", "db"], "");
+    assert!(
+        pairs.contains("https://a.example/tea") && pairs.contains("https://b.example/mirror"),
+        "{pairs}"
+    );
+
+    // A plain .warc cut in the middle of its last record: the pages before
+    // it are read, the cut is named by its byte offset.
+    let plain: Vec<u8> = records[..3].concat();
+    let cut = records[0].len() + records[1].len() + 40;
+    std::fs::write(dir.join("cut.warc"), &plain[..cut]).unwrap();
+    ok(dir, &["create", "db2"], "");
+    let offset = format!("byte {}", records[0].len() + records[1].len());
+    let out = fpdb(dir, &["add", "db2", "--input", "warc", "cut.warc"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&offset) && stderr(&out).contains("truncated"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        ok(dir, &["export", "db2"], ""),
+        "",
+        "validated first: nothing stored"
+    );
+    let out = fpdb(
+        dir,
+        &["add", "db2", "--skip-bad", "--input", "warc", "cut.warc"],
+        "",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let exported = ok(dir, &["export", "db2"], "");
+    assert!(
+        exported.starts_with("https://a.example/tea\t"),
+        "{exported}"
+    );
+}

@@ -1,5 +1,7 @@
 //! The text of an HTML document: its main content, or all visible text.
 
+use std::collections::HashSet;
+
 use dom_query::Document;
 use dom_smoothie::{Config, Readability, TextMode};
 
@@ -20,9 +22,24 @@ pub fn main_text(html: &str) -> Option<String> {
         char_threshold: 200,
         ..Config::default()
     };
-    let mut readability = Readability::new(html, None, Some(config)).ok()?;
+    let document = Document::from(html);
+    // Headings are not body text: one template shows the headline inside
+    // the article, another above it, and the extractor keeps it only in
+    // the first case (11 bits apart on data/golden/html's tea pages).
+    let headings: HashSet<String> = document
+        .select("h1, h2, h3, h4, h5, h6")
+        .iter()
+        .map(|heading| heading.text().trim().to_string())
+        .filter(|heading| !heading.is_empty())
+        .collect();
+    let mut readability = Readability::with_document(document, None, Some(config)).ok()?;
     let article = readability.parse().ok()?;
-    let text = normalize(&article.text_content);
+    let body: Vec<&str> = article
+        .text_content
+        .lines()
+        .filter(|line| !headings.contains(line.trim()))
+        .collect();
+    let text = normalize(&body.join("\n"));
     (text.chars().count() >= MIN_MAIN_CHARS).then_some(text)
 }
 

@@ -24,6 +24,7 @@
 mod bad_line;
 mod line;
 mod record;
+pub mod warc;
 
 pub use bad_line::BadLine;
 pub use line::{
@@ -31,6 +32,7 @@ pub use line::{
     parse_line_with, LineFormat, Role,
 };
 pub use record::{Payload, Record};
+pub use warc::{WarcError, WarcItem, WarcPage, WarcReader};
 
 /// Longest document id, in bytes of UTF-8 (the database's limit).
 pub const MAX_ID_BYTES: usize = 1024;

@@ -40,6 +40,10 @@ pub fn run(args: AddArgs) -> Result<()> {
         0 => String::new(),
         n => format!(", {} skipped", super::count(n, "bad line")),
     };
+    let skipped = match inputs.warc_skipped() {
+        0 => skipped,
+        n => format!("{skipped}, {} skipped", super::count(n, "WARC record")),
+    };
     eprintln!(
         "fpdb: added {} in {:.2} s ({:.0} docs/s){skipped}",
         super::count(added, "document"),

@@ -120,4 +120,10 @@ fn report_skipped(inputs: &crate::input::Inputs) {
     if inputs.skipped() > 0 {
         eprintln!("fpdb: {} skipped", count(inputs.skipped(), "bad line"));
     }
+    if inputs.warc_skipped() > 0 {
+        eprintln!(
+            "fpdb: {} skipped (not HTML responses)",
+            count(inputs.warc_skipped(), "WARC record")
+        );
+    }
 }
