@@ -62,6 +62,9 @@ pub(crate) enum DeltaEntry {
 /// An open RocksDB database laid out as fpdb's.
 pub(crate) struct Store {
     handle: Handle,
+    /// A read-only handle's own directory (RocksDB's secondary instances
+    /// keep their logs there); removed after the handle is dropped.
+    _reader_dir: Option<tempfile::TempDir>,
     path: PathBuf,
     read_only: bool,
     /// fsync the write-ahead log on every write of this handle.
@@ -146,15 +149,18 @@ impl Store {
             }
         }
         let descriptors = families::descriptors(tables);
-        let db = if read_only {
+        let (db, reader_dir) = if read_only {
             let names: Vec<String> = descriptors.iter().map(|d| d.name().to_string()).collect();
-            DB::open_cf_for_read_only(&options, path, names, false)
+            let (db, dir) = open_reader(path, &names)?;
+            (db, Some(dir))
         } else {
-            DB::open_cf_descriptors(&options, path, descriptors)
-        }
-        .map_err(storage(|| format!("opening {}", path.display())))?;
+            let db = DB::open_cf_descriptors(&options, path, descriptors)
+                .map_err(storage(|| format!("opening {}", path.display())))?;
+            (db, None)
+        };
         let store = Store {
             handle: Handle::from_db(db, read_only),
+            _reader_dir: reader_dir,
             path: path.into(),
             read_only,
             sync,
@@ -467,6 +473,29 @@ impl Drop for Store {
                 .flush_cfs_opt(&families, &rocksdb::FlushOptions::default());
         }
     }
+}
+
+/// Opens a read-only handle as a RocksDB secondary instance: unlike
+/// RocksDB's read-only mode, which lists the writer's write-ahead logs and
+/// then fails when the writer deletes one in between ("No such file or
+/// directory: while stat a file for size: …log"), a secondary instance is
+/// made to follow a live primary. It sees the database as of its open.
+fn open_reader(path: &Path, families: &[String]) -> Result<(DB, tempfile::TempDir)> {
+    let dir = tempfile::Builder::new()
+        .prefix("fpdb-reader-")
+        .tempdir()
+        .map_err(|source| Error::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let mut options = rocksdb::Options::default();
+    // Secondary instances must keep every table file open.
+    options.set_max_open_files(-1);
+    let db =
+        DB::open_cf_as_secondary(&options, path, dir.path(), families).map_err(storage(|| {
+            format!("opening {} for reading", path.display())
+        }))?;
+    Ok((db, dir))
 }
 
 /// Takes the database's writer lock, or says who has it.
