@@ -1,5 +1,6 @@
 //! Fingerprinting throughput (MB/s of UTF-8 input) for each tokenizer and
-//! weighting, on Chinese and English text.
+//! weighting, on Chinese and English text; and of HTML pages (MB/s of
+//! HTML), from bytes to text to fingerprint.
 //!
 //! Chinese: the paragraphs of data/text/, repeated to 1 MiB. English: text
 //! composed from a fixed vocabulary by a seeded generator, 1 MiB. The
@@ -16,6 +17,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use fpdb_benches::articles::{article_paragraphs, default_articles_dir};
 use fpdb_benches::rng::Rng;
+use fpdb_html::{page_text, Extract};
 use fpdb_simhash::{SimhashOptions, Simhasher, Tokenizer, Weighting};
 use std::hint::black_box;
 use std::time::Duration;
@@ -168,5 +170,102 @@ fn throughput(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, throughput);
+/// The articles of data/text inside two site templates (navigation, a
+/// sidebar of headlines, a footer, a script), repeated to 1 MiB of HTML.
+fn html_pages() -> Vec<Vec<u8>> {
+    let paragraphs =
+        article_paragraphs(&default_articles_dir(), 50, 2000).expect("articles in data/text");
+    let headlines: String = paragraphs
+        .iter()
+        .take(8)
+        .enumerate()
+        .map(|(i, p)| {
+            format!(
+                "<li><a href=\"/news/{i}.html\">{}</a></li>",
+                p.chars().take(14).collect::<String>()
+            )
+        })
+        .collect();
+    let mut pages = Vec::new();
+    let mut total = 0;
+    for (i, chunk) in paragraphs.chunks(4).cycle().enumerate() {
+        let body: String = chunk.iter().map(|p| format!("<p>{p}</p>\n")).collect();
+        let page = if i % 2 == 0 {
+            format!(
+                "<!doctype html><html><head><meta charset=\"utf-8\"><title>新闻</title><style>.nav{{float:left}}</style></head><body>\
+                 <div class=\"nav\"><a href=\"/\">首页</a> <a href=\"/city\">城市</a> <a href=\"/sport\">体育</a></div>\
+                 <div class=\"article-content\"><h1>新闻</h1>{body}</div><div class=\"sidebar\"><ul>{headlines}</ul></div>\
+                 <div class=\"footer\">版权所有</div><script>var views = {i};</script></body></html>"
+            )
+        } else {
+            format!(
+                "<html><body><nav><a href=\"/\">门户首页</a></nav><aside><ol>{headlines}</ol></aside>\
+                 <article><h2>新闻</h2>{body}</article><footer>阅读次数：{i}</footer></body></html>"
+            )
+        };
+        total += page.len();
+        pages.push(page.into_bytes());
+        if total >= INPUT_BYTES {
+            break;
+        }
+    }
+    pages
+}
+
+fn html(c: &mut Criterion) {
+    let pages = html_pages();
+    let bytes: usize = pages.iter().map(Vec::len).sum();
+    let mut group = c.benchmark_group("html");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(3));
+    group.warm_up_time(Duration::from_secs(1));
+    group.bench_function("baseline: html5ever parse alone", |b| {
+        b.iter(|| {
+            pages
+                .iter()
+                .map(|page| {
+                    dom_query::Document::from(std::str::from_utf8(page).unwrap())
+                        .select("p")
+                        .length()
+                })
+                .sum::<usize>()
+        })
+    });
+    for extract in [Extract::Main, Extract::All] {
+        group.bench_function(format!("page_text {extract}"), |b| {
+            b.iter(|| {
+                pages
+                    .iter()
+                    .map(|page| {
+                        page_text(black_box(page), None, extract)
+                            .unwrap()
+                            .text
+                            .len()
+                    })
+                    .sum::<usize>()
+            })
+        });
+    }
+    let simhasher = Simhasher::default();
+    group.bench_function("page → fingerprint (main, default simhash)", |b| {
+        b.iter(|| {
+            pages
+                .iter()
+                .map(|page| {
+                    simhasher
+                        .fingerprint(
+                            &page_text(black_box(page), None, Extract::Main)
+                                .unwrap()
+                                .text,
+                        )
+                        .0
+                })
+                .fold(0, |a, f| a ^ f)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, throughput, html);
 criterion_main!(benches);

@@ -5,6 +5,7 @@
 //! shows a few pairs side by side. The pairs are checked against the
 //! near-duplicates planted when the corpus was made, and against comparing
 //! every pair directly (brute force), which the database must agree with.
+//! Then web pages: one article under two site templates and charsets.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -210,6 +211,13 @@ pub fn run(args: DemoArgs) -> Result<()> {
         query_time.as_secs_f64() * 1e6 / n as f64,
         args.k
     );
+    // Pages beside the corpus (data/golden/html), when they are there.
+    if let Some(golden) = corpus.parent().map(|data| data.join("golden")) {
+        if golden.join("html").is_dir() {
+            outln!("");
+            super::demo_pages::show(&golden)?;
+        }
+    }
     Ok(())
 }
 
@@ -238,7 +246,7 @@ impl Pair<'_> {
     }
 }
 
-fn snippet(text: &str) -> String {
+pub(super) fn snippet(text: &str) -> String {
     let flat: String = text
         .chars()
         .map(|c| if c == '\n' { ' ' } else { c })

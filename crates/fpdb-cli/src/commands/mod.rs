@@ -15,6 +15,7 @@ mod compact;
 mod create;
 mod dedup;
 mod demo;
+mod demo_pages;
 mod export;
 mod hash;
 mod load;
