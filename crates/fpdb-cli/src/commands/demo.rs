@@ -240,22 +240,14 @@ struct Pair<'a> {
 impl Pair<'_> {
     fn show(&self) -> Result<()> {
         outln!("  distance {}: {} vs {}", self.distance, self.fa, self.fb);
-        outln!("    {}\n      {}", self.a.id, snippet(&self.a.text));
-        outln!("    {}\n      {}\n", self.b.id, snippet(&self.b.text));
+        outln!("    {}\n      {}", self.a.id, super::snippet(&self.a.text));
+        outln!(
+            "    {}\n      {}\n",
+            self.b.id,
+            super::snippet(&self.b.text)
+        );
         Ok(())
     }
-}
-
-pub(super) fn snippet(text: &str) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| if c == '\n' { ' ' } else { c })
-        .collect();
-    let mut out: String = flat.chars().take(48).collect();
-    if flat.chars().count() > 48 {
-        out.push('…');
-    }
-    out
 }
 
 fn ordered<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {

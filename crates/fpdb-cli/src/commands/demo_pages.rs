@@ -38,7 +38,7 @@ pub fn show(golden: &Path) -> Result<()> {
                 main.text.chars().count(),
                 all.text.chars().count()
             );
-            outln!("      {}", super::demo::snippet(&main.text));
+            outln!("      {}", super::snippet(&main.text));
             fingerprints.push((
                 simhasher.fingerprint(&main.text),
                 simhasher.fingerprint(&all.text),

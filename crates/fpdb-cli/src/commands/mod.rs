@@ -128,3 +128,16 @@ fn report_skipped(inputs: &crate::input::Inputs) {
         );
     }
 }
+
+/// The first 48 characters of a text on one line, for side-by-side views.
+fn snippet(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c == '\n' { ' ' } else { c })
+        .collect();
+    let mut out: String = flat.chars().take(48).collect();
+    if flat.chars().count() > 48 {
+        out.push('…');
+    }
+    out
+}
