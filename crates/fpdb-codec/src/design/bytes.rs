@@ -207,6 +207,19 @@ mod tests {
         }
     }
 
+    /// A checksummed design whose explicit widths run past bit 63 (the
+    /// tables are never reached): corrupt, not a panic.
+    #[test]
+    fn widths_past_64_bits_are_corrupt() {
+        let mut bytes = vec![DESIGN_FORMAT_VERSION, 1, 1, 2, 30, 50, 0, 0];
+        let checksum = xxh3_64(&bytes) as u32;
+        bytes.extend_from_slice(&checksum.to_be_bytes());
+        assert!(matches!(
+            TableDesign::from_bytes(&bytes),
+            Err(CodecError::Corrupt { .. })
+        ));
+    }
+
     #[test]
     fn other_versions_are_reported_as_such() {
         let mut bytes = TableDesign::levels(3, &[4]).unwrap().to_bytes();

@@ -318,8 +318,17 @@ fn expand_levels(
     };
     let mut blocks: Vec<&[u8]> = Vec::with_capacity(widths.len());
     let mut rest = remaining;
-    for width in &widths {
-        let (block, tail) = rest.split_at(*width as usize);
+    for &width in &widths {
+        // Explicit widths come from callers and from stored designs: ones
+        // that run past the bits left are an error, not a panic.
+        let Some((block, tail)) = usize::try_from(width)
+            .ok()
+            .and_then(|width| rest.split_at_checked(width))
+        else {
+            return Err(DesignError::BadWidths {
+                widths: widths.clone(),
+            });
+        };
         blocks.push(block);
         rest = tail;
     }
@@ -443,6 +452,14 @@ mod tests {
         assert!(TableDesign::split(1, &[32, 31]).is_err());
         assert!(TableDesign::split(1, &[64, 0]).is_err());
         assert!(TableDesign::levels(0, &[1, 1]).is_err());
+        // Explicit widths past 64 bits, given directly as a shape (as a
+        // stored design does), are an error rather than a panic.
+        for widths in [vec![30, 50], vec![100], vec![64, 1]] {
+            assert_eq!(
+                TableDesign::from_shape(0, DesignShape::Widths(widths.clone())),
+                Err(DesignError::BadWidths { widths })
+            );
+        }
     }
 
     #[test]
