@@ -204,6 +204,8 @@ impl TableDesign {
 
     /// The shortest prefix of any table: it bounds the worst probe.
     pub fn min_prefix_bits(&self) -> u32 {
+        // Every built design has at least one table; 0 would only describe
+        // a design without tables (no prefix at all), never a wrong table.
         self.tables
             .iter()
             .map(Table::prefix_bits)
@@ -213,6 +215,7 @@ impl TableDesign {
 
     /// The longest prefix of any table.
     pub fn max_prefix_bits(&self) -> u32 {
+        // As in `min_prefix_bits`: 0 only for no tables.
         self.tables
             .iter()
             .map(Table::prefix_bits)
@@ -382,15 +385,19 @@ impl Iterator for Subsets {
     fn next(&mut self) -> Option<Vec<usize>> {
         let result = self.current.clone()?;
         let r = result.len();
-        let mut next = result.clone();
-        // Find the rightmost position that can still move right.
-        let movable = (0..r)
+        // Find the rightmost position that can still move right (position
+        // `i` goes up to `n - r + i`; `r ≤ n` while `current` is `Some`),
+        // together with its value, so no index is looked up twice.
+        let movable = result
+            .iter()
+            .enumerate()
             .rev()
-            .find(|&i| next.get(i).copied() < Some(self.n - r + i));
-        self.current = movable.map(|i| {
-            let start = next.get(i).copied().unwrap_or(0) + 1;
+            .find(|&(i, &value)| value < self.n - r + i)
+            .map(|(i, &value)| (i, value));
+        self.current = movable.map(|(i, value)| {
+            let mut next = result.clone();
             for (offset, slot) in next.iter_mut().skip(i).enumerate() {
-                *slot = start + offset;
+                *slot = value + 1 + offset;
             }
             next
         });
