@@ -89,10 +89,11 @@ pub(crate) fn bytes_at(bytes: &[u8], byte_pos: usize) -> u128 {
 /// Slow path of [`window_at`] near the end of the buffer.
 #[cold]
 fn load_padded(bytes: &[u8], byte_pos: usize) -> u128 {
+    // Bytes from `byte_pos` up to the end (none if it is past the end),
+    // the rest of the window staying zero.
     let mut array = [0u8; 16];
-    let tail = bytes.get(byte_pos..).unwrap_or(&[]);
-    if let Some(head) = array.get_mut(..tail.len()) {
-        head.copy_from_slice(tail);
+    for (slot, &byte) in array.iter_mut().zip(bytes.iter().skip(byte_pos)) {
+        *slot = byte;
     }
     u128::from_be_bytes(array)
 }
