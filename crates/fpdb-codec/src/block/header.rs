@@ -136,8 +136,12 @@ impl BlockHeader {
 /// and so do fuzzers, to get past the checksum and exercise the decoder on
 /// garbage payloads.
 pub fn seal_block(count: u16, payload_bits: usize, payload: &[u8]) -> Vec<u8> {
-    let bytes = payload_bits.div_ceil(8).min(payload.len());
-    let payload = payload.get(..bytes).unwrap_or(payload);
+    // The bytes holding `payload_bits`, or all of a shorter payload.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "the end is capped at the payload's length"
+    )]
+    let payload = &payload[..payload_bits.div_ceil(8).min(payload.len())];
     let padding = ((8 - payload_bits % 8) % 8) as u8;
     let mut block = Vec::with_capacity(BlockHeader::LEN + payload.len());
     BlockHeader::for_payload(count, padding, payload).write(&mut block);
