@@ -138,26 +138,33 @@ impl TableDesign {
     /// choosing `widths.len() - k` agreeing blocks. An even split is
     /// normalised to the equivalent [`TableDesign::levels`] design.
     pub fn split(k: u32, widths: &[u32]) -> Result<Self, DesignError> {
-        if widths.iter().sum::<u32>() != 64 || widths.contains(&0) {
+        let Some(blocks) = valid_width_count(widths) else {
             return Err(DesignError::BadWidths {
                 widths: widths.to_vec(),
             });
-        }
-        let blocks = widths.len() as u32;
+        };
         if even_widths(64, blocks) == widths {
             return Self::levels(k, &[blocks]);
         }
         Self::from_shape(k, DesignShape::Widths(widths.to_vec()))
     }
 
-    /// Builds the tables of a shape.
+    /// Builds the tables of a shape. Explicit widths follow the rule of
+    /// [`TableDesign::split`] (positive, adding up to 64).
     pub fn from_shape(k: u32, shape: DesignShape) -> Result<Self, DesignError> {
         if k > MAX_K {
             return Err(DesignError::KTooLarge { k, max: MAX_K });
         }
         let counts: Vec<u32> = match &shape {
             DesignShape::Levels(levels) => levels.clone(),
-            DesignShape::Widths(widths) => vec![widths.len() as u32],
+            DesignShape::Widths(widths) => match valid_width_count(widths) {
+                Some(blocks) => vec![blocks],
+                None => {
+                    return Err(DesignError::BadWidths {
+                        widths: widths.clone(),
+                    })
+                }
+            },
         };
         if counts.is_empty() {
             return Err(DesignError::BadLevel {
@@ -238,6 +245,16 @@ impl TableDesign {
             .iter()
             .position(|table| table.shares_prefix(xor))
     }
+}
+
+/// The number of explicit block widths, if they are positive and add up
+/// to 64 (summed in `u64`, so huge widths cannot overflow the sum).
+fn valid_width_count(widths: &[u32]) -> Option<u32> {
+    let sum: u64 = widths.iter().map(|&width| u64::from(width)).sum();
+    if sum != 64 || widths.contains(&0) {
+        return None;
+    }
+    u32::try_from(widths.len()).ok()
 }
 
 /// Mask of the top `bits` bits.
@@ -458,10 +475,14 @@ mod tests {
         assert!(TableDesign::levels(7, &[40]).is_err());
         assert!(TableDesign::split(1, &[32, 31]).is_err());
         assert!(TableDesign::split(1, &[64, 0]).is_err());
+        // A sum that overflows u32 is not 64 (and no overflow panic).
+        assert!(TableDesign::split(1, &[u32::MAX, 65]).is_err());
+        assert!(TableDesign::from_name(1, "widths-4294967295-65").is_err());
         assert!(TableDesign::levels(0, &[1, 1]).is_err());
-        // Explicit widths past 64 bits, given directly as a shape (as a
-        // stored design does), are an error rather than a panic.
-        for widths in [vec![30, 50], vec![100], vec![64, 1]] {
+        // Explicit widths past 64 bits (or short of them, or zero), given
+        // directly as a shape (as a stored design does), are an error
+        // rather than a panic.
+        for widths in [vec![30, 50], vec![100], vec![64, 1], vec![0, 64], vec![40]] {
             assert_eq!(
                 TableDesign::from_shape(0, DesignShape::Widths(widths.clone())),
                 Err(DesignError::BadWidths { widths })
