@@ -436,9 +436,9 @@ mod tests {
         for _ in 0..n {
             let roll = next();
             let fp = match (roll % 4, fingerprints.len()) {
-                (0, len) if len > 0 => fingerprints[(next() as usize) % len],
+                (0, len) if len > 0 => fingerprints[usize::try_from(next() % len as u64).unwrap()],
                 (1, len) if len > 0 => {
-                    let base = fingerprints[(next() as usize) % len].0;
+                    let base = fingerprints[usize::try_from(next() % len as u64).unwrap()].0;
                     Fingerprint(base ^ (1 << (next() % 64)) ^ (1 << (next() % 64)))
                 }
                 _ => Fingerprint(next()),

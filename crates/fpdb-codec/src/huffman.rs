@@ -15,6 +15,7 @@
 use huffman_compress::CodeBuilder;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::bits::low_u32;
 use crate::error::CodecError;
 
 /// Number of symbols: `h` ranges over bit positions `0..=63`.
@@ -340,7 +341,7 @@ impl HuffmanCode {
         let mut out = Vec::with_capacity(CODE_BOOK_BYTES);
         out.push(CODE_BOOK_VERSION);
         out.extend_from_slice(&self.lengths);
-        let checksum = xxh3_64(&out) as u32;
+        let checksum = low_u32(xxh3_64(&out));
         out.extend_from_slice(&checksum.to_be_bytes());
         out
     }
@@ -367,7 +368,7 @@ impl HuffmanCode {
             return Err(CodecError::corrupt(WHAT, "truncated"));
         };
         let stored = u32::from_be_bytes(*stored);
-        let computed = xxh3_64(body) as u32;
+        let computed = low_u32(xxh3_64(body));
         if stored != computed {
             return Err(CodecError::ChecksumMismatch {
                 what: WHAT,
@@ -390,11 +391,11 @@ mod tests {
     fn skewed_histogram(seed: u64) -> [u64; SYMBOLS] {
         let mut state = seed | 1;
         let mut histogram = [0u64; SYMBOLS];
-        for (h, count) in histogram.iter_mut().enumerate() {
+        for (h, count) in (0u32..).zip(histogram.iter_mut()) {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let shift = (h as u32 * 7 + (state % 5) as u32) % 40;
+            let shift = (h * 7 + u32::try_from(state % 5).unwrap()) % 40;
             *count = (1u64 << shift) + state % 1000;
         }
         histogram
@@ -432,7 +433,7 @@ mod tests {
         }
         // Without the cap the Fibonacci histogram would need ~63-bit codes.
         let uncapped = library_lengths(&fibonacci.map(|count| count.saturating_add(1)));
-        assert!(uncapped.iter().copied().max().unwrap() > MAX_CODE_LEN as u8);
+        assert!(u32::from(uncapped.iter().copied().max().unwrap()) > MAX_CODE_LEN);
     }
 
     #[test]

@@ -61,7 +61,7 @@ impl GroupNode {
 #[repr(align(64))]
 pub(crate) struct BlockInfo {
     /// Byte offset of the block in the table's buffer.
-    start: u64,
+    start: usize,
     /// Length of the block in bytes.
     len: u32,
     sync: SyncPoints,
@@ -80,17 +80,18 @@ impl BlockInfo {
         code: &HuffmanCode,
     ) -> Result<Self, CodecError> {
         Ok(BlockInfo {
-            start: start as u64,
+            start,
             len: u32::try_from(block.bytes().len())
                 .map_err(|_| CodecError::BlockTooLarge { keys: keys.len() })?,
             sync: SyncPoints::for_block_keys(keys, code),
         })
     }
 
-    /// Reads what [`SyncPoints::start_for`] will read (to start the load).
+    /// Reads what [`SyncPoints::start_for`] will read (to start the load;
+    /// the info is one cache line, so any of its fields will do).
     #[inline]
     pub(crate) fn touch(&self, lo: u64) -> u64 {
-        self.start ^ u64::from(self.sync.first_below(lo))
+        u64::from(self.len) ^ u64::from(self.sync.first_below(lo))
     }
 }
 
@@ -171,8 +172,8 @@ impl EncodedTable {
 
     #[inline]
     fn block_bytes(&self, info: &BlockInfo) -> Option<&[u8]> {
-        let start = usize::try_from(info.start).ok()?;
-        self.bytes.get(start..start + info.len as usize)
+        self.bytes
+            .get(info.start..info.start.checked_add(info.len as usize)?)
     }
 
     /// The in-memory facts about block `index` (for probes).
@@ -235,7 +236,7 @@ impl EncodedTable {
         };
         // Branch-free on the info's contents: a mispredicted branch on data
         // still in flight would hold back the loads of the tables after it.
-        let start = info.start as usize;
+        let start = info.start;
         let byte = info.sync.start_byte(lo);
         // Only loads matter here (the result feeds `black_box`): a byte
         // past the buffer has no line to load and reads as 0.

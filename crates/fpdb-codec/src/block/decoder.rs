@@ -665,7 +665,15 @@ impl<'p> FastStream<'p> {
     ) -> Option<FastExit> {
         let loaded = self.loaded;
         let high = (loaded >> 64) as u64;
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "the view is bits 42..106 of `loaded`: the bits above are dropped on purpose"
+        )]
         let middle = (loaded >> 22) as u64;
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "a bit offset within a byte is below 8"
+        )]
         let offset = (self.position & 7) as u32;
         #[expect(
             clippy::indexing_slicing,
@@ -683,9 +691,19 @@ impl<'p> FastStream<'p> {
         let next = offset + entry_advance(entry);
         let from_high = (high << (next & 63)) >> (64 - LUT_BITS);
         let from_middle = (middle << (next.wrapping_sub(42) & 63)) >> (64 - LUT_BITS);
-        self.peek = if next < 53 { from_high } else { from_middle } as usize;
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "a peek is the top LUT_BITS bits of a 64-bit view"
+        )]
+        let peek = if next < 53 { from_high } else { from_middle } as usize;
+        self.peek = peek;
         // The residual is the `63 - h` bits just before `next`: the bits
-        // of `before_next` under bit h.
+        // of `before_next` under bit h (the bits above are dropped on
+        // purpose).
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "only the low 64 bits, which hold the residual, are wanted"
+        )]
         let before_next = (loaded >> (128 - next)) as u64;
         #[expect(
             clippy::indexing_slicing,
@@ -759,6 +777,10 @@ fn general_key(
     }
     let residual_bits = 63 - entry_h(entry);
     // The residual ends `advance` bits into `window` (at most 87 bits).
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "only the low 64 bits, which hold the residual, are wanted"
+    )]
     let before_next = (window >> (128 - entry_advance(entry))) as u64;
     let residual = before_next & !(u64::MAX << residual_bits);
     let above = cursor.previous >> residual_bits;

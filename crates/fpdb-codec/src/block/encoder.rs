@@ -107,7 +107,10 @@ impl OpenBlock {
         let count = u16::try_from(self.count).map_err(|_| CodecError::BlockTooLarge {
             keys: self.count as usize,
         })?;
-        let payload_bits = self.writer.bit_len() as usize;
+        let payload_bits =
+            usize::try_from(self.writer.bit_len()).map_err(|_| CodecError::BlockTooLarge {
+                keys: self.count as usize,
+            })?;
         let payload = self.writer.finish();
         Ok(EncodedBlock {
             bytes: super::header::seal_block(count, payload_bits, &payload),

@@ -79,7 +79,7 @@ pub fn decode_block_reference(code: &HuffmanCode, block: &[u8]) -> Result<Vec<u6
     for _ in 1..header.count {
         let (mut word, mut length) = (0u32, 0u32);
         let h = loop {
-            word = (word << 1) | take(1)? as u32;
+            word = (word << 1) | u32::from(take(1)? == 1);
             length += 1;
             if let Some(&h) = words.get(&(length, word)) {
                 break h;

@@ -233,7 +233,9 @@ impl TableDesign {
     /// Expected keys sharing a query's prefix in the worst table, for `n`
     /// uniformly random fingerprints: `n / 2^p_min`.
     pub fn expected_candidates_per_probe(&self, n: u64) -> f64 {
-        n as f64 / 2f64.powi(self.min_prefix_bits() as i32)
+        #[expect(clippy::cast_possible_wrap, reason = "a prefix has at most 64 bits")]
+        let prefix_bits = self.min_prefix_bits() as i32;
+        n as f64 / 2f64.powi(prefix_bits)
     }
 
     /// Index of the first (lowest-index) table in which two fingerprints
@@ -309,15 +311,20 @@ fn expand_levels(
                 return Ok(());
             }
             Some(&blocks) => {
-                if blocks <= k || blocks as usize > remaining.len() {
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "`remaining` is a subset of the 64 bit positions"
+                )]
+                let bits = remaining.len() as u32;
+                if blocks <= k || blocks > bits {
                     return Err(DesignError::BadLevel {
                         level,
                         blocks: blocks as usize,
-                        bits: remaining.len() as u32,
+                        bits,
                         k,
                     });
                 }
-                even_widths(remaining.len() as u32, blocks)
+                even_widths(bits, blocks)
             }
         },
         DesignShape::Widths(widths) => {
@@ -325,7 +332,7 @@ fn expand_levels(
                 out.push(chosen.clone());
                 return Ok(());
             }
-            if widths.len() as u32 <= k {
+            if widths.len() <= k as usize {
                 return Err(DesignError::BadLevel {
                     level,
                     blocks: widths.len(),
