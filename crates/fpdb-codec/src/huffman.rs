@@ -231,19 +231,21 @@ impl HuffmanCode {
         let mut codes = [0u32; SYMBOLS];
         let mut symbols_by_code = [0u8; SYMBOLS];
         let mut lookup = Box::new([0u32; 1 << LUT_BITS]);
-        // Symbols in canonical order: by length, then by symbol.
-        let mut order: Vec<(u8, u8)> = lengths.iter().copied().zip(0u8..).collect();
-        order.sort_unstable();
+        // Canonical codes: taking symbols in increasing order, each gets
+        // the next code of its length, so codes of one length follow their
+        // symbols' order; its place in `symbols_by_code` is that code's
+        // offset from the length's first code and index.
         #[expect(
             clippy::indexing_slicing,
-            reason = "positions and symbols are below SYMBOLS (one per length), and every length was checked to be in 1..=MAX_CODE_LEN above"
+            reason = "every length was checked to be in 1..=MAX_CODE_LEN above, and a code's position (its rank in canonical order) is below SYMBOLS"
         )]
-        for (position, &(length, symbol)) in order.iter().enumerate() {
-            let next = &mut next_code[usize::from(length)];
-            let assigned = *next;
-            *next += 1;
-            codes[usize::from(symbol)] = assigned;
-            symbols_by_code[position] = symbol;
+        for ((symbol, &length), code) in (0u8..).zip(lengths).zip(&mut codes) {
+            let slot = usize::from(length);
+            let assigned = next_code[slot];
+            next_code[slot] += 1;
+            *code = assigned;
+            let position = first_index[slot] + (assigned - first_code[slot]);
+            symbols_by_code[position as usize] = symbol;
             if u32::from(length) <= LUT_BITS {
                 // Every LUT index starting with this code word maps to it.
                 let spread = LUT_BITS - u32::from(length);
