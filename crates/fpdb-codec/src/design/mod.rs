@@ -174,10 +174,7 @@ impl TableDesign {
                 k,
             });
         }
-        let tables: u128 = counts
-            .iter()
-            .map(|&m| binomial(u64::from(m), u64::from(k)))
-            .product();
+        let tables = table_count(&counts, k);
         if tables > MAX_TABLES as u128 {
             return Err(DesignError::TooManyTables {
                 tables,
@@ -278,6 +275,14 @@ pub(crate) fn even_widths(bits: u32, blocks: u32) -> Vec<u32> {
     let base = bits / blocks;
     let wider = bits % blocks;
     (0..blocks).map(|i| base + u32::from(i < wider)).collect()
+}
+
+/// Tables of a design with these blocks per level: `Π C(mᵢ, k)`,
+/// saturating (a stored shape may list many large levels).
+pub(crate) fn table_count(levels: &[u32], k: u32) -> u128 {
+    levels.iter().fold(1, |tables, &m| {
+        tables.saturating_mul(binomial(u64::from(m), u64::from(k)))
+    })
 }
 
 /// `C(n, r)`, saturating far above any table limit.
@@ -486,6 +491,15 @@ mod tests {
         assert!(TableDesign::split(1, &[u32::MAX, 65]).is_err());
         assert!(TableDesign::from_name(1, "widths-4294967295-65").is_err());
         assert!(TableDesign::levels(0, &[1, 1]).is_err());
+        // So many tables that their count overflows u128: too many, not an
+        // overflow panic.
+        assert!(matches!(
+            TableDesign::levels(3, &[64; 9]),
+            Err(DesignError::TooManyTables {
+                tables: u128::MAX,
+                ..
+            })
+        ));
         // Explicit widths past 64 bits (or short of them, or zero), given
         // directly as a shape (as a stored design does), are an error
         // rather than a panic.
