@@ -185,7 +185,7 @@ impl<S: Into<String>> Extend<(S, Fingerprint)> for Corpus {
 }
 
 /// Every unordered pair of positions in `fingerprints` whose fingerprints
-/// are within `k` (0 ≤ k ≤ [`fpdb_codec::MAX_K`]), each once with `a < b`,
+/// are within `k` (0 ≤ k ≤ [`MAX_K`](crate::MAX_K)), each once with `a < b`,
 /// sorted by `(a, b)`. Positions with equal fingerprints pair at distance
 /// 0, so a group of `m` exact duplicates gives `m (m - 1) / 2` pairs.
 pub fn near_pairs(fingerprints: &[Fingerprint], k: u32) -> Result<Vec<DocPair>> {
