@@ -39,6 +39,10 @@ impl BitWriter {
         // 64-bit words so the next write also fits.
         if self.pending_bits >= 64 {
             let spare = self.pending_bits - 64;
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "the accumulator holds only its `pending_bits` bits, so the top 64 of them fit"
+            )]
             let word = (self.accumulator >> spare) as u64;
             self.bytes.extend_from_slice(&word.to_be_bytes());
             self.pending_bits = spare;
@@ -56,10 +60,11 @@ impl BitWriter {
         let mut remaining = self.pending_bits;
         while remaining >= 8 {
             remaining -= 8;
-            self.bytes.push((self.accumulator >> remaining) as u8);
+            self.bytes.push(low_byte(self.accumulator >> remaining));
         }
         if remaining > 0 {
-            self.bytes.push((self.accumulator << (8 - remaining)) as u8);
+            self.bytes
+                .push(low_byte(self.accumulator << (8 - remaining)));
         }
         self.bytes
     }
@@ -89,10 +94,11 @@ pub(crate) fn bytes_at(bytes: &[u8], byte_pos: usize) -> u128 {
 /// Slow path of [`window_at`] near the end of the buffer.
 #[cold]
 fn load_padded(bytes: &[u8], byte_pos: usize) -> u128 {
+    // Bytes from `byte_pos` up to the end (none if it is past the end),
+    // the rest of the window staying zero.
     let mut array = [0u8; 16];
-    let tail = bytes.get(byte_pos..).unwrap_or(&[]);
-    if let Some(head) = array.get_mut(..tail.len()) {
-        head.copy_from_slice(tail);
+    for (slot, &byte) in array.iter_mut().zip(bytes.iter().skip(byte_pos)) {
+        *slot = byte;
     }
     u128::from_be_bytes(array)
 }
@@ -100,10 +106,31 @@ fn load_padded(bytes: &[u8], byte_pos: usize) -> u128 {
 /// Reads `width` (≤ 64) bits at `bit_pos`, MSB first; zero past the end.
 #[inline]
 pub(crate) fn read_bits(bytes: &[u8], bit_pos: usize, width: u32) -> u64 {
+    debug_assert!(width <= 64);
     if width == 0 {
         return 0;
     }
-    (window_at(bytes, bit_pos) >> (128 - width)) as u64
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "the top `width` ≤ 64 bits of the window fit"
+    )]
+    let bits = (window_at(bytes, bit_pos) >> (128 - width)) as u64;
+    bits
+}
+
+/// The low 8 bits of `value` (a deliberate truncation).
+#[inline]
+const fn low_byte(value: u128) -> u8 {
+    let [.., byte] = value.to_be_bytes();
+    byte
+}
+
+/// The low 32 bits of `value`: the stored checksums are the low half of
+/// an xxh3-64 hash.
+#[inline]
+pub(crate) const fn low_u32(value: u64) -> u32 {
+    let [.., a, b, c, d] = value.to_be_bytes();
+    u32::from_be_bytes([a, b, c, d])
 }
 
 #[cfg(test)]
@@ -136,6 +163,14 @@ mod tests {
             assert_eq!(read_bits(&bytes, pos, width), value, "at bit {pos}");
             pos += width as usize;
         }
+    }
+
+    /// The checksums in every stored format keep the low 32 bits.
+    #[test]
+    fn truncations_keep_the_low_bits() {
+        assert_eq!(low_u32(0x0123_4567_89ab_cdef), 0x89ab_cdef);
+        assert_eq!(low_u32(u64::MAX), u32::MAX);
+        assert_eq!(low_byte(0x0123_4567_89ab_cdef_0011_2233_4455_6677), 0x77);
     }
 
     #[test]

@@ -138,26 +138,32 @@ impl Corpus {
                 sets.union(a, b);
             }
         }
+        // Union-find groups have at least two members, so every group has
+        // a representative.
         Ok(sets
             .groups()
             .into_iter()
-            .map(|members| Cluster {
-                representative: self.representative_of(&members, representative),
-                members,
+            .filter_map(|members| {
+                Some(Cluster {
+                    representative: self.representative_of(&members, representative)?,
+                    members,
+                })
             })
             .collect())
     }
 
-    fn representative_of(&self, members: &[usize], rule: Representative) -> usize {
-        let first = members.first().copied().unwrap_or(0);
+    /// The member `rule` picks; `None` only for no members.
+    fn representative_of(&self, members: &[usize], rule: Representative) -> Option<usize> {
         match rule {
-            Representative::FirstSeen => first,
+            Representative::FirstSeen => members.first().copied(),
             // `min_by_key` keeps the first of equal keys: the first seen.
-            Representative::SmallestId => members
-                .iter()
-                .copied()
-                .min_by_key(|&position| self.id(position).unwrap_or(""))
-                .unwrap_or(first),
+            Representative::SmallestId => members.iter().copied().min_by_key(|&position| {
+                #[expect(
+                    clippy::indexing_slicing,
+                    reason = "members come from `UnionFind::new(self.len())`, so every position is below `self.ids.len()`"
+                )]
+                self.ids[position].as_str()
+            }),
         }
     }
 }
@@ -179,7 +185,7 @@ impl<S: Into<String>> Extend<(S, Fingerprint)> for Corpus {
 }
 
 /// Every unordered pair of positions in `fingerprints` whose fingerprints
-/// are within `k` (0 ≤ k ≤ [`fpdb_codec::MAX_K`]), each once with `a < b`,
+/// are within `k` (0 ≤ k ≤ [`MAX_K`](crate::MAX_K)), each once with `a < b`,
 /// sorted by `(a, b)`. Positions with equal fingerprints pair at distance
 /// 0, so a group of `m` exact duplicates gives `m (m - 1) / 2` pairs.
 pub fn near_pairs(fingerprints: &[Fingerprint], k: u32) -> Result<Vec<DocPair>> {
@@ -246,11 +252,16 @@ impl FingerprintGroups {
         }
     }
 
-    /// The positions holding the `g`-th distinct fingerprint.
+    /// The positions holding the `g`-th distinct fingerprint; `g` must be
+    /// below `distinct.len()` (as every caller's group index is: from
+    /// `members` or from a search of `distinct`).
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "`starts` has `distinct.len() + 1` ascending entries ending at `positions.len()` (built in `new`), and g < distinct.len()"
+    )]
     fn group(&self, g: usize) -> &[usize] {
-        let start = self.starts.get(g).copied().unwrap_or(0);
-        let end = self.starts.get(g + 1).copied().unwrap_or(start);
-        self.positions.get(start..end).unwrap_or(&[])
+        debug_assert!(g < self.distinct.len());
+        &self.positions[self.starts[g]..self.starts[g + 1]]
     }
 
     /// Every group, in fingerprint order.
@@ -335,31 +346,33 @@ pub struct IdCluster {
 /// form no cluster.
 pub fn id_clusters(pairs: &[FingerprintPair]) -> Vec<IdCluster> {
     // Union fingerprints, then expand each component to its ids: a
-    // fingerprint's documents are always together.
-    let mut fingerprints: Vec<Fingerprint> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
-    fingerprints.sort_unstable();
-    fingerprints.dedup();
-    let slot = |fp: Fingerprint| fingerprints.binary_search(&fp).unwrap_or(0);
-    let mut sets = UnionFind::new(fingerprints.len());
-    let mut ids_of: Vec<&[String]> = vec![&[]; fingerprints.len()];
+    // fingerprint's documents are always together. Each fingerprint gets
+    // a slot when first seen (no search that could miss), with the ids of
+    // the last pair naming it.
+    let mut slots: HashMap<Fingerprint, (usize, &[String])> = HashMap::new();
+    let mut links = Vec::with_capacity(pairs.len());
     for pair in pairs {
-        let (a, b) = (slot(pair.a), slot(pair.b));
-        sets.union(a, b);
-        for (index, ids) in [(a, &pair.a_ids), (b, &pair.b_ids)] {
-            if let Some(entry) = ids_of.get_mut(index) {
-                *entry = ids;
-            }
-        }
+        let [a, b] = [(pair.a, &pair.a_ids), (pair.b, &pair.b_ids)].map(|(fp, ids)| {
+            let next = slots.len();
+            let entry = slots.entry(fp).or_insert((next, ids));
+            entry.1 = ids;
+            entry.0
+        });
+        links.push((a, b));
     }
-    let mut clusters: Vec<IdCluster> = (0..fingerprints.len())
+    let mut sets = UnionFind::new(slots.len());
+    for (a, b) in links {
+        sets.union(a, b);
+    }
+    let mut clusters: Vec<IdCluster> = slots
+        .into_values()
         .fold(
             HashMap::<usize, Vec<String>>::new(),
-            |mut by_root, index| {
-                let members = ids_of.get(index).copied().unwrap_or(&[]);
+            |mut by_root, (slot, ids)| {
                 by_root
-                    .entry(sets.find(index))
+                    .entry(sets.find(slot))
                     .or_default()
-                    .extend(members.iter().cloned());
+                    .extend(ids.iter().cloned());
                 by_root
             },
         )
@@ -376,4 +389,186 @@ pub fn id_clusters(pairs: &[FingerprintPair]) -> Vec<IdCluster> {
         .collect();
     clusters.sort_unstable_by(|x, y| x.representative.cmp(&y.representative));
     clusters
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// Connected components of `0..n` under `edges`, each sorted, ordered
+    /// by smallest member; singletons left out.
+    fn components(n: usize, edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
+        let mut label: Vec<usize> = (0..n).collect();
+        // Relabel to the smallest reachable index until nothing changes.
+        loop {
+            let mut changed = false;
+            for &(a, b) in edges {
+                let low = label[a].min(label[b]);
+                for x in [a, b] {
+                    if label[x] != low {
+                        label[x] = low;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (x, &l) in label.iter().enumerate() {
+            groups.entry(l).or_default().push(x);
+        }
+        groups.into_values().filter(|g| g.len() > 1).collect()
+    }
+
+    /// Documents with planted exact and near duplicates.
+    fn corpus(seed: u64, n: usize) -> Corpus {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut fingerprints: Vec<Fingerprint> = Vec::new();
+        for _ in 0..n {
+            let roll = next();
+            let fp = match (roll % 4, fingerprints.len()) {
+                (0, len) if len > 0 => fingerprints[usize::try_from(next() % len as u64).unwrap()],
+                (1, len) if len > 0 => {
+                    let base = fingerprints[usize::try_from(next() % len as u64).unwrap()].0;
+                    Fingerprint(base ^ (1 << (next() % 64)) ^ (1 << (next() % 64)))
+                }
+                _ => Fingerprint(next()),
+            };
+            fingerprints.push(fp);
+        }
+        fingerprints
+            .into_iter()
+            .enumerate()
+            .map(|(position, fp)| (format!("doc{:03}", (position * 37) % n), fp))
+            .collect()
+    }
+
+    #[test]
+    fn corpus_pairs_and_clusters_equal_brute_force() {
+        for seed in 1..6 {
+            let corpus = corpus(seed, 150);
+            let fps = corpus.fingerprints();
+            for k in [0, 2, 3] {
+                let mut expected = Vec::new();
+                for a in 0..fps.len() {
+                    for b in a + 1..fps.len() {
+                        let distance = (fps[a].0 ^ fps[b].0).count_ones();
+                        if distance <= k {
+                            expected.push(DocPair { a, b, distance });
+                        }
+                    }
+                }
+                let pairs = corpus.near_pairs(k).unwrap();
+                assert_eq!(pairs, expected, "seed {seed} k {k}");
+                let edges: Vec<(usize, usize)> = pairs.iter().map(|p| (p.a, p.b)).collect();
+                let expected_members = components(corpus.len(), &edges);
+                for rule in [Representative::FirstSeen, Representative::SmallestId] {
+                    let clusters = corpus.clusters(k, rule).unwrap();
+                    let members: Vec<Vec<usize>> =
+                        clusters.iter().map(|c| c.members.clone()).collect();
+                    assert_eq!(members, expected_members, "seed {seed} k {k}");
+                    for cluster in &clusters {
+                        let expected_representative = match rule {
+                            Representative::FirstSeen => cluster.members[0],
+                            Representative::SmallestId => *cluster
+                                .members
+                                .iter()
+                                .min_by_key(|&&p| (corpus.id(p).unwrap(), p))
+                                .unwrap(),
+                        };
+                        assert_eq!(cluster.representative, expected_representative);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn id_clusters_are_the_components_of_the_id_graph() {
+        let corpus = corpus(9, 200);
+        let k = 3;
+        // Fingerprint pairs as a database reports them: distinct near
+        // fingerprints, and fingerprints shared by several documents.
+        let mut ids_of: BTreeMap<Fingerprint, Vec<String>> = BTreeMap::new();
+        for position in 0..corpus.len() {
+            ids_of
+                .entry(corpus.fingerprint(position).unwrap())
+                .or_default()
+                .push(corpus.id(position).unwrap().to_owned());
+        }
+        for ids in ids_of.values_mut() {
+            ids.sort_unstable();
+        }
+        let distinct: Vec<Fingerprint> = ids_of.keys().copied().collect();
+        let mut pairs = Vec::new();
+        for (fp, ids) in &ids_of {
+            if ids.len() > 1 {
+                pairs.push(FingerprintPair {
+                    a: *fp,
+                    b: *fp,
+                    distance: 0,
+                    a_ids: ids.clone(),
+                    b_ids: ids.clone(),
+                });
+            }
+        }
+        for (i, a) in distinct.iter().enumerate() {
+            for b in &distinct[i + 1..] {
+                let distance = (a.0 ^ b.0).count_ones();
+                if distance <= k {
+                    pairs.push(FingerprintPair {
+                        a: *a,
+                        b: *b,
+                        distance,
+                        a_ids: ids_of[a].clone(),
+                        b_ids: ids_of[b].clone(),
+                    });
+                }
+            }
+        }
+        let all_ids: Vec<String> = ids_of
+            .values()
+            .flatten()
+            .cloned()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let index = |id: &str| all_ids.binary_search_by(|x| x.as_str().cmp(id)).unwrap();
+        let edges: Vec<(usize, usize)> = pairs
+            .iter()
+            .flat_map(|pair| {
+                pair.id_pairs()
+                    .into_iter()
+                    .map(|(x, y)| (index(x), index(y)))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let expected: BTreeSet<Vec<String>> = components(all_ids.len(), &edges)
+            .into_iter()
+            .map(|c| c.into_iter().map(|i| all_ids[i].clone()).collect())
+            .collect();
+        assert!(
+            expected.len() > 3,
+            "the corpus should have several clusters"
+        );
+        let clusters = id_clusters(&pairs);
+        assert!(clusters
+            .windows(2)
+            .all(|w| w[0].representative < w[1].representative));
+        for cluster in &clusters {
+            assert_eq!(Some(&cluster.representative), cluster.ids.first());
+        }
+        let got: BTreeSet<Vec<String>> = clusters.into_iter().map(|c| c.ids).collect();
+        assert_eq!(got, expected);
+        assert!(id_clusters(&[]).is_empty());
+    }
 }

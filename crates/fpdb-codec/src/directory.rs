@@ -109,7 +109,12 @@ impl BlockDirectory {
     /// as `std::hint::black_box`).
     #[inline]
     pub fn touch_group(&self, group: usize) -> u64 {
-        self.last_keys.get(group * GROUP).copied().unwrap_or(0)
+        // A group past the end has no line to load; any value will do, as
+        // the result only feeds `black_box`.
+        self.last_keys
+            .get(group.saturating_mul(GROUP))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The top of the summary: the last key of every [`GROUP`] groups.
@@ -123,32 +128,40 @@ impl BlockDirectory {
     /// lines loaded in parallel.
     #[inline]
     pub(crate) fn summary_segment(&self, segment: usize) -> &[u64] {
-        let start = segment * GROUP;
-        let end = (start + GROUP).min(self.group_last_keys.len());
-        self.group_last_keys.get(start..end).unwrap_or(&[])
+        // The segment just past the last one is where a search for a `lo`
+        // above every key ends: it holds no group, and its group index
+        // (past the last group) then locates no block.
+        self.group_last_keys
+            .chunks(GROUP)
+            .nth(segment)
+            .unwrap_or_default()
     }
 
     /// The rest of [`BlockDirectory::locate`] after
     /// [`BlockDirectory::group_for`]; requires `lo ≤ hi`.
     #[inline]
     pub fn locate_in_group(&self, group: usize, lo: u64, hi: u64) -> Range<usize> {
-        let group_start = group * GROUP;
-        let in_group = self
-            .last_keys
-            .get(group_start..(group_start + GROUP).min(self.last_keys.len()))
-            .unwrap_or(&[]);
-        let start = group_start + in_group.partition_point(|&last| last < lo);
-        if start >= self.last_keys.len() {
-            return self.last_keys.len()..self.last_keys.len();
-        }
+        let blocks = self.last_keys.len();
+        // A group past the last one (every last key is below `lo`) holds
+        // no block.
+        let Some(rest) = self.last_keys.get(group.saturating_mul(GROUP)..) else {
+            return blocks..blocks;
+        };
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "the group's end is capped at `rest.len()`, and partition_point returns at most the group's length"
+        )]
+        let tail = &rest[rest[..rest.len().min(GROUP)].partition_point(|&last| last < lo)..];
+        let start = blocks - tail.len();
         // The first block from `start` on whose last key reaches `hi`; a
         // linear walk, since every block it passes must be decoded anyway.
-        let tail = self.last_keys.get(start..).unwrap_or(&[]);
-        let reaching = tail
+        // If none does, the range runs to the last block (which holds the
+        // largest keys); an empty tail gives the empty `blocks..blocks`.
+        let end = tail
             .iter()
             .position(|&last| last >= hi)
-            .unwrap_or(tail.len().saturating_sub(1));
-        start..start + reaching + 1
+            .map_or(blocks, |reaching| start + reaching + 1);
+        start..end
     }
 
     /// 8 bytes per block, big-endian.

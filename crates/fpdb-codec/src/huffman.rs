@@ -15,6 +15,7 @@
 use huffman_compress::CodeBuilder;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::bits::low_u32;
 use crate::error::CodecError;
 
 /// Number of symbols: `h` ranges over bit positions `0..=63`.
@@ -120,6 +121,8 @@ fn library_lengths(weights: &[u64; SYMBOLS]) -> [u8; SYMBOLS] {
     let mut lengths = [0u8; SYMBOLS];
     for (symbol, code) in book.iter() {
         if let Some(slot) = lengths.get_mut(usize::from(*symbol)) {
+            // Saturating is right: any length above MAX_CODE_LEN (far below
+            // 255) makes the caller flatten the histogram and try again.
             *slot = u8::try_from(code.len()).unwrap_or(u8::MAX);
         }
     }
@@ -134,11 +137,14 @@ impl HuffmanCode {
     /// most 7 more code builds; shift 64 makes all weights 1, 6-bit codes).
     pub fn from_histogram(histogram: &[u64; SYMBOLS]) -> HuffmanCode {
         let attempt = |shift: u32| {
+            // A shift of 64 shifts every bit out: count 0, weight 1.
             let weights =
                 histogram.map(|count| count.checked_shr(shift).unwrap_or(0).saturating_add(1));
             let lengths = library_lengths(&weights);
-            let longest = lengths.iter().copied().max().unwrap_or(u8::MAX);
-            if u32::from(longest) <= MAX_CODE_LEN {
+            if lengths
+                .iter()
+                .all(|&length| u32::from(length) <= MAX_CODE_LEN)
+            {
                 HuffmanCode::from_lengths(&lengths).ok()
             } else {
                 None
@@ -160,6 +166,9 @@ impl HuffmanCode {
                 None => low = middle,
             }
         }
+        // Shift 64 gives 64 equal weights, a complete 6-bit code, so the
+        // uniform code (also valid for every key, just less compact) is
+        // only a formality.
         best.or_else(|| attempt(64))
             .unwrap_or_else(HuffmanCode::uniform)
     }
@@ -205,15 +214,16 @@ impl HuffmanCode {
         let mut first_index = [0u32; MAX_CODE_LEN as usize + 1];
         let mut code = 0u32;
         let mut index = 0u32;
-        for length in 1..=MAX_CODE_LEN as usize {
+        // Lengths 1..=MAX_CODE_LEN, in order (slot 0 stays unused).
+        for ((&count, first), first_at) in code_count
+            .iter()
+            .zip(&mut first_code)
+            .zip(&mut first_index)
+            .skip(1)
+        {
             code <<= 1;
-            let count = code_count.get(length).copied().unwrap_or(0);
-            if let (Some(first), Some(first_at)) =
-                (first_code.get_mut(length), first_index.get_mut(length))
-            {
-                *first = code;
-                *first_at = index;
-            }
+            *first = code;
+            *first_at = index;
             code += count;
             index += count;
         }
@@ -221,22 +231,21 @@ impl HuffmanCode {
         let mut codes = [0u32; SYMBOLS];
         let mut symbols_by_code = [0u8; SYMBOLS];
         let mut lookup = Box::new([0u32; 1 << LUT_BITS]);
-        // Symbols in canonical order: by length, then by symbol.
-        let mut order: Vec<u8> = (0..SYMBOLS as u8).collect();
-        order.sort_by_key(|&symbol| (lengths.get(usize::from(symbol)).copied(), symbol));
-        for (position, &symbol) in order.iter().enumerate() {
-            let length = lengths.get(usize::from(symbol)).copied().unwrap_or(0);
-            let Some(next) = next_code.get_mut(usize::from(length)) else {
-                continue;
-            };
-            let assigned = *next;
-            *next += 1;
-            if let Some(slot) = codes.get_mut(usize::from(symbol)) {
-                *slot = assigned;
-            }
-            if let Some(slot) = symbols_by_code.get_mut(position) {
-                *slot = symbol;
-            }
+        // Canonical codes: taking symbols in increasing order, each gets
+        // the next code of its length, so codes of one length follow their
+        // symbols' order; its place in `symbols_by_code` is that code's
+        // offset from the length's first code and index.
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "every length was checked to be in 1..=MAX_CODE_LEN above, and a code's position (its rank in canonical order) is below SYMBOLS"
+        )]
+        for ((symbol, &length), code) in (0u8..).zip(lengths).zip(&mut codes) {
+            let slot = usize::from(length);
+            let assigned = next_code[slot];
+            next_code[slot] += 1;
+            *code = assigned;
+            let position = first_index[slot] + (assigned - first_code[slot]);
+            symbols_by_code[position as usize] = symbol;
             if u32::from(length) <= LUT_BITS {
                 // Every LUT index starting with this code word maps to it.
                 let spread = LUT_BITS - u32::from(length);
@@ -288,7 +297,8 @@ impl HuffmanCode {
     #[cfg(test)]
     pub(crate) fn decode(&self, window: u128) -> Option<(u32, u32)> {
         let index = (window >> (128 - LUT_BITS)) as usize;
-        let entry = self.lookup.get(index).copied().unwrap_or(0);
+        // An index of LUT_BITS bits is always inside the table.
+        let entry = self.lookup[index];
         if entry != 0 {
             return Some((entry_length(entry), entry_h(entry)));
         }
@@ -333,7 +343,7 @@ impl HuffmanCode {
         let mut out = Vec::with_capacity(CODE_BOOK_BYTES);
         out.push(CODE_BOOK_VERSION);
         out.extend_from_slice(&self.lengths);
-        let checksum = xxh3_64(&out) as u32;
+        let checksum = low_u32(xxh3_64(&out));
         out.extend_from_slice(&checksum.to_be_bytes());
         out
     }
@@ -360,7 +370,7 @@ impl HuffmanCode {
             return Err(CodecError::corrupt(WHAT, "truncated"));
         };
         let stored = u32::from_be_bytes(*stored);
-        let computed = xxh3_64(body) as u32;
+        let computed = low_u32(xxh3_64(body));
         if stored != computed {
             return Err(CodecError::ChecksumMismatch {
                 what: WHAT,
@@ -383,11 +393,11 @@ mod tests {
     fn skewed_histogram(seed: u64) -> [u64; SYMBOLS] {
         let mut state = seed | 1;
         let mut histogram = [0u64; SYMBOLS];
-        for (h, count) in histogram.iter_mut().enumerate() {
+        for (h, count) in (0u32..).zip(histogram.iter_mut()) {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let shift = (h as u32 * 7 + (state % 5) as u32) % 40;
+            let shift = (h * 7 + u32::try_from(state % 5).unwrap()) % 40;
             *count = (1u64 << shift) + state % 1000;
         }
         histogram
@@ -425,7 +435,7 @@ mod tests {
         }
         // Without the cap the Fibonacci histogram would need ~63-bit codes.
         let uncapped = library_lengths(&fibonacci.map(|count| count.saturating_add(1)));
-        assert!(uncapped.iter().copied().max().unwrap() > MAX_CODE_LEN as u8);
+        assert!(u32::from(uncapped.iter().copied().max().unwrap()) > MAX_CODE_LEN);
     }
 
     #[test]
@@ -438,6 +448,27 @@ mod tests {
                 let window = (u128::from(word) << (128 - length))
                     | (0x5555_5555_5555_5555_5555u128 >> length);
                 assert_eq!(code.decode(window), Some((length, h)), "seed {seed} h {h}");
+            }
+        }
+    }
+
+    /// Code words are the canonical ones (the code book stores only the
+    /// lengths, so this is part of the format): by length, then symbol,
+    /// each the previous plus one, shifted to its length.
+    #[test]
+    fn code_words_are_canonical() {
+        for seed in 1..20 {
+            let code = HuffmanCode::from_histogram(&skewed_histogram(seed));
+            let mut order: Vec<(u8, u32)> = (0..64u32)
+                .map(|h| (code.lengths()[h as usize], h))
+                .collect();
+            order.sort();
+            let (mut next, mut previous_length) = (0u32, 0u32);
+            for (length, h) in order {
+                next <<= u32::from(length) - previous_length;
+                previous_length = u32::from(length);
+                assert_eq!(code.code_word(h), Some((next, u32::from(length))));
+                next += 1;
             }
         }
     }

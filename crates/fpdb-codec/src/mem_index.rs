@@ -3,7 +3,7 @@
 
 use fpdb_fingerprint::Fingerprint;
 
-use crate::design::TableDesign;
+use crate::design::{Table, TableDesign};
 use crate::error::CodecError;
 use crate::match_rule::TableMatcher;
 use crate::prefix_bitmap::PrefixBitmap;
@@ -20,6 +20,17 @@ struct Probe {
     hi: u64,
     group: usize,
     blocks: std::ops::Range<usize>,
+}
+
+/// Up to [`PROBE_BATCH`] consecutive tables, from design table
+/// `first_table` on: the design's tables, their encodings and prefix
+/// bitmaps, index for index.
+#[derive(Debug, Clone, Copy)]
+struct Batch<'a> {
+    first_table: usize,
+    tables: &'a [Table],
+    encoded: &'a [EncodedTable],
+    presence: &'a [Option<PrefixBitmap>],
 }
 
 /// Every table of a design, encoded in memory.
@@ -144,29 +155,36 @@ impl MemIndex {
         // batch: each step is a dependent cache miss per table (directory
         // group, block info, block bytes), and taking it for all tables of
         // the batch before the next lets those misses overlap.
-        let tables = self.design.tables();
-        let mut first = 0;
-        while first < tables.len() {
-            let end = (first + PROBE_BATCH).min(tables.len());
-            self.probe_batch(first..end, query, k, out)?;
-            first = end;
+        // `build` made one encoded table and one presence entry per design
+        // table, so the three chunk alike.
+        let batches = self
+            .design
+            .tables()
+            .chunks(PROBE_BATCH)
+            .zip(self.tables.chunks(PROBE_BATCH))
+            .zip(self.presence.chunks(PROBE_BATCH));
+        for (number, ((tables, encoded), presence)) in batches.enumerate() {
+            let batch = Batch {
+                first_table: number * PROBE_BATCH,
+                tables,
+                encoded,
+                presence,
+            };
+            self.probe_batch(batch, query, k, out)?;
         }
         out.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
         Ok(())
     }
 
-    /// Probes tables `batch` (at most [`PROBE_BATCH`]) for `query`.
+    /// Probes the tables of `batch` for `query`.
     fn probe_batch(
         &self,
-        batch: std::ops::Range<usize>,
+        batch: Batch<'_>,
         query: Fingerprint,
         k: u32,
         out: &mut Vec<(Fingerprint, u32)>,
     ) -> Result<(), CodecError> {
-        let all_tables = self.design.tables().get(batch.clone()).unwrap_or(&[]);
-        let all_encoded = self.tables.get(batch.clone()).unwrap_or(&[]);
-        let all_presence = self.presence.get(batch.clone()).unwrap_or(&[]);
-        let Some(filler) = all_encoded.first() else {
+        let Some(filler) = batch.encoded.first() else {
             return Ok(());
         };
         let mut probes: [Probe; PROBE_BATCH] = std::array::from_fn(|_| Probe::default());
@@ -178,11 +196,16 @@ impl MemIndex {
         // Slots past `count` keep a filler and are never read.
         let mut encoded_kept = [filler; PROBE_BATCH];
         let mut count = 0;
-        for (offset, (table, encoded)) in all_tables.iter().zip(all_encoded).enumerate() {
+        let tables = batch.tables.iter().zip(batch.encoded).zip(batch.presence);
+        for (offset, ((table, encoded), presence)) in tables.enumerate() {
+            // An empty table holds no key in any range (and its directory
+            // summary, searched below, would be empty).
+            if encoded.block_count() == 0 {
+                continue;
+            }
             let permuted = table.permutation().permute(query.0);
-            let present = all_presence
-                .get(offset)
-                .and_then(Option::as_ref)
+            let present = presence
+                .as_ref()
                 .is_none_or(|bitmap| bitmap.has_prefix_of(permuted));
             if !present {
                 continue;
@@ -205,7 +228,11 @@ impl MemIndex {
                 count += 1;
             }
         }
-        let encoded = encoded_kept.get(..count).unwrap_or(&[]);
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "count grows once per table of the batch, which has at most PROBE_BATCH"
+        )]
+        let encoded = &encoded_kept[..count];
         // Step 1: find each table's directory group. The binary searches
         // over the summaries run in lockstep, one level for every table
         // before the next level, so their cache misses overlap instead of
@@ -231,7 +258,14 @@ impl MemIndex {
                 .take(count)
             {
                 let half = *size / 2;
-                let last = summary.get(*base + half).copied().unwrap_or(u64::MAX);
+                // Every step keeps `base + size ≤ summary.len()` and
+                // `size ≥ 1` (from `size = len ≥ 1`: empty tables are not
+                // probed), so `base + half < summary.len()`.
+                #[expect(
+                    clippy::indexing_slicing,
+                    reason = "base + half < base + size ≤ summary.len() (see above)"
+                )]
+                let last = summary[*base + half];
                 // Select without branching on the loaded key.
                 *base += half * usize::from(last < low);
                 *size -= half;
@@ -249,8 +283,13 @@ impl MemIndex {
             .iter_mut()
             .zip(&searches)
             .zip(summaries.iter().zip(&lows))
+            .take(count)
         {
-            let last = summary.get(base).copied().unwrap_or(u64::MAX);
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "the search ends with base < base + size ≤ summary.len() (size ≥ 1)"
+            )]
+            let last = summary[base];
             *segment = base + usize::from(size == 1 && last < low);
         }
         let mut touched = 0u64;
@@ -274,7 +313,7 @@ impl MemIndex {
         std::hint::black_box(touched);
         // Step 4: decode and compare.
         for ((probe, &offset), encoded) in probes.iter().zip(&offsets).zip(encoded) {
-            let table_index = batch.start + offset;
+            let table_index = batch.first_table + offset;
             let Some(matcher) = TableMatcher::new(&self.design, table_index, k) else {
                 continue;
             };

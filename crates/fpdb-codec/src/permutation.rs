@@ -181,7 +181,7 @@ mod tests {
         for bit in 0u8..64 {
             if value & bit_mask(bit) != 0 {
                 let destination = permutation.destination_of(u32::from(bit)).unwrap();
-                out |= bit_mask(destination as u8);
+                out |= bit_mask(u8::try_from(destination).unwrap());
             }
         }
         out
@@ -203,7 +203,7 @@ mod tests {
                     if start + u32::from(len) > 64 {
                         break;
                     }
-                    ranges.push(BitRange::new(start as u8, len));
+                    ranges.push(BitRange::new(u8::try_from(start).unwrap(), len));
                     cursor = start + u32::from(len);
                 }
                 // Shuffle deterministically from `order`.
@@ -212,7 +212,7 @@ mod tests {
                     state ^= state << 13;
                     state ^= state >> 7;
                     state ^= state << 17;
-                    ranges.swap(i, (state % (i as u64 + 1)) as usize);
+                    ranges.swap(i, usize::try_from(state % (i as u64 + 1)).unwrap());
                 }
                 ranges
             })

@@ -36,27 +36,47 @@ impl PrefixBitmap {
         }
         let mut words = vec![0u64; prefixes.div_ceil(64)];
         for &key in sorted_keys {
-            let prefix = (key >> (64 - prefix_bits)) as usize;
-            if let Some(word) = words.get_mut(prefix / 64) {
-                *word |= 1 << (prefix % 64);
-            }
+            let prefix = prefix_of(key, prefix_bits);
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "a prefix is below 2^prefix_bits, and `words` has a bit for each"
+            )]
+            let word = &mut words[prefix / 64];
+            *word |= 1 << (prefix % 64);
         }
         Some(PrefixBitmap { words, prefix_bits })
     }
 
     /// Whether some key shares the top `prefix_bits` bits of `permuted`.
+    /// (Saying "no" wrongly would drop answers, so the bit is indexed
+    /// directly rather than read with a default.)
     #[inline]
     pub(crate) fn has_prefix_of(&self, permuted: u64) -> bool {
-        let prefix = (permuted >> (64 - self.prefix_bits)) as usize;
-        self.words
-            .get(prefix / 64)
-            .is_some_and(|word| word >> (prefix % 64) & 1 == 1)
+        let prefix = prefix_of(permuted, self.prefix_bits);
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "a prefix is below 2^prefix_bits, and `words` has a bit for each (built together in `build`)"
+        )]
+        let word = self.words[prefix / 64];
+        word >> (prefix % 64) & 1 == 1
     }
 
     /// Bytes in memory.
     pub(crate) fn bytes(&self) -> usize {
         self.words.len() * 8
     }
+}
+
+/// The top `prefix_bits` (1..=MAX_PREFIX_BITS) bits of a key: the index of
+/// its bit in a bitmap.
+#[inline]
+fn prefix_of(key: u64, prefix_bits: u32) -> usize {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a prefix has at most MAX_PREFIX_BITS = 28 bits"
+    )]
+    let prefix = (key >> (64 - prefix_bits)) as usize;
+    prefix
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ use crate::directory::BlockDirectory;
 use crate::error::CodecError;
 use crate::huffman::HuffmanCode;
 
+const WHAT: &str = "table";
+
 /// Blocks per [`GroupNode`]; the directory's summary has one key per group.
 const GROUP: usize = crate::directory::GROUP;
 
@@ -59,26 +61,37 @@ impl GroupNode {
 #[repr(align(64))]
 pub(crate) struct BlockInfo {
     /// Byte offset of the block in the table's buffer.
-    start: u64,
+    start: usize,
     /// Length of the block in bytes.
     len: u32,
     sync: SyncPoints,
 }
 
 impl BlockInfo {
-    /// The info of a block holding `keys`, encoded with `code`.
-    fn new(start: usize, block: &EncodedBlock, keys: &[u64], code: &HuffmanCode) -> Self {
-        BlockInfo {
-            start: start as u64,
-            len: u32::try_from(block.bytes().len()).unwrap_or(u32::MAX),
+    /// The info of a block holding `keys`, encoded with `code`. A block
+    /// longer than `u32::MAX` bytes (far beyond [`MAX_BLOCK_KEYS`] keys)
+    /// is an error rather than a length that would hide the block.
+    ///
+    /// [`MAX_BLOCK_KEYS`]: crate::MAX_BLOCK_KEYS
+    fn new(
+        start: usize,
+        block: &EncodedBlock,
+        keys: &[u64],
+        code: &HuffmanCode,
+    ) -> Result<Self, CodecError> {
+        Ok(BlockInfo {
+            start,
+            len: u32::try_from(block.bytes().len())
+                .map_err(|_| CodecError::BlockTooLarge { keys: keys.len() })?,
             sync: SyncPoints::for_block_keys(keys, code),
-        }
+        })
     }
 
-    /// Reads what [`SyncPoints::start_for`] will read (to start the load).
+    /// Reads what [`SyncPoints::start_for`] will read (to start the load;
+    /// the info is one cache line, so any of its fields will do).
     #[inline]
     pub(crate) fn touch(&self, lo: u64) -> u64 {
-        self.start ^ u64::from(self.sync.first_below(lo))
+        u64::from(self.len) ^ u64::from(self.sync.first_below(lo))
     }
 }
 
@@ -105,12 +118,17 @@ impl EncodedTable {
         let total: usize = blocks.iter().map(|block| block.bytes().len()).sum();
         let mut bytes = Vec::with_capacity(total);
         let mut infos = Vec::with_capacity(blocks.len());
-        let mut first_key = 0usize;
+        // The blocks hold the keys in order: each takes the next `count`.
+        let mut rest = sorted_keys;
         for block in &blocks {
-            let count = block.count() as usize;
-            let keys = sorted_keys.get(first_key..first_key + count).unwrap_or(&[]);
-            infos.push(BlockInfo::new(bytes.len(), block, keys, &code));
-            first_key += count;
+            let Some((keys, tail)) = rest.split_at_checked(block.count() as usize) else {
+                return Err(CodecError::corrupt(
+                    WHAT,
+                    "the encoder's blocks hold more keys than it was given",
+                ));
+            };
+            rest = tail;
+            infos.push(BlockInfo::new(bytes.len(), block, keys, &code)?);
             bytes.extend_from_slice(block.bytes());
         }
         Ok(EncodedTable {
@@ -154,8 +172,8 @@ impl EncodedTable {
 
     #[inline]
     fn block_bytes(&self, info: &BlockInfo) -> Option<&[u8]> {
-        let start = usize::try_from(info.start).ok()?;
-        self.bytes.get(start..start + info.len as usize)
+        self.bytes
+            .get(info.start..info.start.checked_add(info.len as usize)?)
     }
 
     /// The in-memory facts about block `index` (for probes).
@@ -167,6 +185,8 @@ impl EncodedTable {
     /// The first last key of group `group` (to start loading its node).
     #[inline]
     pub(crate) fn touch_group(&self, group: usize) -> u64 {
+        // A group past the end has no node to load; any value will do, as
+        // the result only feeds `black_box`.
         self.groups
             .get(group)
             .and_then(|node| node.last_keys.first())
@@ -196,13 +216,15 @@ impl EncodedTable {
         start..end + 1
     }
 
+    /// The last key of block `index`, which must be below `block_count()`.
     #[inline]
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "index < block_count() ≤ groups.len() × GROUP (one node per GROUP blocks), and index % GROUP < GROUP"
+    )]
     fn last_key(&self, index: usize) -> u64 {
-        self.groups
-            .get(index / GROUP)
-            .and_then(|node| node.last_keys.get(index % GROUP))
-            .copied()
-            .unwrap_or(u64::MAX)
+        debug_assert!(index < self.block_count());
+        self.groups[index / GROUP].last_keys[index % GROUP]
     }
 
     /// Reads the header of block `index` and the byte where a probe for
@@ -214,8 +236,10 @@ impl EncodedTable {
         };
         // Branch-free on the info's contents: a mispredicted branch on data
         // still in flight would hold back the loads of the tables after it.
-        let start = info.start as usize;
+        let start = info.start;
         let byte = info.sync.start_byte(lo);
+        // Only loads matter here (the result feeds `black_box`): a byte
+        // past the buffer has no line to load and reads as 0.
         let header = self.bytes.get(start).copied().unwrap_or(0);
         // The decode from there reads about two lines more.
         let at = start.wrapping_add(BlockHeader::LEN + byte);
@@ -239,11 +263,19 @@ impl EncodedTable {
         visit: &mut impl FnMut(u64),
     ) -> Result<(), CodecError> {
         for block_index in blocks.clone() {
+            // Both exist for a range from `locate_in_group`; skipping a
+            // block would silently drop its keys from the answer.
             let Some(info) = self.info(block_index) else {
-                continue;
+                return Err(CodecError::corrupt(
+                    WHAT,
+                    format!("block {block_index} of {}", self.block_count()),
+                ));
             };
             let Some(block) = self.block_bytes(info) else {
-                continue;
+                return Err(CodecError::corrupt(
+                    WHAT,
+                    format!("block {block_index} lies outside the table's bytes"),
+                ));
             };
             let (header, payload) = BlockHeader::parse(block)?;
             let sync = if block_index == blocks.start {

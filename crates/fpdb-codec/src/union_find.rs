@@ -25,7 +25,11 @@ impl UnionFind {
                 break;
             }
             // Path halving: point `x` at its grandparent as we climb.
-            let grandparent = self.parent.get(parent).copied().unwrap_or(parent);
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "every entry of `parent` is below n: `new` starts them at 0..n and `union` links only roots below n"
+            )]
+            let grandparent = self.parent[parent];
             if let Some(slot) = self.parent.get_mut(x) {
                 *slot = grandparent;
             }
@@ -34,14 +38,16 @@ impl UnionFind {
         x
     }
 
-    /// Joins the sets of `a` and `b`.
+    /// Joins the sets of `a` and `b`. An index out of range stays a set of
+    /// its own (it is never linked, so every parent stays below n).
     pub fn union(&mut self, a: usize, b: usize) {
         let (a, b) = (self.find(a), self.find(b));
         if a == b {
             return;
         }
-        let size_a = self.size.get(a).copied().unwrap_or(1);
-        let size_b = self.size.get(b).copied().unwrap_or(1);
+        let (Some(&size_a), Some(&size_b)) = (self.size.get(a), self.size.get(b)) else {
+            return;
+        };
         // Hang the smaller tree under the larger, keeping trees shallow.
         let (small, large) = if size_a < size_b { (a, b) } else { (b, a) };
         if let Some(slot) = self.parent.get_mut(small) {
@@ -62,7 +68,12 @@ impl UnionFind {
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for x in 0..n {
             let root = self.find(x);
-            if self.size.get(root).copied().unwrap_or(1) < 2 {
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "the root of an x below n is below n (see `find`), and `size` has n entries"
+            )]
+            let size = self.size[root];
+            if size < 2 {
                 continue;
             }
             let Some(slot) = slot_of_root.get_mut(root) else {
@@ -102,5 +113,15 @@ mod tests {
         sets.union(1, 1);
         assert!(sets.groups().is_empty());
         assert_eq!(sets.find(10), 10);
+    }
+
+    #[test]
+    fn indexes_out_of_range_are_never_linked() {
+        let mut sets = UnionFind::new(3);
+        sets.union(1, 10);
+        sets.union(10, 2);
+        assert_eq!((sets.find(1), sets.find(2), sets.find(10)), (1, 2, 10));
+        sets.union(0, 2);
+        assert_eq!(sets.groups(), vec![vec![0, 2]]);
     }
 }

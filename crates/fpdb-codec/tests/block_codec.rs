@@ -318,5 +318,25 @@ fn encoders_reject_bad_input() {
         Err(CodecError::NotStrictlyAscending { index: 1 })
     );
     assert!(encoder.encode_table(&[]).unwrap().is_empty());
-    assert!(encode_block_reference(&code, &[2, 1]).is_err());
+    for keys in [[2, 1], [2, 2]] {
+        assert_eq!(
+            encode_block_reference(&code, &keys),
+            Err(CodecError::NotStrictlyAscending { index: 1 })
+        );
+    }
+}
+
+#[test]
+fn keys_that_do_not_ascend_get_no_sync_points() {
+    let code = HuffmanCode::uniform();
+    let ascending: Vec<u64> = (0..200u64).map(|i| i << 40).collect();
+    assert_ne!(
+        SyncPoints::for_block_keys(&ascending, &code),
+        SyncPoints::NONE
+    );
+    for at in [1, 100, 199] {
+        let mut keys = ascending.clone();
+        keys[at] = keys[at - 1];
+        assert_eq!(SyncPoints::for_block_keys(&keys, &code), SyncPoints::NONE);
+    }
 }

@@ -447,8 +447,21 @@ pub(crate) fn check_block_end(
             format!("keys end at bit {position} of a {payload_bits}-bit payload"),
         ));
     }
-    let padding = (payload.len() * 8 - payload_bits) as u32;
-    let last = payload.last().copied().unwrap_or(0);
+    // The padding bits are the low bits of the last byte: 0..=7 of them
+    // for a payload whose bit length came from its header.
+    let padding = (payload.len() * 8)
+        .checked_sub(payload_bits)
+        .and_then(|padding| u32::try_from(padding).ok())
+        .filter(|&padding| padding < 8);
+    let (Some(&last), Some(padding)) = (payload.last(), padding) else {
+        return Err(CodecError::corrupt(
+            WHAT,
+            format!(
+                "a {payload_bits}-bit payload cannot end in {} bytes",
+                payload.len()
+            ),
+        ));
+    };
     if u32::from(last) & ((1u32 << padding) - 1) != 0 {
         return Err(CodecError::corrupt(WHAT, "padding bits are not zero"));
     }
@@ -652,9 +665,21 @@ impl<'p> FastStream<'p> {
     ) -> Option<FastExit> {
         let loaded = self.loaded;
         let high = (loaded >> 64) as u64;
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "the view is bits 42..106 of `loaded`: the bits above are dropped on purpose"
+        )]
         let middle = (loaded >> 22) as u64;
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "a bit offset within a byte is below 8"
+        )]
         let offset = (self.position & 7) as u32;
-        let entry = lookup.get(self.peek & LUT_MASK).copied().unwrap_or(0);
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "masked to LUT_BITS bits, the lookup table's length (the check compiles away)"
+        )]
+        let entry = lookup[self.peek & LUT_MASK];
         if entry == 0 {
             return Some(FastExit::General);
         }
@@ -666,14 +691,25 @@ impl<'p> FastStream<'p> {
         let next = offset + entry_advance(entry);
         let from_high = (high << (next & 63)) >> (64 - LUT_BITS);
         let from_middle = (middle << (next.wrapping_sub(42) & 63)) >> (64 - LUT_BITS);
-        self.peek = if next < 53 { from_high } else { from_middle } as usize;
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "a peek is the top LUT_BITS bits of a 64-bit view"
+        )]
+        let peek = if next < 53 { from_high } else { from_middle } as usize;
+        self.peek = peek;
         // The residual is the `63 - h` bits just before `next`: the bits
-        // of `before_next` under bit h.
+        // of `before_next` under bit h (the bits above are dropped on
+        // purpose).
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "only the low 64 bits, which hold the residual, are wanted"
+        )]
         let before_next = (loaded >> (128 - next)) as u64;
-        let bit_h = BIT_H
-            .get(entry_h(entry) as usize & 63)
-            .copied()
-            .unwrap_or(0);
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "masked to 6 bits, BIT_H's length (the check compiles away)"
+        )]
+        let bit_h = BIT_H[entry_h(entry) as usize & 63];
         let below = bit_h.wrapping_sub(1);
         // `h` is where the key first differs from its predecessor, so the
         // predecessor's bit h must be 0 and the key's 1. A set bit means a
@@ -728,11 +764,11 @@ fn general_key(
         return Err(past_end(cursor.position, payload_bits));
     }
     let window = bytes_at(payload, cursor.position >> 3) << (cursor.position & 7);
-    let lookup = code.lookup_table();
-    let mut entry = lookup
-        .get((window >> (128 - LUT_BITS)) as usize)
-        .copied()
-        .unwrap_or(0);
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "the top LUT_BITS bits of the window index the lookup table's 2^LUT_BITS entries"
+    )]
+    let mut entry = code.lookup_table()[(window >> (128 - LUT_BITS)) as usize];
     if entry == 0 {
         let Some((length, h)) = code.decode_long(window) else {
             return Err(CodecError::corrupt(WHAT, "no code word matches"));
@@ -741,6 +777,10 @@ fn general_key(
     }
     let residual_bits = 63 - entry_h(entry);
     // The residual ends `advance` bits into `window` (at most 87 bits).
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "only the low 64 bits, which hold the residual, are wanted"
+    )]
     let before_next = (window >> (128 - entry_advance(entry))) as u64;
     let residual = before_next & !(u64::MAX << residual_bits);
     let above = cursor.previous >> residual_bits;
@@ -792,4 +832,21 @@ fn bit_h_set(position: usize) -> CodecError {
         WHAT,
         format!("the key ending at bit {position}: its predecessor already has bit h set"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_end_checks_padding_bits_and_rejects_impossible_lengths() {
+        assert_eq!(check_block_end(&[0xf0], 4, 4), Ok(()));
+        assert!(check_block_end(&[0xf1], 4, 4).is_err());
+        assert!(check_block_end(&[0xf0], 4, 5).is_err());
+        // More than 7 padding bits, more bits than bytes, or no bytes at
+        // all cannot come from a validated header: errors, not panics.
+        for (payload, bits) in [(&[0u8, 0][..], 0), (&[0u8][..], 9), (&[][..], 0)] {
+            assert!(check_block_end(payload, bits, bits).is_err());
+        }
+    }
 }

@@ -57,12 +57,17 @@ pub struct BlockEncoder<'c> {
     target_block_bytes: usize,
 }
 
-/// Bits a key costs after its predecessor: code word plus residual.
+/// Bits a key costs after its predecessor: code word, its length and the
+/// residual's length; `None` unless the key is above its predecessor (only
+/// then has it a first differing bit `h < 64` to code).
 #[inline]
-fn key_cost(code: &HuffmanCode, previous: u64, key: u64) -> (u32, u32, u32) {
+fn key_cost(code: &HuffmanCode, previous: u64, key: u64) -> Option<(u32, u32, u32)> {
+    if key <= previous {
+        return None;
+    }
     let h = (previous ^ key).leading_zeros();
-    let (word, length) = code.code_word(h).unwrap_or((0, 0));
-    (word, length, 63 - h)
+    let (word, length) = code.code_word(h)?;
+    Some((word, length, 63 - h))
 }
 
 /// A block under construction.
@@ -102,7 +107,10 @@ impl OpenBlock {
         let count = u16::try_from(self.count).map_err(|_| CodecError::BlockTooLarge {
             keys: self.count as usize,
         })?;
-        let payload_bits = self.writer.bit_len() as usize;
+        let payload_bits =
+            usize::try_from(self.writer.bit_len()).map_err(|_| CodecError::BlockTooLarge {
+                keys: self.count as usize,
+            })?;
         let payload = self.writer.finish();
         Ok(EncodedBlock {
             bytes: super::header::seal_block(count, payload_bits, &payload),
@@ -142,10 +150,10 @@ impl<'c> BlockEncoder<'c> {
         };
         let mut open = OpenBlock::start(first, capacity);
         for (index, key) in iter {
-            if key <= open.last_key {
+            let Some((word, length, residual_bits)) = key_cost(self.code, open.last_key, key)
+            else {
                 return Err(CodecError::NotStrictlyAscending { index });
-            }
-            let (word, length, residual_bits) = key_cost(self.code, open.last_key, key);
+            };
             let bits = open.writer.bit_len() + u64::from(length + residual_bits);
             // Whole bytes count: the payload is padded to a byte boundary.
             if bits.div_ceil(8) * 8 > payload_budget_bits || open.count as usize >= MAX_BLOCK_KEYS {
@@ -170,10 +178,10 @@ impl<'c> BlockEncoder<'c> {
         }
         let mut open = OpenBlock::start(first, 8 + rest.len() * 8);
         for (index, &key) in (1..).zip(rest) {
-            if key <= open.last_key {
+            let Some((word, length, residual_bits)) = key_cost(self.code, open.last_key, key)
+            else {
                 return Err(CodecError::NotStrictlyAscending { index });
-            }
-            let (word, length, residual_bits) = key_cost(self.code, open.last_key, key);
+            };
             open.append(key, word, length, residual_bits);
         }
         open.seal()

@@ -20,6 +20,7 @@
 
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
+use crate::bits::low_u32;
 use crate::error::CodecError;
 
 /// Version of the block format written by this build.
@@ -136,8 +137,16 @@ impl BlockHeader {
 /// and so do fuzzers, to get past the checksum and exercise the decoder on
 /// garbage payloads.
 pub fn seal_block(count: u16, payload_bits: usize, payload: &[u8]) -> Vec<u8> {
-    let bytes = payload_bits.div_ceil(8).min(payload.len());
-    let payload = payload.get(..bytes).unwrap_or(payload);
+    // The bytes holding `payload_bits`, or all of a shorter payload.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "the end is capped at the payload's length"
+    )]
+    let payload = &payload[..payload_bits.div_ceil(8).min(payload.len())];
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a count of padding bits is below 8"
+    )]
     let padding = ((8 - payload_bits % 8) % 8) as u8;
     let mut block = Vec::with_capacity(BlockHeader::LEN + payload.len());
     BlockHeader::for_payload(count, padding, payload).write(&mut block);
@@ -152,5 +161,5 @@ fn prefix_bytes(count: u16, padding: u8) -> [u8; 4] {
 
 fn checksum(count: u16, padding: u8, payload: &[u8]) -> u32 {
     let seed = xxh3_64(&prefix_bytes(count, padding));
-    xxh3_64_with_seed(payload, seed) as u32
+    low_u32(xxh3_64_with_seed(payload, seed))
 }

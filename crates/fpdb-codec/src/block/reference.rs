@@ -30,11 +30,14 @@ pub fn encode_block_reference(code: &HuffmanCode, keys: &[u64]) -> Result<Vec<u8
         if key <= previous {
             return Err(CodecError::NotStrictlyAscending { index });
         }
-        // Find h by scanning bits, not by leading_zeros.
-        let h = (0..64u32)
+        // Find h by scanning bits, not by leading_zeros (there is one:
+        // the key is above its predecessor).
+        let Some((h, (word, length))) = (0..64u32)
             .find(|&bit| (previous >> (63 - bit)) & 1 != (key >> (63 - bit)) & 1)
-            .unwrap_or(63);
-        let (word, length) = code.code_word(h).unwrap_or((0, 0));
+            .and_then(|h| Some((h, code.code_word(h)?)))
+        else {
+            return Err(CodecError::NotStrictlyAscending { index });
+        };
         push_bits(&mut bits, u64::from(word), length);
         for bit in h + 1..64 {
             bits.push((key >> (63 - bit)) & 1 == 1);
@@ -70,12 +73,13 @@ pub fn decode_block_reference(code: &HuffmanCode, block: &[u8]) -> Result<Vec<u6
         }
         Ok(value)
     };
-    let mut keys = vec![take(64)?];
-    let mut previous = keys.first().copied().unwrap_or(0);
+    let first = take(64)?;
+    let mut keys = vec![first];
+    let mut previous = first;
     for _ in 1..header.count {
         let (mut word, mut length) = (0u32, 0u32);
         let h = loop {
-            word = (word << 1) | take(1)? as u32;
+            word = (word << 1) | u32::from(take(1)? == 1);
             length += 1;
             if let Some(&h) = words.get(&(length, word)) {
                 break h;

@@ -41,13 +41,17 @@ impl SyncPoints {
 
     /// Sync points for a block holding exactly `keys` (all of them, in
     /// order), encoded with `code`. Wrong keys give wrong sync points: pass
-    /// the keys decoded from the very block.
+    /// the keys decoded from the very block. Keys that do not strictly
+    /// ascend (no block holds them) get [`SyncPoints::NONE`].
     pub fn for_block_keys(keys: &[u64], code: &HuffmanCode) -> SyncPoints {
         let mut sync = SyncPoints::NONE;
         let count = keys.len();
         if count < 2 || count > usize::from(u16::MAX) {
             return sync;
         }
+        let Some((&first, rest)) = keys.split_first() else {
+            return sync;
+        };
         // Evenly spaced, never the first key (decoding from the block's
         // start is as cheap) nor past the last.
         let mut targets = (1..=SYNC_POINTS)
@@ -56,11 +60,16 @@ impl SyncPoints {
             .peekable();
         let mut slot = 0;
         let mut position = 64u64;
-        let mut previous = keys.first().copied().unwrap_or(0);
-        for (index, &key) in keys.iter().enumerate().skip(1) {
+        let mut previous = first;
+        for (index, &key) in (1..).zip(rest) {
+            if key <= previous {
+                return SyncPoints::NONE;
+            }
             let h = (previous ^ key).leading_zeros();
-            let length = code.code_word(h).map_or(0, |(_, length)| length);
-            position += u64::from(length + 63 - h.min(63));
+            let Some((_, length)) = code.code_word(h) else {
+                return SyncPoints::NONE;
+            };
+            position += u64::from(length + 63 - h);
             previous = key;
             if targets.peek() != Some(&index) {
                 continue;
@@ -104,7 +113,11 @@ impl SyncPoints {
     pub fn start_byte(&self, lo: u64) -> usize {
         let before = self.keys.iter().filter(|&&key| key < lo).count();
         let slot = before.saturating_sub(1) % SYNC_POINTS;
-        let position = self.positions.get(slot).copied().unwrap_or(0);
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "a slot modulo SYNC_POINTS is inside the SYNC_POINTS positions"
+        )]
+        let position = self.positions[slot];
         usize::from(position >> 3) * usize::from(before != 0)
     }
 

@@ -1,6 +1,6 @@
 //! The family of designs fpdb considers, and the rule that picks one.
 
-use super::{binomial, DesignShape, TableDesign};
+use super::{table_count, DesignShape, TableDesign};
 use crate::error::DesignError;
 
 /// Most tables [`TableDesign::auto`] and table-count names consider: each
@@ -29,13 +29,7 @@ impl TableDesign {
         if k == 0 {
             return Ok(vec![TableDesign::levels(0, &[1])?]);
         }
-        let fits = |shape: &[u32]| {
-            shape
-                .iter()
-                .map(|&m| binomial(u64::from(m), u64::from(k)))
-                .product::<u128>()
-                <= AUTO_MAX_TABLES as u128
-        };
+        let fits = |shape: &[u32]| table_count(shape, k) <= AUTO_MAX_TABLES as u128;
         let mut shapes: Vec<Vec<u32>> = Vec::new();
         for first in k + 1..=64 {
             if !fits(&[first]) {

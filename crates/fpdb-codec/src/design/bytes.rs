@@ -23,6 +23,7 @@
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::{DesignShape, Table, TableDesign, MAX_K, MAX_TABLES};
+use crate::bits::low_u32;
 use crate::error::CodecError;
 use crate::permutation::{BitRange, Permutation};
 
@@ -33,6 +34,10 @@ const WHAT: &str = "table design";
 
 impl TableDesign {
     /// Serializes the design (see the module docs for the layout).
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "every field fits its byte(s) in any built design: k ≤ MAX_K = 7; at most 64 shape entries (levels or widths, checked by from_shape), each ≤ 64; at most MAX_TABLES = 4096 tables; prefixes of ≤ 64 bits in ≤ 64 disjoint ranges"
+    )]
     pub fn to_bytes(&self) -> Vec<u8> {
         let (kind, entries) = match self.shape() {
             DesignShape::Levels(levels) => (0u8, levels),
@@ -55,7 +60,7 @@ impl TableDesign {
                 out.push(range.len);
             }
         }
-        let checksum = xxh3_64(&out) as u32;
+        let checksum = low_u32(xxh3_64(&out));
         out.extend_from_slice(&checksum.to_be_bytes());
         out
     }
@@ -66,7 +71,7 @@ impl TableDesign {
             return Err(CodecError::corrupt(WHAT, "shorter than its checksum"));
         };
         let stored = u32::from_be_bytes(*stored);
-        let computed = xxh3_64(body) as u32;
+        let computed = low_u32(xxh3_64(body));
         let mut reader = ByteReader { rest: body };
         let version = reader.u8()?;
         if version != DESIGN_FORMAT_VERSION {
@@ -207,6 +212,19 @@ mod tests {
         }
     }
 
+    /// A checksummed design whose explicit widths run past bit 63 (the
+    /// tables are never reached): corrupt, not a panic.
+    #[test]
+    fn widths_past_64_bits_are_corrupt() {
+        let mut bytes = vec![DESIGN_FORMAT_VERSION, 1, 1, 2, 30, 50, 0, 0];
+        let checksum = low_u32(xxh3_64(&bytes));
+        bytes.extend_from_slice(&checksum.to_be_bytes());
+        assert!(matches!(
+            TableDesign::from_bytes(&bytes),
+            Err(CodecError::Corrupt { .. })
+        ));
+    }
+
     #[test]
     fn other_versions_are_reported_as_such() {
         let mut bytes = TableDesign::levels(3, &[4]).unwrap().to_bytes();
@@ -233,7 +251,7 @@ mod tests {
         let first: Vec<u8> = body.drain(..first_len).collect();
         body.extend(first);
         bytes.extend(body);
-        let checksum = xxh3_64(&bytes) as u32;
+        let checksum = low_u32(xxh3_64(&bytes));
         bytes.extend_from_slice(&checksum.to_be_bytes());
         assert!(matches!(
             TableDesign::from_bytes(&bytes),

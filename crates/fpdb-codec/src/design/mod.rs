@@ -138,26 +138,33 @@ impl TableDesign {
     /// choosing `widths.len() - k` agreeing blocks. An even split is
     /// normalised to the equivalent [`TableDesign::levels`] design.
     pub fn split(k: u32, widths: &[u32]) -> Result<Self, DesignError> {
-        if widths.iter().sum::<u32>() != 64 || widths.contains(&0) {
+        let Some(blocks) = valid_width_count(widths) else {
             return Err(DesignError::BadWidths {
                 widths: widths.to_vec(),
             });
-        }
-        let blocks = widths.len() as u32;
+        };
         if even_widths(64, blocks) == widths {
             return Self::levels(k, &[blocks]);
         }
         Self::from_shape(k, DesignShape::Widths(widths.to_vec()))
     }
 
-    /// Builds the tables of a shape.
+    /// Builds the tables of a shape. Explicit widths follow the rule of
+    /// [`TableDesign::split`] (positive, adding up to 64).
     pub fn from_shape(k: u32, shape: DesignShape) -> Result<Self, DesignError> {
         if k > MAX_K {
             return Err(DesignError::KTooLarge { k, max: MAX_K });
         }
         let counts: Vec<u32> = match &shape {
             DesignShape::Levels(levels) => levels.clone(),
-            DesignShape::Widths(widths) => vec![widths.len() as u32],
+            DesignShape::Widths(widths) => match valid_width_count(widths) {
+                Some(blocks) => vec![blocks],
+                None => {
+                    return Err(DesignError::BadWidths {
+                        widths: widths.clone(),
+                    })
+                }
+            },
         };
         if counts.is_empty() {
             return Err(DesignError::BadLevel {
@@ -167,10 +174,7 @@ impl TableDesign {
                 k,
             });
         }
-        let tables: u128 = counts
-            .iter()
-            .map(|&m| binomial(u64::from(m), u64::from(k)))
-            .product();
+        let tables = table_count(&counts, k);
         if tables > MAX_TABLES as u128 {
             return Err(DesignError::TooManyTables {
                 tables,
@@ -204,6 +208,8 @@ impl TableDesign {
 
     /// The shortest prefix of any table: it bounds the worst probe.
     pub fn min_prefix_bits(&self) -> u32 {
+        // Every built design has at least one table; 0 would only describe
+        // a design without tables (no prefix at all), never a wrong table.
         self.tables
             .iter()
             .map(Table::prefix_bits)
@@ -213,6 +219,7 @@ impl TableDesign {
 
     /// The longest prefix of any table.
     pub fn max_prefix_bits(&self) -> u32 {
+        // As in `min_prefix_bits`: 0 only for no tables.
         self.tables
             .iter()
             .map(Table::prefix_bits)
@@ -223,7 +230,9 @@ impl TableDesign {
     /// Expected keys sharing a query's prefix in the worst table, for `n`
     /// uniformly random fingerprints: `n / 2^p_min`.
     pub fn expected_candidates_per_probe(&self, n: u64) -> f64 {
-        n as f64 / 2f64.powi(self.min_prefix_bits() as i32)
+        #[expect(clippy::cast_possible_wrap, reason = "a prefix has at most 64 bits")]
+        let prefix_bits = self.min_prefix_bits() as i32;
+        n as f64 / 2f64.powi(prefix_bits)
     }
 
     /// Index of the first (lowest-index) table in which two fingerprints
@@ -235,6 +244,16 @@ impl TableDesign {
             .iter()
             .position(|table| table.shares_prefix(xor))
     }
+}
+
+/// The number of explicit block widths, if they are positive and add up
+/// to 64 (summed in `u64`, so huge widths cannot overflow the sum).
+fn valid_width_count(widths: &[u32]) -> Option<u32> {
+    let sum: u64 = widths.iter().map(|&width| u64::from(width)).sum();
+    if sum != 64 || widths.contains(&0) {
+        return None;
+    }
+    u32::try_from(widths.len()).ok()
 }
 
 /// Mask of the top `bits` bits.
@@ -256,6 +275,14 @@ pub(crate) fn even_widths(bits: u32, blocks: u32) -> Vec<u32> {
     let base = bits / blocks;
     let wider = bits % blocks;
     (0..blocks).map(|i| base + u32::from(i < wider)).collect()
+}
+
+/// Tables of a design with these blocks per level: `Π C(mᵢ, k)`,
+/// saturating (a stored shape may list many large levels).
+pub(crate) fn table_count(levels: &[u32], k: u32) -> u128 {
+    levels.iter().fold(1, |tables, &m| {
+        tables.saturating_mul(binomial(u64::from(m), u64::from(k)))
+    })
 }
 
 /// `C(n, r)`, saturating far above any table limit.
@@ -289,15 +316,20 @@ fn expand_levels(
                 return Ok(());
             }
             Some(&blocks) => {
-                if blocks <= k || blocks as usize > remaining.len() {
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "`remaining` is a subset of the 64 bit positions"
+                )]
+                let bits = remaining.len() as u32;
+                if blocks <= k || blocks > bits {
                     return Err(DesignError::BadLevel {
                         level,
                         blocks: blocks as usize,
-                        bits: remaining.len() as u32,
+                        bits,
                         k,
                     });
                 }
-                even_widths(remaining.len() as u32, blocks)
+                even_widths(bits, blocks)
             }
         },
         DesignShape::Widths(widths) => {
@@ -305,7 +337,7 @@ fn expand_levels(
                 out.push(chosen.clone());
                 return Ok(());
             }
-            if widths.len() as u32 <= k {
+            if widths.len() <= k as usize {
                 return Err(DesignError::BadLevel {
                     level,
                     blocks: widths.len(),
@@ -318,8 +350,17 @@ fn expand_levels(
     };
     let mut blocks: Vec<&[u8]> = Vec::with_capacity(widths.len());
     let mut rest = remaining;
-    for width in &widths {
-        let (block, tail) = rest.split_at(*width as usize);
+    for &width in &widths {
+        // Explicit widths come from callers and from stored designs: ones
+        // that run past the bits left are an error, not a panic.
+        let Some((block, tail)) = usize::try_from(width)
+            .ok()
+            .and_then(|width| rest.split_at_checked(width))
+        else {
+            return Err(DesignError::BadWidths {
+                widths: widths.clone(),
+            });
+        };
         blocks.push(block);
         rest = tail;
     }
@@ -373,15 +414,19 @@ impl Iterator for Subsets {
     fn next(&mut self) -> Option<Vec<usize>> {
         let result = self.current.clone()?;
         let r = result.len();
-        let mut next = result.clone();
-        // Find the rightmost position that can still move right.
-        let movable = (0..r)
+        // Find the rightmost position that can still move right (position
+        // `i` goes up to `n - r + i`; `r ≤ n` while `current` is `Some`),
+        // together with its value, so no index is looked up twice.
+        let movable = result
+            .iter()
+            .enumerate()
             .rev()
-            .find(|&i| next.get(i).copied() < Some(self.n - r + i));
-        self.current = movable.map(|i| {
-            let start = next.get(i).copied().unwrap_or(0) + 1;
+            .find(|&(i, &value)| value < self.n - r + i)
+            .map(|(i, &value)| (i, value));
+        self.current = movable.map(|(i, value)| {
+            let mut next = result.clone();
             for (offset, slot) in next.iter_mut().skip(i).enumerate() {
-                *slot = start + offset;
+                *slot = value + 1 + offset;
             }
             next
         });
@@ -442,7 +487,28 @@ mod tests {
         assert!(TableDesign::levels(7, &[40]).is_err());
         assert!(TableDesign::split(1, &[32, 31]).is_err());
         assert!(TableDesign::split(1, &[64, 0]).is_err());
+        // A sum that overflows u32 is not 64 (and no overflow panic).
+        assert!(TableDesign::split(1, &[u32::MAX, 65]).is_err());
+        assert!(TableDesign::from_name(1, "widths-4294967295-65").is_err());
         assert!(TableDesign::levels(0, &[1, 1]).is_err());
+        // So many tables that their count overflows u128: too many, not an
+        // overflow panic.
+        assert!(matches!(
+            TableDesign::levels(3, &[64; 9]),
+            Err(DesignError::TooManyTables {
+                tables: u128::MAX,
+                ..
+            })
+        ));
+        // Explicit widths past 64 bits (or short of them, or zero), given
+        // directly as a shape (as a stored design does), are an error
+        // rather than a panic.
+        for widths in [vec![30, 50], vec![100], vec![64, 1], vec![0, 64], vec![40]] {
+            assert_eq!(
+                TableDesign::from_shape(0, DesignShape::Widths(widths.clone())),
+                Err(DesignError::BadWidths { widths })
+            );
+        }
     }
 
     #[test]
