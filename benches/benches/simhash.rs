@@ -116,6 +116,14 @@ fn compose<'a>(pieces: impl Iterator<Item = &'a str>) -> Vec<String> {
     documents
 }
 
+/// Ten samples over three seconds: the inputs are 1 MiB, so each sample
+/// is long enough.
+fn short_runs(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(3));
+    group.warm_up_time(Duration::from_secs(1));
+}
+
 fn throughput(c: &mut Criterion) {
     let corpora = [
         ("chinese", chinese_documents()),
@@ -132,9 +140,7 @@ fn throughput(c: &mut Criterion) {
         let bytes: usize = documents.iter().map(String::len).sum();
         let mut group = c.benchmark_group(format!("fingerprint/{language}"));
         group.throughput(Throughput::Bytes(bytes as u64));
-        group.sample_size(10);
-        group.measurement_time(Duration::from_secs(3));
-        group.warm_up_time(Duration::from_secs(1));
+        short_runs(&mut group);
         group.bench_function("baseline: count chars", |b| {
             b.iter(|| {
                 documents
@@ -217,9 +223,7 @@ fn html(c: &mut Criterion) {
     let bytes: usize = pages.iter().map(Vec::len).sum();
     let mut group = c.benchmark_group("html");
     group.throughput(Throughput::Bytes(bytes as u64));
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(3));
-    group.warm_up_time(Duration::from_secs(1));
+    short_runs(&mut group);
     group.bench_function("baseline: html5ever parse alone", |b| {
         b.iter(|| {
             pages

@@ -759,15 +759,15 @@ fn bulk_load(
                 for record in records {
                     match record.payload {
                         Payload::Fingerprint(fp) => chunk.push((record.id, fp)),
-                        Payload::Text(text) => texts.push((record.id, text)),
+                        Payload::Text(text) => texts.push((record.id, Pending::Text(text))),
                     }
                 }
-                add_chunk(py, &simhasher, &mut loader, &mut chunk, &mut texts)
+                add_chunk(py, &simhasher, extract, &mut loader, &mut chunk, &mut texts)
             })?;
         }
         BulkSource::Pairs(documents) => {
             let mut chunk: Vec<(String, Fingerprint)> = Vec::with_capacity(BULK_CHUNK);
-            let mut texts: Vec<(String, String)> = Vec::new();
+            let mut texts: Vec<(String, Pending)> = Vec::new();
             let iterator = documents.try_iter().map_err(|_| {
                 PyTypeError::new_err("documents must be an iterable of (id, fp or text) pairs")
             })?;
@@ -787,47 +787,55 @@ fn bulk_load(
                     .into_owned();
                 match args::fingerprint_or_text(&value)? {
                     FingerprintOrText::Fingerprint(fp) => chunk.push((id, fp)),
-                    FingerprintOrText::Text(text) => texts.push((id, text)),
-                    FingerprintOrText::Html(html) => {
-                        let page =
-                            fpdb::html::page_text(&html, None, extract).map_err(|error| {
-                                Kind::InvalidInput.err(format!("documents[{position}]: {error}"))
-                            })?;
-                        texts.push((id, page.text));
+                    FingerprintOrText::Text(text) => texts.push((id, Pending::Text(text))),
+                    FingerprintOrText::Html(page) => {
+                        texts.push((id, Pending::Html { position, page }))
                     }
                 }
                 if chunk.len() + texts.len() >= BULK_CHUNK {
-                    add_chunk(py, &simhasher, &mut loader, &mut chunk, &mut texts)?;
+                    add_chunk(py, &simhasher, extract, &mut loader, &mut chunk, &mut texts)?;
                 }
             }
-            add_chunk(py, &simhasher, &mut loader, &mut chunk, &mut texts)?;
+            add_chunk(py, &simhasher, extract, &mut loader, &mut chunk, &mut texts)?;
         }
     }
     py.detach(move || loader.finish()).map_err(to_py)
 }
 
+/// A document of a bulk load still to be fingerprinted.
+enum Pending {
+    Text(String),
+    /// A page, and where it was in `documents` (for the error).
+    Html {
+        position: usize,
+        page: Vec<u8>,
+    },
+}
+
 /// Hands a chunk of documents to the loader with the GIL released; texts
-/// are fingerprinted in parallel first.
+/// are fingerprinted, and pages extracted, in parallel first.
 fn add_chunk(
     py: Python<'_>,
     simhasher: &fpdb::Simhasher,
+    extract: fpdb::Extract,
     loader: &mut fpdb::BulkLoader<'_>,
     chunk: &mut Vec<(String, Fingerprint)>,
-    texts: &mut Vec<(String, String)>,
+    pending: &mut Vec<(String, Pending)>,
 ) -> PyResult<()> {
-    py.detach(|| {
+    let hashed = py.detach(|| {
         use rayon::prelude::*;
-        let hashed: Vec<(String, Fingerprint)> = texts
+        pending
             .par_drain(..)
-            .map(|(id, text)| {
-                let fp = simhasher.fingerprint(&text);
-                (id, fp)
+            .map(|(id, document)| match document {
+                Pending::Text(text) => Ok((id, simhasher.fingerprint(&text))),
+                Pending::Html { position, page } => fpdb::html::page_text(&page, None, extract)
+                    .map(|page| (id, simhasher.fingerprint(&page.text)))
+                    .map_err(|error| format!("documents[{position}]: {error}")),
             })
-            .collect();
-        chunk.extend(hashed);
-        loader.add_all(chunk.drain(..))
-    })
-    .map_err(to_py)
+            .collect::<Result<Vec<_>, String>>()
+    });
+    chunk.extend(hashed.map_err(|message| Kind::InvalidInput.err(message))?);
+    py.detach(|| loader.add_all(chunk.drain(..))).map_err(to_py)
 }
 
 type Reporter = Box<dyn FnMut(&BulkProgress) + Send>;
