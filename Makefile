@@ -32,7 +32,8 @@ help:
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines"
 
 ## Installs the native build's needs when missing: Python 3 with venv (the
-## Python package's tests), libclang and clang's
+## Python package's tests), a Java 17+ runtime (Spark in local mode, for
+## `fpdb.spark`'s tests), libclang and clang's
 ## builtin headers (bindgen; libclang-cpp, which Debian ships by default, is
 ## not enough) and a
 ## C++ compiler (RocksDB). As root it installs them with apt-get; otherwise
@@ -48,9 +49,11 @@ setup:
 	if ! command -v make >/dev/null 2>&1; then missing="$$missing make"; fi; \
 	if ! command -v python3 >/dev/null 2>&1; then missing="$$missing python3 python3-venv"; \
 	elif ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then missing="$$missing python3-venv"; fi; \
+	java_major=$$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1); \
+	if [ -z "$$java_major" ] || [ "$$java_major" -lt 17 ]; then missing="$$missing openjdk-17-jre-headless"; fi; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "setup: installing$$missing (needed to build RocksDB)"; \
+			echo "setup: installing$$missing (needed to build RocksDB and test the Python package)"; \
 			export DEBIAN_FRONTEND=noninteractive; \
 			apt-get update -qq && apt-get install -y -qq $$missing >/dev/null || exit 1; \
 		else \

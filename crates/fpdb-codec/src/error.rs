@@ -121,6 +121,14 @@ pub enum CodecError {
         /// The design's distance.
         max: u32,
     },
+    /// A table index beyond the design's tables.
+    #[error("table {table} does not exist; the design has {tables} tables")]
+    NoSuchTable {
+        /// The index asked for.
+        table: usize,
+        /// How many tables the design has.
+        tables: usize,
+    },
     /// Building a design failed.
     #[error(transparent)]
     Design(#[from] DesignError),

@@ -72,15 +72,9 @@ pub fn fingerprints(value: &Bound<'_, PyAny>) -> PyResult<Vec<Fingerprint>> {
             )));
         }
     }
-    let mut out = Vec::with_capacity(value.len().unwrap_or(0));
-    for (position, item) in value
-        .try_iter()
-        .map_err(|_| not_a_sequence(value))?
-        .enumerate()
-    {
-        out.push(fingerprint(&item?).map_err(|error| at(position, error, value.py()))?);
-    }
-    Ok(out)
+    each_item(value, |position, item| {
+        fingerprint(item).map_err(|error| at(position, error, value.py()))
+    })
 }
 
 /// Many strs (ids or texts).
@@ -90,22 +84,61 @@ pub fn strings(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
             "{what} must be a sequence of str, not a single str"
         )));
     }
+    each_item(value, |position, item| {
+        let text = item
+            .cast::<PyString>()
+            .map_err(|_| wrong_item(what, position, item, "str"))?;
+        Ok(text.to_cow()?.into_owned())
+    })
+}
+
+/// Many HTML pages: bytes as received, or str (taken as UTF-8).
+pub fn pages(value: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
+    each_item(value, |position, item| {
+        if let Ok(bytes) = item.cast::<PyBytes>() {
+            return Ok(bytes.as_bytes().to_vec());
+        }
+        let text = item
+            .cast::<PyString>()
+            .map_err(|_| wrong_item("pages", position, item, "bytes or str"))?;
+        Ok(text.to_cow()?.as_bytes().to_vec())
+    })
+}
+
+/// Many strs or Nones.
+pub fn optional_strings(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Option<String>>> {
+    each_item(value, |position, item| {
+        if item.is_none() {
+            return Ok(None);
+        }
+        let text = item
+            .cast::<PyString>()
+            .map_err(|_| wrong_item(what, position, item, "str or None"))?;
+        Ok(Some(text.to_cow()?.into_owned()))
+    })
+}
+
+/// `convert(position, item)` over the items of an iterable.
+fn each_item<T>(
+    value: &Bound<'_, PyAny>,
+    mut convert: impl FnMut(usize, &Bound<'_, PyAny>) -> PyResult<T>,
+) -> PyResult<Vec<T>> {
     let mut out = Vec::with_capacity(value.len().unwrap_or(0));
     for (position, item) in value
         .try_iter()
         .map_err(|_| not_a_sequence(value))?
         .enumerate()
     {
-        let item = item?;
-        let text = item.cast::<PyString>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "{what}[{position}] is {}, not str",
-                type_name(&item)
-            ))
-        })?;
-        out.push(text.to_cow()?.into_owned());
+        out.push(convert(position, &item?)?);
     }
     Ok(out)
+}
+
+fn wrong_item(what: &str, position: usize, item: &Bound<'_, PyAny>, expected: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{what}[{position}] is {}, not {expected}",
+        type_name(item)
+    ))
 }
 
 /// A distance argument: `None` means the database's (or the default) k.

@@ -79,6 +79,59 @@ pub fn fingerprint_many<'py>(
     Ok(PyArray1::from_vec(py, fps))
 }
 
+/// Fingerprints and whether each page was readable.
+type PageFingerprints<'py> = (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<bool>>);
+
+/// Fingerprints of many HTML pages (bytes as received, or str), extracted
+/// and fingerprinted in parallel on all cores, as `db.insert_html` would
+/// with the same `extract`, `tokenizer` and `weights`. `content_types`,
+/// when given, holds each page's HTTP Content-Type (or None).
+///
+/// Returns two numpy arrays: the uint64 fingerprints and a bool array
+/// `readable`, False where a page could not be read as HTML (binary, or
+/// above the size limit); those pages get fingerprint 0.
+#[pyfunction]
+#[pyo3(signature = (pages, content_types=None, *, extract="main", tokenizer=None, weights=None))]
+pub fn fingerprint_pages<'py>(
+    py: Python<'py>,
+    pages: &Bound<'py, PyAny>,
+    content_types: Option<&Bound<'py, PyAny>>,
+    extract: &str,
+    tokenizer: Option<&str>,
+    weights: Option<&str>,
+) -> PyResult<PageFingerprints<'py>> {
+    let simhasher = Simhasher::new(simhash_options(tokenizer, weights)?);
+    let extract = args::extract(extract)?;
+    let pages = args::pages(pages)?;
+    let content_types = match content_types {
+        Some(types) => args::optional_strings(types, "content_types")?,
+        None => vec![None; pages.len()],
+    };
+    if content_types.len() != pages.len() {
+        return Err(Kind::InvalidInput.err(format!(
+            "{} content types for {} pages",
+            content_types.len(),
+            pages.len()
+        )));
+    }
+    let (fps, readable): (Vec<u64>, Vec<bool>) = py.detach(move || {
+        pages
+            .par_iter()
+            .zip(content_types.par_iter())
+            .map(|(page, content_type)| {
+                match fpdb::html::page_text(page, content_type.as_deref(), extract) {
+                    Ok(page) => (simhasher.fingerprint(&page.text).0, true),
+                    Err(_) => (0, false),
+                }
+            })
+            .unzip()
+    });
+    Ok((
+        PyArray1::from_vec(py, fps),
+        PyArray1::from_vec(py, readable),
+    ))
+}
+
 /// Near-duplicates among `items` in memory, no database: `items` a numpy
 /// uint64 array or a sequence of int fingerprints, or a sequence of str
 /// texts (fingerprinted first with `tokenizer` and `weights`).

@@ -10,6 +10,7 @@ mod db;
 mod errors;
 mod export;
 mod results;
+mod spark;
 
 use pyo3::prelude::*;
 
@@ -25,6 +26,11 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(corpus::fingerprint_many, module)?)?;
     module.add_function(wrap_pyfunction!(corpus::dedup, module)?)?;
     module.add_function(wrap_pyfunction!(corpus::page_text, module)?)?;
+    module.add_function(wrap_pyfunction!(corpus::fingerprint_pages, module)?)?;
+    module.add_class::<spark::PyBatchIndex>()?;
+    module.add_function(wrap_pyfunction!(spark::design_for, module)?)?;
+    module.add_function(wrap_pyfunction!(spark::prefix_keys, module)?)?;
+    module.add_function(wrap_pyfunction!(spark::pairs_in_sorted, module)?)?;
     module.add("DEFAULT_K", fpdb::DEFAULT_K)?;
     module.add("MAX_ID_BYTES", fpdb::MAX_ID_BYTES)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

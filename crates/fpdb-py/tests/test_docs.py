@@ -6,12 +6,16 @@ import doctest
 
 import fpdb
 import fpdb._config
+import fpdb.parquet
+import fpdb.spark._columns
 
 
 def test_docstring_examples():
-    for module in (fpdb, fpdb._config):
+    modules = (fpdb, fpdb._config, fpdb.parquet, fpdb.spark._columns)
+    for module in modules:
         result = doctest.testmod(module, extraglobs={"fpdb": fpdb})
         assert result.failed == 0
+        assert result.attempted > 0, module
     for obj in (fpdb.Db, fpdb.fingerprint):
         finder = doctest.DocTestFinder()
         runner = doctest.DocTestRunner()

@@ -106,3 +106,21 @@ def test_the_scrapy_pipeline_reads_html_fields(db_path):
             pipeline.process_item({"url": "https://b.example/tea", "body": page(1).decode()})
     finally:
         pipeline.close_spider()
+
+
+def test_fingerprint_pages_agrees_with_a_database_and_flags_unreadable_pages(db_path):
+    pages = [page(0), page(1, "gbk"), b"\x00\x01\x02" * 100, page(0).decode()]
+    types = [None, "text/html; charset=gbk", None, None]
+    fps, readable = fpdb.fingerprint_pages(pages, types)
+    with fpdb.Db.create(db_path) as db:
+        expected = [db.fingerprint_html(page(0)), db.fingerprint_html(page(1))]
+    assert [int(fp) for fp in fps[:2]] == expected
+    assert int(fps[3]) == expected[0]
+    assert readable.tolist() == [True, True, False, True]
+    assert int(fps[2]) == 0
+    all_text, _ = fpdb.fingerprint_pages([page(0)], extract="all")
+    assert int(all_text[0]) != expected[0]
+    with pytest.raises(fpdb.InvalidInputError):
+        fpdb.fingerprint_pages(pages, [None])
+    with pytest.raises(TypeError):
+        fpdb.fingerprint_pages([1])

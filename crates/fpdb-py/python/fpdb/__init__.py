@@ -29,6 +29,7 @@ from fpdb._fpdb import (
     dedup,
     fingerprint,
     fingerprint_many,
+    fingerprint_pages,
     page_text,
 )
 from fpdb.errors import (
@@ -70,5 +71,6 @@ __all__ = [
     "dedup",
     "fingerprint",
     "fingerprint_many",
+    "fingerprint_pages",
     "page_text",
 ]

@@ -156,3 +156,31 @@ def dedup(
     tokenizer: str | None = None,
     weights: str | None = None,
 ) -> list[list[int]]: ...
+def fingerprint_pages(
+    pages: Sequence[bytes | str],
+    content_types: Sequence[str | None] | None = None,
+    *,
+    extract: Literal["main", "all"] = "main",
+    tokenizer: str | None = None,
+    weights: str | None = None,
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]]: ...
+
+# The kernels fpdb.spark runs in executors.
+_Triples = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8]]
+
+def design_for(k: int, n: int, design: str = "auto") -> tuple[str, int]: ...
+def prefix_keys(
+    fps: Fingerprints, design: str, k: int
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint64], npt.NDArray[np.uint64]]: ...
+def pairs_in_sorted(
+    tables: npt.NDArray[np.int32],
+    fps: Fingerprints,
+    design: str,
+    k: int,
+    more_follow: bool,
+    is_query: npt.NDArray[np.bool_] | None = None,
+) -> tuple[int, _Triples]: ...
+
+class BatchIndex:
+    def __init__(self, queries: Fingerprints, k: int) -> None: ...
+    def matches(self, fps: Fingerprints) -> _Triples: ...

@@ -1,0 +1,116 @@
+"""The paper's batch mode: a batch of query fingerprints against every
+stored one."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+
+from fpdb import _fpdb
+from fpdb.errors import InvalidInputError
+from fpdb.spark import _runs
+from fpdb.spark._columns import arrow_fingerprints, arrow_longs
+
+#: Queries up to this many distinct fingerprints are broadcast (8 bytes
+#: each, plus an in-memory index of about the same size per executor).
+BROADCAST_LIMIT = 4_000_000
+
+# Per Python worker: the index built from each broadcast batch, so the
+# tasks a worker runs build it once.
+_INDEXES: dict[str, _fpdb.BatchIndex] = {}
+
+
+def query(
+    stored: DataFrame,
+    queries: DataFrame,
+    *,
+    k: int = 3,
+    stored_id_col: str = "id",
+    stored_fp_col: str = "fingerprint",
+    query_id_col: str = "id",
+    query_fp_col: str = "fingerprint",
+    broadcast_limit: int = BROADCAST_LIMIT,
+    design: str = "auto",
+    partitions: int | None = None,
+) -> DataFrame:
+    """Every stored document within ``k`` bits of each query document:
+    ``(query_id, stored_id, distance)``, the answers ``Db.query_many``
+    gives for the same fingerprints.
+
+    A batch of at most ``broadcast_limit`` distinct query fingerprints is
+    sent to every executor, which permutes it into sorted in-memory tables
+    (once per worker) and streams its partitions of ``stored`` past them;
+    nothing of ``stored`` is shuffled. A larger batch is joined by prefix:
+    both sides keyed once per table of the design, shuffled by
+    ``(table, prefix)`` and matched run by run.
+    """
+    columns = ((stored, (stored_id_col, stored_fp_col)), (queries, (query_id_col, query_fp_col)))
+    for frame, names in columns:
+        for name in names:
+            if name not in frame.columns:
+                raise InvalidInputError(f"no column {name!r} in {frame.columns}")
+    stored = stored.select(
+        F.col(stored_id_col).alias("stored_id"), F.col(stored_fp_col).alias("fp")
+    ).where(F.col("fp").isNotNull())
+    queries = queries.select(
+        F.col(query_id_col).alias("query_id"), F.col(query_fp_col).alias("query_fp")
+    ).where(F.col("query_fp").isNotNull())
+    distinct = queries.select(F.col("query_fp").alias("fp")).distinct()
+    count = distinct.count()
+    if count <= broadcast_limit:
+        found = _broadcast_matches(stored, distinct, k)
+        return found.join(queries, "query_fp").select("query_id", "stored_id", "distance")
+    name, _ = _fpdb.design_for(k, count, design)
+    sides = distinct.withColumn("is_query", F.lit(True)).unionByName(
+        stored.select("fp").distinct().withColumn("is_query", F.lit(False))
+    )
+    fp_matches = _runs.pairs(_runs.sorted_runs(_runs.keyed(sides, name, k), partitions), name, k)
+    return (
+        fp_matches.withColumnRenamed("fp_a", "query_fp")
+        .withColumnRenamed("fp_b", "fp")
+        .join(stored, "fp")
+        .join(queries, "query_fp")
+        .select("query_id", "stored_id", "distance")
+    )
+
+
+def _broadcast_matches(stored: DataFrame, distinct: DataFrame, k: int) -> DataFrame:
+    table = distinct.toArrow()
+    fps = (
+        arrow_fingerprints(table.column("fp").combine_chunks())
+        if table.num_rows
+        else np.zeros(0, dtype=np.uint64)
+    )
+    batch = stored.sparkSession.sparkContext.broadcast(fps)
+    broadcast_id = uuid.uuid4().hex
+
+    def probe(batches):
+        index = _INDEXES.get(broadcast_id)
+        if index is None:
+            index = _fpdb.BatchIndex(batch.value, k)
+            _INDEXES.clear()
+            _INDEXES[broadcast_id] = index
+        for rows in batches:
+            positions, query_fps, distance = index.matches(arrow_fingerprints(rows.column("fp")))
+            yield pa.RecordBatch.from_arrays(
+                [
+                    rows.column("stored_id").take(pa.array(positions)),
+                    arrow_longs(query_fps),
+                    pa.array(distance.astype(np.int32)),
+                ],
+                names=["stored_id", "query_fp", "distance"],
+            )
+
+    schema = StructType(
+        [
+            stored.schema["stored_id"],
+            StructField("query_fp", LongType(), False),
+            StructField("distance", IntegerType(), False),
+        ]
+    )
+    return stored.mapInArrow(probe, schema)
