@@ -16,7 +16,7 @@ PYTHON := $(VENV)/bin/python
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup install python python-test bench-python build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup install python python-test bench-python bench-spark build lint fmt bench quality fuzz soak clean help
 
 all: test
 
@@ -27,6 +27,7 @@ help:
 	@echo "make install  put the fpdb binary in PREFIX/bin (default ~/.local/bin)"
 	@echo "make bench    criterion benchmarks (numbers go to docs/BENCHMARKS.md)"
 	@echo "make bench-python  the Python package against Rust, faiss and simhash"
+	@echo "make bench-spark   fpdb.spark against a Spark SQL band self-join"
 	@echo "make quality  detection-quality report on the seed articles"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines"
@@ -124,6 +125,11 @@ bench-python: python
 	$(PYTHON) -m pip install --quiet -r crates/fpdb-py/requirements-bench.txt
 	$(CARGO) build --release -p fpdb-benches --bin python_baseline
 	$(PYTHON) crates/fpdb-py/bench/bench.py
+
+## fpdb.spark on Spark local[2] against a Spark SQL band self-join, 1M and
+## 10M fingerprints (about ten minutes; numbers go to docs/SPARK.md).
+bench-spark: python
+	$(PYTHON) crates/fpdb-py/bench/spark_bench.py
 
 quality: setup
 	$(CARGO) run --release -p fpdb-benches --bin quality

@@ -69,6 +69,7 @@ mod mem_index;
 mod permutation;
 mod prefix_bitmap;
 pub mod prefix_runs;
+mod run_split;
 mod stats;
 mod table;
 mod union_find;

@@ -3,18 +3,18 @@
 //! tables.
 //!
 //! Each fingerprint becomes one row per table, keyed by `(table, prefix)`
-//! ([`PrefixRuns::prefix`]). Once an engine has brought equal keys
-//! together and sorted them, each *run* of equal keys holds every
-//! fingerprint that shares that table's prefix, and the kernels here find
-//! the pairs within `k` inside one run. A pair is reported only by the
+//! ([`PrefixRuns::prefix`]). Once an engine has brought equal keys into
+//! one partition, the kernels here sort a partition's rows so that each
+//! *run* of equal keys holds every fingerprint sharing that table's
+//! prefix, and find the pairs within `k` inside each run. A pair is reported only by the
 //! first table in which it shares the prefix (the [`TableMatcher`] rule),
 //! so the union over all runs holds each pair exactly once and no global
 //! de-duplication is needed.
 //!
-//! A run is compared pair by pair while it is small; a large run (many
-//! fingerprints on one prefix) is split further by an in-memory index of
-//! its own ([`MemIndex`], a design picked for the run's size), so its cost
-//! grows far slower than the square of its length.
+//! A run is compared pair by pair while it is small; a long run (many
+//! fingerprints on one prefix) is split further on the bits below the
+//! prefix ([`crate::run_split`]), so its cost grows about as `n log n`,
+//! not as the square of its length.
 //!
 //! ```
 //! use fpdb_codec::{PrefixRuns, TableDesign};
@@ -35,19 +35,12 @@
 //! # Ok::<(), fpdb_codec::CodecError>(())
 //! ```
 
-use std::collections::HashSet;
-
 use fpdb_fingerprint::Fingerprint;
 
-use crate::block::DEFAULT_BLOCK_BYTES;
 use crate::design::TableDesign;
 use crate::error::CodecError;
 use crate::match_rule::TableMatcher;
-use crate::mem_index::MemIndex;
-
-/// Runs longer than this are split by an index of their own instead of
-/// being compared pair by pair (at this length both cost about the same).
-pub const LARGE_RUN: usize = 2048;
+use crate::run_split;
 
 /// Pairs `(smaller, larger, distance)` of distinct fingerprints.
 pub type FingerprintPairs = Vec<(Fingerprint, Fingerprint, u32)>;
@@ -98,23 +91,14 @@ impl PrefixRuns {
         out: &mut FingerprintPairs,
     ) -> Result<(), CodecError> {
         let matcher = self.matcher(table)?;
-        if run.len() <= LARGE_RUN {
-            let permutation = matcher.permutation();
-            let keys: Vec<u64> = run.iter().map(|fp| permutation.permute(fp.0)).collect();
-            let mut rest = keys.as_slice();
-            while let Some((&a, tail)) = rest.split_first() {
-                out.extend(tail.iter().filter_map(|&b| matcher.pair(a, b)));
-                rest = tail;
+        let permutation = matcher.permutation();
+        let keys: Vec<u64> = run.iter().map(|fp| permutation.permute(fp.0)).collect();
+        let (packed, bits) = self.without_prefix(table, &keys)?;
+        run_split::pairs_within(&packed, None, bits, self.k, &mut |i, j, _| {
+            if let (Some(&a), Some(&b)) = (keys.get(i), keys.get(j)) {
+                out.extend(matcher.pair(a, b));
             }
-            return Ok(());
-        }
-        let index = self.run_index(run)?;
-        out.extend(
-            index
-                .near_pairs(self.k)?
-                .into_iter()
-                .filter(|&(a, b, _)| self.design.first_table_sharing(a.0 ^ b.0) == Some(table)),
-        );
+        });
         Ok(())
     }
 
@@ -129,106 +113,102 @@ impl PrefixRuns {
         out: &mut FingerprintPairs,
     ) -> Result<(), CodecError> {
         let matcher = self.matcher(table)?;
-        if queries.len().saturating_mul(stored.len()) <= LARGE_RUN * LARGE_RUN {
-            let permutation = matcher.permutation();
-            for &query in queries {
-                let permuted = permutation.permute(query.0);
-                for &candidate in stored {
-                    let key = permutation.permute(candidate.0);
-                    if let Some((found, distance)) = matcher.probe(key, permuted, query) {
-                        out.push((query, found, distance));
-                    }
+        let permutation = matcher.permutation();
+        let fps: Vec<Fingerprint> = queries.iter().chain(stored).copied().collect();
+        let keys: Vec<u64> = fps.iter().map(|fp| permutation.permute(fp.0)).collect();
+        let sides: Vec<bool> = (0..fps.len()).map(|i| i < queries.len()).collect();
+        let (packed, bits) = self.without_prefix(table, &keys)?;
+        run_split::pairs_within(&packed, Some(&sides), bits, self.k, &mut |i, j, _| {
+            let (query, candidate) = if i < queries.len() { (i, j) } else { (j, i) };
+            if let (Some(&fp), Some(&key), Some(&permuted)) =
+                (fps.get(query), keys.get(candidate), keys.get(query))
+            {
+                if let Some((found, distance)) = matcher.probe(key, permuted, fp) {
+                    out.push((fp, found, distance));
                 }
             }
-            return Ok(());
-        }
-        // Index the smaller side and probe it with the larger one.
-        let (indexed, probes, probes_are_queries) = if queries.len() <= stored.len() {
-            (queries, stored, false)
-        } else {
-            (stored, queries, true)
-        };
-        let index = self.run_index(indexed)?;
-        let mut found = Vec::new();
-        let mut buffer = Vec::new();
-        for &probe in probes {
-            index.query_with(probe, self.k, &mut buffer, &mut found)?;
-            for &(hit, distance) in &found {
-                if self.design.first_table_sharing(hit.0 ^ probe.0) != Some(table) {
-                    continue;
-                }
-                out.push(if probes_are_queries {
-                    (probe, hit, distance)
-                } else {
-                    (hit, probe, distance)
-                });
-            }
-        }
+        });
         Ok(())
     }
 
-    /// The pairs within `k` among rows sorted by `(table, prefix)`, each
-    /// row a table index and a fingerprint, every `(table, fingerprint)`
-    /// at most once. Appends each pair of the complete runs to `out`;
-    /// with `more_follow`, the last run may continue in rows not given
-    /// yet, so it is left alone. Returns how many rows were consumed (the
-    /// last run starts there; all rows without `more_follow`).
-    pub fn pairs_in_sorted(
-        &self,
-        rows: &[(usize, Fingerprint)],
-        more_follow: bool,
-        out: &mut FingerprintPairs,
-    ) -> Result<usize, CodecError> {
-        let mut run = Vec::new();
-        let mut start = 0;
-        for_each_run(self, rows, None, more_follow, |table, run_rows, first| {
-            run.clear();
-            run.extend(run_rows.iter().map(|&(_, fp)| fp));
-            start = first + run_rows.len();
-            self.pairs_in_run(table, &run, out)
-        })?;
-        Ok(start)
+    /// Permuted keys with the table's prefix (shared by a whole run)
+    /// shifted out, and how many bits are left.
+    fn without_prefix(&self, table: usize, keys: &[u64]) -> Result<(Vec<u64>, u32), CodecError> {
+        let prefix_bits = self.table(table)?.prefix_bits();
+        let packed = keys
+            .iter()
+            .map(|key| key.checked_shl(prefix_bits).unwrap_or(0))
+            .collect();
+        Ok((packed, 64 - prefix_bits))
     }
 
-    /// [`PrefixRuns::pairs_in_sorted`] for rows that each belong to the
-    /// query side (`true`) or the stored side: the matches between the
-    /// sides, as `(query, stored, distance)`.
-    pub fn matches_in_sorted(
+    /// The pairs within `k` among `rows` (in any order), each a table
+    /// index and a fingerprint, every `(table, fingerprint)` at most once:
+    /// the rows are sorted by `(table, prefix)` and each run is searched.
+    /// Appends each pair to `out`, smaller fingerprint first.
+    pub fn pairs_in_rows(
         &self,
         rows: &[(usize, Fingerprint)],
-        is_query: &[bool],
-        more_follow: bool,
         out: &mut FingerprintPairs,
-    ) -> Result<usize, CodecError> {
-        if is_query.len() != rows.len() {
+    ) -> Result<(), CodecError> {
+        let keyed = self.sorted(rows.iter().map(|&(table, fp)| (table, fp, false)))?;
+        let mut run = Vec::new();
+        for_each_run(&keyed, |table, rows| {
+            run.clear();
+            run.extend(rows.iter().map(|row| row.fp));
+            self.pairs_in_run(table, &run, out)
+        })
+    }
+
+    /// [`PrefixRuns::pairs_in_rows`] for rows that each belong to the
+    /// query side (`true`) or the stored side: the matches between the
+    /// sides, as `(query, stored, distance)`. A fingerprint may be on
+    /// both sides, at most once on each.
+    pub fn matches_in_rows(
+        &self,
+        rows: &[(usize, Fingerprint, bool)],
+        out: &mut FingerprintPairs,
+    ) -> Result<(), CodecError> {
+        let keyed = self.sorted(rows.iter().copied())?;
+        let (mut queries, mut stored) = (Vec::new(), Vec::new());
+        for_each_run(&keyed, |table, rows| {
+            queries.clear();
+            stored.clear();
+            for row in rows {
+                if row.is_query {
+                    queries.push(row.fp);
+                } else {
+                    stored.push(row.fp);
+                }
+            }
+            self.matches_in_run(table, &queries, &stored, out)
+        })
+    }
+
+    /// Rows keyed by `(table, prefix)` and sorted, sides and fingerprints
+    /// last so that a repeated row sits next to its twin.
+    fn sorted(
+        &self,
+        rows: impl ExactSizeIterator<Item = (usize, Fingerprint, bool)>,
+    ) -> Result<Vec<KeyedRow>, CodecError> {
+        let mut keyed = Vec::with_capacity(rows.len());
+        for (table, fp, is_query) in rows {
+            keyed.push(KeyedRow {
+                table,
+                prefix: self.prefix(table, fp)?,
+                is_query,
+                fp,
+            });
+        }
+        keyed.sort_unstable();
+        if let Some(twins) = keyed.windows(2).find(|pair| pair.first() == pair.last()) {
+            let row = twins.first().map_or(Fingerprint(0), |row| row.fp);
             return Err(CodecError::corrupt(
-                "sorted rows",
-                format!("{} rows but {} side flags", rows.len(), is_query.len()),
+                "rows",
+                format!("fingerprint {row} is given twice for one table and side"),
             ));
         }
-        let (mut queries, mut stored) = (Vec::new(), Vec::new());
-        let mut start = 0;
-        for_each_run(
-            self,
-            rows,
-            Some(is_query),
-            more_follow,
-            |table, run_rows, first| {
-                queries.clear();
-                stored.clear();
-                let sides = is_query.get(first..first + run_rows.len()).unwrap_or(&[]);
-                for (&(_, fp), &query) in run_rows.iter().zip(sides) {
-                    if query {
-                        queries.push(fp);
-                    } else {
-                        stored.push(fp);
-                    }
-                }
-                start = first + run_rows.len();
-                self.matches_in_run(table, &queries, &stored, out)
-            },
-        )?;
-        Ok(start)
+        Ok(keyed)
     }
 
     fn table(&self, table: usize) -> Result<&crate::design::Table, CodecError> {
@@ -247,69 +227,26 @@ impl PrefixRuns {
             tables: self.design.tables().len(),
         })
     }
-
-    /// An in-memory index of one large run, with a design for its size.
-    fn run_index(&self, run: &[Fingerprint]) -> Result<MemIndex, CodecError> {
-        let design = TableDesign::auto(self.k, run.len() as u64)?;
-        MemIndex::build(design, run, DEFAULT_BLOCK_BYTES)
-    }
 }
 
-/// Calls `each(table, rows of the run, index of its first row)` for every
-/// run of equal `(table, prefix)` in `rows`, in order, except the last when
-/// `more_follow`. Rows out of order would split a run and lose its pairs,
-/// so they are an error, as is a fingerprint repeated within a run (on the
-/// same side, when rows have sides).
+/// One row of a distributed sort, ordered by its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct KeyedRow {
+    table: usize,
+    prefix: u64,
+    is_query: bool,
+    fp: Fingerprint,
+}
+
+/// Calls `each(table, rows)` for every run of equal `(table, prefix)` in
+/// sorted `rows`.
 fn for_each_run(
-    runs: &PrefixRuns,
-    rows: &[(usize, Fingerprint)],
-    sides: Option<&[bool]>,
-    more_follow: bool,
-    mut each: impl FnMut(usize, &[(usize, Fingerprint)], usize) -> Result<(), CodecError>,
+    rows: &[KeyedRow],
+    mut each: impl FnMut(usize, &[KeyedRow]) -> Result<(), CodecError>,
 ) -> Result<(), CodecError> {
-    let mut keys = Vec::with_capacity(rows.len());
-    for &(table, fp) in rows {
-        keys.push((table, runs.prefix(table, fp)?));
-    }
-    let mut seen_in_run: HashSet<(Fingerprint, bool)> = HashSet::new();
-    let mut first = 0;
-    for index in 0..=rows.len() {
-        let (Some(&key), Some(&(_, fp))) = (keys.get(index), rows.get(index)) else {
-            break;
-        };
-        let Some(&run_key) = keys.get(first) else {
-            break;
-        };
-        if key != run_key {
-            if key < run_key {
-                return Err(CodecError::corrupt(
-                    "sorted rows",
-                    format!(
-                        "row {index} is keyed before the row above it; sort by (table, prefix)"
-                    ),
-                ));
-            }
-            let (table, _) = run_key;
-            each(table, rows.get(first..index).unwrap_or(&[]), first)?;
-            seen_in_run.clear();
-            first = index;
-        }
-        let side = sides
-            .and_then(|sides| sides.get(index))
-            .copied()
-            .unwrap_or(false);
-        if !seen_in_run.insert((fp, side)) {
-            return Err(CodecError::corrupt(
-                "sorted rows",
-                format!(
-                    "row {index} repeats fingerprint {fp} in its run; give each fingerprint once"
-                ),
-            ));
-        }
-    }
-    if !more_follow {
-        if let (Some(&(table, _)), Some(last)) = (keys.get(first), rows.get(first..)) {
-            each(table, last, first)?;
+    for run in rows.chunk_by(|a, b| (a.table, a.prefix) == (b.table, b.prefix)) {
+        if let Some(first) = run.first() {
+            each(first.table, run)?;
         }
     }
     Ok(())
@@ -360,55 +297,51 @@ mod tests {
         fps
     }
 
-    /// Rows of every table sorted by (table, prefix), as an engine would.
-    fn sorted_rows(runs: &PrefixRuns, fps: &[Fingerprint]) -> Vec<(usize, Fingerprint)> {
-        let mut keyed: Vec<((usize, u64), Fingerprint)> = (0..runs.design().tables().len())
+    /// Every fingerprint once per table, in a scrambled order (engines
+    /// shuffle rows between machines).
+    fn rows(runs: &PrefixRuns, fps: &[Fingerprint]) -> Vec<(usize, Fingerprint)> {
+        let mut rows: Vec<(usize, Fingerprint)> = (0..runs.design().tables().len())
             .flat_map(|table| fps.iter().map(move |&fp| (table, fp)))
-            .map(|(table, fp)| ((table, runs.prefix(table, fp).unwrap()), fp))
             .collect();
-        keyed.sort_unstable();
-        keyed
-            .into_iter()
-            .map(|((table, _), fp)| (table, fp))
-            .collect()
+        rows.sort_unstable_by_key(|&(table, fp)| (fp.0.wrapping_mul(0x9e37_79b9_7f4a_7c15), table));
+        rows
     }
 
     #[test]
-    fn sorted_rows_give_every_pair_within_k_once() {
+    fn rows_in_any_order_give_every_pair_within_k_once() {
         for name in ["4x16", "10", "16"] {
             let runs = PrefixRuns::new(TableDesign::from_name(3, name).unwrap(), 3).unwrap();
             let fps = clustered(7, 40, 6);
             let mut pairs = Vec::new();
-            let used = runs
-                .pairs_in_sorted(&sorted_rows(&runs, &fps), false, &mut pairs)
-                .unwrap();
-            assert_eq!(used, fps.len() * runs.design().tables().len());
+            runs.pairs_in_rows(&rows(&runs, &fps), &mut pairs).unwrap();
             pairs.sort_unstable();
             assert_eq!(pairs, brute_pairs(&fps, 3), "{name}");
         }
     }
 
     #[test]
-    fn rows_fed_in_pieces_carry_the_open_run_over() {
+    fn rows_split_across_calls_by_key_lose_nothing() {
+        // An engine sends each (table, prefix) to one partition; the
+        // union of the partitions' pairs is the whole answer.
         let runs = PrefixRuns::new(TableDesign::from_name(3, "4x16").unwrap(), 3).unwrap();
         let fps = clustered(11, 30, 5);
-        let rows = sorted_rows(&runs, &fps);
-        let mut pairs = Vec::new();
-        let mut carry: Vec<(usize, Fingerprint)> = Vec::new();
-        for piece in rows.chunks(7) {
-            carry.extend_from_slice(piece);
-            let used = runs.pairs_in_sorted(&carry, true, &mut pairs).unwrap();
-            carry.drain(..used);
+        let mut partitions = vec![Vec::new(); 5];
+        for (table, fp) in rows(&runs, &fps) {
+            let key = (table as u64) << 32 | runs.prefix(table, fp).unwrap();
+            partitions[(key % 5) as usize].push((table, fp));
         }
-        runs.pairs_in_sorted(&carry, false, &mut pairs).unwrap();
+        let mut pairs = Vec::new();
+        for partition in &partitions {
+            runs.pairs_in_rows(partition, &mut pairs).unwrap();
+        }
         pairs.sort_unstable();
         assert_eq!(pairs, brute_pairs(&fps, 3));
     }
 
     #[test]
-    fn a_large_run_is_split_by_its_own_index_and_stays_exact() {
+    fn a_long_run_is_split_on_its_remaining_bits_and_stays_exact() {
         // Every fingerprint shares the top 16 bits, so table 0 of split-4
-        // holds one run far above LARGE_RUN.
+        // holds one run far above what is compared pair by pair.
         let runs = PrefixRuns::new(TableDesign::from_name(3, "4x16").unwrap(), 3).unwrap();
         let fps: Vec<Fingerprint> = clustered(3, 900, 4)
             .into_iter()
@@ -416,10 +349,9 @@ mod tests {
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
-        assert!(fps.len() > LARGE_RUN);
+        assert!(fps.len() > 10 * run_split::PAIRWISE_MAX);
         let mut pairs = Vec::new();
-        runs.pairs_in_sorted(&sorted_rows(&runs, &fps), false, &mut pairs)
-            .unwrap();
+        runs.pairs_in_rows(&rows(&runs, &fps), &mut pairs).unwrap();
         pairs.sort_unstable();
         assert_eq!(pairs, brute_pairs(&fps, 3));
     }
@@ -428,7 +360,7 @@ mod tests {
     fn matches_between_sides_equal_brute_force_for_small_and_large_runs() {
         let runs = PrefixRuns::new(TableDesign::from_name(3, "4x16").unwrap(), 3).unwrap();
         // All ones keeps every fingerprint; the mask puts all of them on
-        // one prefix of table 0, a run far above LARGE_RUN.
+        // one prefix of table 0, a long run.
         for mask in [u64::MAX, 0x0000_ffff_ffff_ffff] {
             let distinct = |fps: Vec<Fingerprint>| -> Vec<Fingerprint> {
                 let set: std::collections::BTreeSet<_> =
@@ -444,23 +376,16 @@ mod tests {
                     .flat_map(|fp| [*fp, Fingerprint(fp.0 ^ 0b110)])
                     .collect(),
             );
-            let mut keyed: Vec<((usize, u64), bool, Fingerprint)> = Vec::new();
-            for table in 0..4 {
-                for (side, fps) in [(false, &stored), (true, &queries)] {
-                    for &fp in fps {
-                        keyed.push(((table, runs.prefix(table, fp).unwrap()), side, fp));
-                    }
-                }
+            let mut all: Vec<(usize, Fingerprint, bool)> = Vec::new();
+            for (side, fps) in [(false, &stored), (true, &queries)] {
+                all.extend(
+                    rows(&runs, fps)
+                        .into_iter()
+                        .map(|(table, fp)| (table, fp, side)),
+                );
             }
-            keyed.sort_unstable();
-            let rows: Vec<(usize, Fingerprint)> = keyed
-                .iter()
-                .map(|&((table, _), _, fp)| (table, fp))
-                .collect();
-            let sides: Vec<bool> = keyed.iter().map(|&(_, side, _)| side).collect();
             let mut found = Vec::new();
-            runs.matches_in_sorted(&rows, &sides, false, &mut found)
-                .unwrap();
+            runs.matches_in_rows(&all, &mut found).unwrap();
             found.sort_unstable();
             let mut expected = Vec::new();
             for &query in &queries {
@@ -478,14 +403,18 @@ mod tests {
     }
 
     #[test]
-    fn unsorted_rows_and_bad_tables_are_errors_not_lost_pairs() {
+    fn repeated_rows_and_bad_tables_are_errors_not_wrong_answers() {
         let runs = PrefixRuns::new(TableDesign::from_name(3, "4x16").unwrap(), 3).unwrap();
-        let rows = [(1, Fingerprint(0)), (0, Fingerprint(1))];
-        assert!(runs.pairs_in_sorted(&rows, false, &mut Vec::new()).is_err());
-        let repeated = [(0, Fingerprint(5)), (0, Fingerprint(5))];
-        assert!(runs
-            .pairs_in_sorted(&repeated, false, &mut Vec::new())
-            .is_err());
+        let repeated = [
+            (0, Fingerprint(5)),
+            (1, Fingerprint(5)),
+            (0, Fingerprint(5)),
+        ];
+        assert!(runs.pairs_in_rows(&repeated, &mut Vec::new()).is_err());
+        let both_sides = [(0, Fingerprint(5), true), (0, Fingerprint(5), false)];
+        let mut found = Vec::new();
+        runs.matches_in_rows(&both_sides, &mut found).unwrap();
+        assert_eq!(found, [(Fingerprint(5), Fingerprint(5), 0)]);
         assert!(matches!(
             runs.prefix(4, Fingerprint(0)),
             Err(CodecError::NoSuchTable {
@@ -493,6 +422,9 @@ mod tests {
                 tables: 4
             })
         ));
+        assert!(runs
+            .pairs_in_rows(&[(4, Fingerprint(0))], &mut Vec::new())
+            .is_err());
         assert!(PrefixRuns::new(TableDesign::from_name(3, "4x16").unwrap(), 4).is_err());
     }
 }

@@ -29,8 +29,8 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(corpus::fingerprint_pages, module)?)?;
     module.add_class::<spark::PyBatchIndex>()?;
     module.add_function(wrap_pyfunction!(spark::design_for, module)?)?;
-    module.add_function(wrap_pyfunction!(spark::prefix_keys, module)?)?;
-    module.add_function(wrap_pyfunction!(spark::pairs_in_sorted, module)?)?;
+    module.add_function(wrap_pyfunction!(spark::prefix_ranges, module)?)?;
+    module.add_function(wrap_pyfunction!(spark::pairs_in_partition, module)?)?;
     module.add("DEFAULT_K", fpdb::DEFAULT_K)?;
     module.add("MAX_ID_BYTES", fpdb::MAX_ID_BYTES)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

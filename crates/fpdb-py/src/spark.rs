@@ -4,7 +4,7 @@
 //! distribution; these do the work on each piece.
 
 use fpdb::Fingerprint;
-use fpdb_codec::{DesignChoice, MemIndex, PrefixRuns, TableDesign, DEFAULT_BLOCK_BYTES};
+use fpdb_codec::{MemIndex, PrefixRuns, TableDesign, DEFAULT_BLOCK_BYTES};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 
@@ -17,84 +17,85 @@ type Columns<'py> = (
     Bound<'py, PyArray1<u8>>,
 );
 
-/// Table, prefix and fingerprint columns.
-type KeyColumns<'py> = (
-    Bound<'py, PyArray1<i32>>,
-    Bound<'py, PyArray1<u64>>,
-    Bound<'py, PyArray1<u64>>,
-);
-
-/// The name of the design for distance `k` and `n` distinct fingerprints:
-/// `design` ("auto" or a name such as "split-4") resolved.
+/// The design `fpdb.spark` keys by at distance `k`, as `(name, tables)`:
+/// `design` if named, else the design with the fewest tables (`k + 1`
+/// blocks, one agreeing): every table is a copy of the data in the
+/// shuffle, and the kernels split long runs on the remaining bits, so
+/// fewer, longer runs cost less than more tables.
 #[pyfunction]
-#[pyo3(signature = (k, n, design="auto"))]
-pub fn design_for(k: u32, n: u64, design: &str) -> PyResult<(String, usize)> {
-    let design = resolve(k, n, design)?;
+#[pyo3(signature = (k, design=None))]
+pub fn design_for(k: u32, design: Option<&str>) -> PyResult<(String, usize)> {
+    let design = match design {
+        Some(name) => TableDesign::from_name(k, name),
+        None => TableDesign::levels(k, &[k + 1]),
+    }
+    .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
     Ok((design.name(), design.tables().len()))
 }
 
-/// Each fingerprint once per table of the design `design` (a name) at
-/// distance `k`: `(table, prefix, fingerprint)` columns, table-major.
+/// Where each table's prefix comes from: per table of the design
+/// `design` at distance `k`, the `(start, length)` bit ranges of the
+/// fingerprint (bit 0 the most significant) that form its prefix, in
+/// order. `fpdb.spark` computes the keys from these in Spark SQL.
 #[pyfunction]
-pub fn prefix_keys<'py>(
-    py: Python<'py>,
-    fps: &Bound<'py, PyAny>,
-    design: &str,
-    k: u32,
-) -> PyResult<KeyColumns<'py>> {
+pub fn prefix_ranges(design: &str, k: u32) -> PyResult<Vec<Vec<(u8, u8)>>> {
     let runs = runs(design, k)?;
-    let fps = args::fingerprints(fps)?;
-    let tables = runs.design().tables().len();
-    let (mut table_column, mut prefixes, mut repeated) = (
-        Vec::with_capacity(fps.len() * tables),
-        Vec::with_capacity(fps.len() * tables),
-        Vec::with_capacity(fps.len() * tables),
-    );
-    for table in 0..tables {
-        let table_number = i32::try_from(table).map_err(|_| too_many_tables(tables))?;
-        for &fp in &fps {
-            table_column.push(table_number);
-            prefixes.push(runs.prefix(table, fp).map_err(invalid)?);
-            repeated.push(fp.0);
-        }
-    }
-    Ok((
-        PyArray1::from_vec(py, table_column),
-        PyArray1::from_vec(py, prefixes),
-        PyArray1::from_vec(py, repeated),
-    ))
+    Ok(runs
+        .design()
+        .tables()
+        .iter()
+        .map(|table| {
+            table
+                .permutation()
+                .ranges()
+                .iter()
+                .map(|range| (range.start, range.len))
+                .collect()
+        })
+        .collect())
 }
 
-/// Pairs within `k` among rows sorted by `(table, prefix)` (`tables` and
-/// `fps` columns), `a < b`; with `is_query`, the matches between the query
-/// rows and the others instead, `a` the query. With `more_follow`, the
-/// last run is left for the next call. Returns `(rows consumed, (a, b,
-/// distance))`.
+/// Pairs within `k` among one partition's rows (`tables` and `fps`
+/// columns, in any order; every row of a `(table, prefix)` key in this
+/// partition), `a < b`; with `is_query`, the matches between the query
+/// rows and the others instead, `a` the query. Returns `(a, b, distance)`.
 #[pyfunction]
-#[pyo3(signature = (tables, fps, design, k, more_follow, is_query=None))]
-pub fn pairs_in_sorted<'py>(
+#[pyo3(signature = (tables, fps, design, k, is_query=None))]
+pub fn pairs_in_partition<'py>(
     py: Python<'py>,
     tables: PyReadonlyArray1<'py, i32>,
     fps: &Bound<'py, PyAny>,
     design: &str,
     k: u32,
-    more_follow: bool,
     is_query: Option<PyReadonlyArray1<'py, bool>>,
-) -> PyResult<(usize, Columns<'py>)> {
+) -> PyResult<Columns<'py>> {
     let runs = runs(design, k)?;
     let rows = rows(&tables, fps)?;
     let sides = is_query.map(|sides| sides.as_array().to_vec());
-    let (consumed, pairs) = py
+    if sides
+        .as_ref()
+        .is_some_and(|sides| sides.len() != rows.len())
+    {
+        return Err(Kind::InvalidInput.err("is_query must have one flag per row"));
+    }
+    let pairs = py
         .detach(move || {
             let mut pairs = Vec::new();
-            match &sides {
-                Some(sides) => runs.matches_in_sorted(&rows, sides, more_follow, &mut pairs),
-                None => runs.pairs_in_sorted(&rows, more_follow, &mut pairs),
+            match sides {
+                Some(sides) => {
+                    let rows: Vec<(usize, Fingerprint, bool)> = rows
+                        .into_iter()
+                        .zip(sides)
+                        .map(|((table, fp), side)| (table, fp, side))
+                        .collect();
+                    runs.matches_in_rows(&rows, &mut pairs)
+                }
+                None => runs.pairs_in_rows(&rows, &mut pairs),
             }
-            .map(|consumed| (consumed, pairs))
+            .map(|()| pairs)
         })
         .map_err(invalid)?;
-    Ok((consumed, columns(py, fingerprint_triples(pairs))))
+    Ok(columns(py, fingerprint_triples(pairs)))
 }
 
 /// A batch of query fingerprints in memory, permuted into sorted tables
@@ -143,23 +144,12 @@ impl PyBatchIndex {
     }
 }
 
-fn resolve(k: u32, n: u64, design: &str) -> PyResult<TableDesign> {
-    let choice: DesignChoice = design
-        .parse()
-        .map_err(|error: fpdb_codec::DesignError| Kind::InvalidInput.err(error.to_string()))?;
-    choice
-        .resolve(k, n)
-        .map_err(|error| Kind::InvalidInput.err(error.to_string()))
-}
-
 /// The runs of a named design (executors get the name the driver
 /// resolved, so every executor keys by the same tables).
 fn runs(design: &str, k: u32) -> PyResult<PrefixRuns> {
-    if design == "auto" {
-        return Err(Kind::InvalidInput
-            .err("executors need a design's name: resolve \"auto\" with design_for first"));
-    }
-    PrefixRuns::new(resolve(k, 0, design)?, k).map_err(invalid)
+    let design = TableDesign::from_name(k, design)
+        .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+    PrefixRuns::new(design, k).map_err(invalid)
 }
 
 fn rows(
@@ -210,10 +200,6 @@ fn columns(py: Python<'_>, triples: Vec<(u64, u64, u32)>) -> Columns<'_> {
 
 fn invalid(error: fpdb_codec::CodecError) -> PyErr {
     Kind::InvalidInput.err(error.to_string())
-}
-
-fn too_many_tables(tables: usize) -> PyErr {
-    Kind::InvalidInput.err(format!("{tables} tables do not fit a table column"))
 }
 
 impl std::fmt::Debug for PyBatchIndex {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -144,7 +145,7 @@ def test_fingerprints_reject_bad_arguments_on_the_driver(spark):
         fps.fingerprints(df, text_col="text", output_col="n")
 
 
-@pytest.mark.parametrize("design", ["auto", "split-4", "split-5"])
+@pytest.mark.parametrize("design", [None, "split-5", "split-4-4"])
 def test_pairs_equal_single_node_dedup_and_brute_force(spark, rng, design):
     fingerprints = planted(rng, 120, 4, 4)
     got = rows(fps.near_duplicate_pairs(frame(spark, fingerprints), design=design))
@@ -267,3 +268,11 @@ def test_pair_arguments_are_checked(spark):
         fps.near_duplicate_pairs(df, id_col="url")
     with pytest.raises(fpdb.InvalidInputError):
         fps.near_duplicate_pairs(df, design="no-such-design")
+
+
+def test_the_readme_example_runs_and_keeps_one_of_each_group(spark, capsys):
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    section = readme.split("## At scale: Spark", 1)[1]
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out.strip() == "['https://a.example/1', 'https://c.example/9']"

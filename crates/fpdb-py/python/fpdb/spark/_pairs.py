@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.storagelevel import StorageLevel
 
 from fpdb import _fpdb
 from fpdb.errors import InvalidInputError
 from fpdb.spark import _runs
-
-
-def _zero():
-    return F.lit(0).cast("int").alias("distance")
 
 
 def near_duplicate_pairs(
@@ -21,7 +18,7 @@ def near_duplicate_pairs(
     id_col: str = "id",
     fp_col: str = "fingerprint",
     duplicates: str = "all",
-    design: str = "auto",
+    design: str | None = None,
     partitions: int | None = None,
 ) -> DataFrame:
     """The pairs of documents whose fingerprints are within ``k`` bits:
@@ -30,53 +27,78 @@ def near_duplicate_pairs(
 
     ``df`` holds one row per document: a unique id (any orderable type)
     and a LongType fingerprint (rows with a null fingerprint are left
-    out). Identical fingerprints are grouped first, so the kernels see
+    out). Documents are grouped by fingerprint first, so the kernels see
     each distinct fingerprint once whatever the number of copies; the
-    distinct ones are keyed once per table of fpdb's design for their
-    number (``design`` names another), shuffled by ``(table, prefix)``,
-    sorted, and fpdb's Rust kernel finds the pairs in each run (a run too
-    long to compare pair by pair is split by an index of its own).
+    distinct ones are keyed once per table of the design (by default the
+    one with the fewest tables, ``k + 1``: each table is a copy in the
+    shuffle; ``design`` names another), shuffled by ``(table, prefix)``
+    into ``partitions`` partitions (default ``spark.sql.shuffle.partitions``;
+    each partition's rows, 12 bytes each, are sorted in memory, so aim
+    for at most a few tens of millions per partition), and fpdb's Rust
+    kernel finds the pairs in each run, splitting long runs on their
+    remaining bits. Only the documents of fingerprints in some pair are
+    then gathered by fingerprint to expand the pairs to ids. The pairs of
+    fingerprints and the gathered groups are cached (memory and disk) when
+    first computed, so nothing runs twice.
 
     ``duplicates`` says how documents sharing one fingerprint are paired:
     ``"all"`` (every pair, as ``fpdb.dedup``: m copies give m(m-1)/2
-    pairs) or ``"representative"`` (each copy with the copy of smallest
-    id, which then stands for the group in near pairs too: m - 1 pairs
-    per group and the same clusters; use it when empty pages abound).
+    pairs, and each group's ids are gathered in one row) or
+    ``"representative"`` (each copy with the copy of smallest id, which
+    then stands for the group in near pairs too: m - 1 pairs per group,
+    the same clusters, and nothing gathered; use it when empty pages
+    abound).
     """
     if duplicates not in ("all", "representative"):
         raise InvalidInputError(f'duplicates={duplicates!r}: expected "all" or "representative"')
     for name in (id_col, fp_col):
         if name not in df.columns:
             raise InvalidInputError(f"no column {name!r} in {df.columns}")
+    name, _ = _fpdb.design_for(k, design)
     docs = df.select(F.col(id_col).alias("id"), F.col(fp_col).alias("fp")).where(
         F.col("fp").isNotNull()
     )
-    distinct = docs.select("fp").distinct()
-    name, _ = _fpdb.design_for(k, distinct.count(), design)
-    fp_pairs = _runs.pairs(_runs.sorted_runs(_runs.keyed(distinct, name, k), partitions), name, k)
-
-    if duplicates == "representative":
-        docs = docs.groupBy("fp").agg(F.min("id").alias("rep"))
+    # Distinct fingerprints with their number of documents: a cheap
+    # aggregation, so the kernel sees each fingerprint once.
+    counts = docs.groupBy("fp").count()
+    rows = _runs.partitioned(counts.select("fp"), name, k, partitions)
+    # Read twice below (which documents to gather, and the pairs to expand):
+    # cached so that the kernel runs once.
+    fp_pairs = _runs.pairs(rows, name, k).persist(StorageLevel.MEMORY_AND_DISK)
+    # Only documents in a pair or sharing their fingerprint are gathered.
+    involved = (
+        fp_pairs.select(F.explode(F.array("fp_a", "fp_b")).alias("fp"))
+        .unionByName(counts.where(F.col("count") > 1).select("fp"))
+        .distinct()
+    )
+    members = docs.join(involved, "fp", "left_semi")
+    if duplicates == "all":
+        groups = members.groupBy("fp").agg(F.collect_list("id").alias("ids"))
         same = (
-            df.select(F.col(id_col).alias("id"), F.col(fp_col).alias("fp"))
-            .join(docs, "fp")
-            .where(F.col("id") != F.col("rep"))
-            .select(F.col("rep").alias("id_a"), F.col("id").alias("id_b"), _zero())
+            groups.where(F.size("ids") > 1)
+            .select(F.explode("ids").alias("id_a"), "ids")
+            .select("id_a", F.explode("ids").alias("id_b"))
+            .where(F.col("id_a") < F.col("id_b"))
         )
-        docs = docs.select(F.col("rep").alias("id"), "fp")
     else:
-        left, right = docs.alias("left"), docs.alias("right")
-        same = left.join(
-            right, (F.col("left.fp") == F.col("right.fp")) & (F.col("left.id") < F.col("right.id"))
-        ).select(F.col("left.id").alias("id_a"), F.col("right.id").alias("id_b"), _zero())
-
+        groups = members.groupBy("fp").agg(F.array(F.min("id")).alias("ids"))
+        same = (
+            members.join(groups, "fp")
+            .select("id", F.col("ids")[0].alias("rep"))
+            .where(F.col("id") != F.col("rep"))
+            .select(F.col("rep").alias("id_a"), F.col("id").alias("id_b"))
+        )
+    # Read by both sides of the expansion below.
+    groups = groups.persist(StorageLevel.MEMORY_AND_DISK)
     near = (
-        fp_pairs.join(docs.select(F.col("id").alias("x"), F.col("fp").alias("fp_a")), "fp_a")
-        .join(docs.select(F.col("id").alias("y"), F.col("fp").alias("fp_b")), "fp_b")
+        fp_pairs.join(groups.select(F.col("fp").alias("fp_a"), F.col("ids").alias("a")), "fp_a")
+        .join(groups.select(F.col("fp").alias("fp_b"), F.col("ids").alias("b")), "fp_b")
+        .select(F.explode("a").alias("x"), "b", "distance")
+        .select("x", F.explode("b").alias("y"), "distance")
         .select(
             F.least("x", "y").alias("id_a"),
             F.greatest("x", "y").alias("id_b"),
             "distance",
         )
     )
-    return near.unionByName(same)
+    return near.unionByName(same.withColumn("distance", F.lit(0).cast("int")))

@@ -35,7 +35,7 @@ def query(
     query_id_col: str = "id",
     query_fp_col: str = "fingerprint",
     broadcast_limit: int = BROADCAST_LIMIT,
-    design: str = "auto",
+    design: str | None = None,
     partitions: int | None = None,
 ) -> DataFrame:
     """Every stored document within ``k`` bits of each query document:
@@ -65,11 +65,11 @@ def query(
     if count <= broadcast_limit:
         found = _broadcast_matches(stored, distinct, k)
         return found.join(queries, "query_fp").select("query_id", "stored_id", "distance")
-    name, _ = _fpdb.design_for(k, count, design)
+    name, _ = _fpdb.design_for(k, design)
     sides = distinct.withColumn("is_query", F.lit(True)).unionByName(
         stored.select("fp").distinct().withColumn("is_query", F.lit(False))
     )
-    fp_matches = _runs.pairs(_runs.sorted_runs(_runs.keyed(sides, name, k), partitions), name, k)
+    fp_matches = _runs.pairs(_runs.partitioned(sides, name, k, partitions), name, k)
     return (
         fp_matches.withColumnRenamed("fp_a", "query_fp")
         .withColumnRenamed("fp_b", "fp")
