@@ -127,6 +127,18 @@ def fingerprint_sum(pairs) -> tuple[int, int]:
     return row["pairs"], row["sum"]
 
 
+def written_pairs(spark, meter, name: str, make_pairs, path: Path, timeout=None):
+    """Writes the pairs make_pairs() plans to Parquet at path as one timed
+    job: (seconds, shuffle bytes, pairs, checksum), all None when the job
+    was cancelled after timeout seconds."""
+    meter.start()
+    seconds, _ = run_job(spark, name, lambda: make_pairs().write.parquet(str(path)), timeout)
+    if seconds is None:
+        return None, None, None, None
+    shuffle = meter.written()
+    return (seconds, shuffle, *fingerprint_sum(spark.read.parquet(str(path))))
+
+
 def sql_band_pairs(df, k: int = 3):
     """The baseline: four 16-bit bands (the design split-4 uses), a
     self-join on (band, key), a bit-count filter and a global distinct."""
@@ -172,16 +184,13 @@ def measure(spark, meter, work: Path, n: int, args) -> dict:
 
     log(f"n={n}: fpdb.spark.near_duplicate_pairs")
     pairs_path = work / f"pairs-{n}.parquet"
-    meter.start()
-    seconds, _ = run_job(
-        spark,
-        "fpdb",
-        lambda: fps.near_duplicate_pairs(df, k=3).write.parquet(str(pairs_path)),
+    measured = written_pairs(
+        spark, meter, "fpdb", lambda: fps.near_duplicate_pairs(df, k=3), pairs_path
     )
-    result["fpdb_s"] = seconds
-    result["fpdb_shuffle_bytes"] = meter.written()
+    result["fpdb_s"], result["fpdb_shuffle_bytes"], result["fpdb_pairs"], result["fpdb_sum"] = (
+        measured
+    )
     stored_pairs = spark.read.parquet(str(pairs_path))
-    result["fpdb_pairs"], result["fpdb_sum"] = fingerprint_sum(stored_pairs)
 
     log(f"n={n}: fpdb.spark.clusters")
     seconds, clusters = run_job(
@@ -209,19 +218,11 @@ def measure(spark, meter, work: Path, n: int, args) -> dict:
     if n <= args.baseline_max:
         log(f"n={n}: Spark SQL band self-join (timeout {args.timeout:.0f} s)")
         baseline_path = work / f"baseline-{n}.parquet"
-        meter.start()
-        seconds, _ = run_job(
-            spark,
-            "baseline",
-            lambda: sql_band_pairs(df).write.parquet(str(baseline_path)),
-            timeout=args.timeout,
+        measured = written_pairs(
+            spark, meter, "baseline", lambda: sql_band_pairs(df), baseline_path, args.timeout
         )
-        result["baseline_s"] = seconds
-        result["baseline_shuffle_bytes"] = meter.written() if seconds else None
-        if seconds is not None:
-            result["baseline_pairs"], result["baseline_sum"] = fingerprint_sum(
-                spark.read.parquet(str(baseline_path))
-            )
+        names = ("baseline_s", "baseline_shuffle_bytes", "baseline_pairs", "baseline_sum")
+        result.update(zip(names, measured))
         shutil.rmtree(baseline_path, ignore_errors=True)
     shutil.rmtree(pairs_path, ignore_errors=True)
     return result
