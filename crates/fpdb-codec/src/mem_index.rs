@@ -7,6 +7,7 @@ use crate::design::{Table, TableDesign};
 use crate::error::CodecError;
 use crate::match_rule::TableMatcher;
 use crate::prefix_bitmap::PrefixBitmap;
+use crate::prefix_runs;
 use crate::table::EncodedTable;
 
 /// Tables probed together by [`MemIndex::query_with`].
@@ -363,8 +364,8 @@ impl MemIndex {
     }
 
     /// Pairs within `k` among permuted keys sharing one prefix in table
-    /// `table_index`. Permutations preserve popcount and XOR, so distances
-    /// are computed on permuted keys and only matches are mapped back.
+    /// `table_index` (long runs are split on their remaining bits rather
+    /// than compared pair by pair).
     fn pairs_in_run(
         &self,
         table_index: usize,
@@ -372,19 +373,12 @@ impl MemIndex {
         k: u32,
         pairs: &mut Vec<(Fingerprint, Fingerprint, u32)>,
     ) {
-        let Some(matcher) = TableMatcher::new(&self.design, table_index, k) else {
+        let (Some(matcher), Some(table)) = (
+            TableMatcher::new(&self.design, table_index, k),
+            self.design.tables().get(table_index),
+        ) else {
             return;
         };
-        let mut rest = run;
-        while let Some((&a, tail)) = rest.split_first() {
-            // A plain loop: through `extend(filter_map(..))` the
-            // comparison was not inlined (a call per pair, seen in perf).
-            for &b in tail {
-                if let Some(pair) = matcher.pair(a, b) {
-                    pairs.push(pair);
-                }
-            }
-            rest = tail;
-        }
+        prefix_runs::pairs_among_keys(&matcher, table.prefix_bits(), run, k, pairs);
     }
 }

@@ -11,6 +11,12 @@
 //! so the union over all runs holds each pair exactly once and no global
 //! de-duplication is needed.
 //!
+//! Rows may repeat (several documents share a fingerprint): each distinct
+//! row is searched once, and [`PrefixRuns::pairs_in_rows`] returns the
+//! fingerprints it was given more than once. [`PrefixRuns::bucket`] names
+//! a key's shuffle bucket, so an engine can ship rows packed by bucket
+//! instead of one by one.
+//!
 //! A run is compared pair by pair while it is small; a long run (many
 //! fingerprints on one prefix) is split further on the bits below the
 //! prefix ([`crate::run_split`]), so its cost grows about as `n log n`,
@@ -34,6 +40,8 @@
 //! assert!(pairs.is_empty());
 //! # Ok::<(), fpdb_codec::CodecError>(())
 //! ```
+
+use std::num::NonZeroU32;
 
 use fpdb_fingerprint::Fingerprint;
 
@@ -81,6 +89,25 @@ impl PrefixRuns {
             .unwrap_or(0))
     }
 
+    /// Which of `buckets` shuffle buckets `fp`'s key in table `table`
+    /// belongs to: equal keys, equal buckets; distinct keys spread evenly
+    /// (a multiplicative hash of table and prefix).
+    pub fn bucket(
+        &self,
+        table: usize,
+        fp: Fingerprint,
+        buckets: NonZeroU32,
+    ) -> Result<u32, CodecError> {
+        let prefix = self.prefix(table, fp)?;
+        // A table index `prefix` accepted fits in 64 bits.
+        let table = u64::try_from(table).unwrap_or(u64::MAX);
+        let key = prefix ^ table.rotate_right(8);
+        let spread = key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
+        let bucket = spread % u64::from(buckets.get());
+        // Below `buckets`, a u32.
+        Ok(u32::try_from(bucket).unwrap_or(0))
+    }
+
     /// Appends to `out` the pairs within `k` among `run` (distinct
     /// fingerprints that all share table `table`'s prefix) that this table
     /// reports: each once, smaller fingerprint first.
@@ -93,12 +120,13 @@ impl PrefixRuns {
         let matcher = self.matcher(table)?;
         let permutation = matcher.permutation();
         let keys: Vec<u64> = run.iter().map(|fp| permutation.permute(fp.0)).collect();
-        let (packed, bits) = self.without_prefix(table, &keys)?;
-        run_split::pairs_within(&packed, None, bits, self.k, &mut |i, j, _| {
-            if let (Some(&a), Some(&b)) = (keys.get(i), keys.get(j)) {
-                out.extend(matcher.pair(a, b));
-            }
-        });
+        pairs_among_keys(
+            &matcher,
+            self.table(table)?.prefix_bits(),
+            &keys,
+            self.k,
+            out,
+        );
         Ok(())
     }
 
@@ -143,33 +171,36 @@ impl PrefixRuns {
     }
 
     /// The pairs within `k` among `rows` (in any order), each a table
-    /// index and a fingerprint, every `(table, fingerprint)` at most once:
-    /// the rows are sorted by `(table, prefix)` and each run is searched.
-    /// Appends each pair to `out`, smaller fingerprint first.
+    /// index and a fingerprint: the rows are sorted by `(table, prefix)`
+    /// and each run is searched. Appends each pair of distinct
+    /// fingerprints to `out`, smaller fingerprint first, and returns the
+    /// fingerprints given more than once for table 0 (shared by several
+    /// documents: pairs at distance 0), each once.
     pub fn pairs_in_rows(
         &self,
         rows: &[(usize, Fingerprint)],
         out: &mut FingerprintPairs,
-    ) -> Result<(), CodecError> {
-        let keyed = self.sorted(rows.iter().map(|&(table, fp)| (table, fp, false)))?;
+    ) -> Result<Vec<Fingerprint>, CodecError> {
+        let (keyed, repeated) = self.sorted(rows.iter().map(|&(table, fp)| (table, fp, false)))?;
         let mut run = Vec::new();
         for_each_run(&keyed, |table, rows| {
             run.clear();
             run.extend(rows.iter().map(|row| row.fp));
             self.pairs_in_run(table, &run, out)
-        })
+        })?;
+        Ok(repeated)
     }
 
     /// [`PrefixRuns::pairs_in_rows`] for rows that each belong to the
     /// query side (`true`) or the stored side: the matches between the
-    /// sides, as `(query, stored, distance)`. A fingerprint may be on
-    /// both sides, at most once on each.
+    /// sides, as `(query, stored, distance)`, each once however often its
+    /// rows repeat. A fingerprint may be on both sides.
     pub fn matches_in_rows(
         &self,
         rows: &[(usize, Fingerprint, bool)],
         out: &mut FingerprintPairs,
     ) -> Result<(), CodecError> {
-        let keyed = self.sorted(rows.iter().copied())?;
+        let (keyed, _) = self.sorted(rows.iter().copied())?;
         let (mut queries, mut stored) = (Vec::new(), Vec::new());
         for_each_run(&keyed, |table, rows| {
             queries.clear();
@@ -185,12 +216,13 @@ impl PrefixRuns {
         })
     }
 
-    /// Rows keyed by `(table, prefix)` and sorted, sides and fingerprints
-    /// last so that a repeated row sits next to its twin.
+    /// Rows keyed by `(table, prefix)`, sorted (sides and fingerprints
+    /// last, so that a repeated row sits next to its twins) and made
+    /// distinct; with the fingerprints repeated in table 0.
     fn sorted(
         &self,
         rows: impl ExactSizeIterator<Item = (usize, Fingerprint, bool)>,
-    ) -> Result<Vec<KeyedRow>, CodecError> {
+    ) -> Result<(Vec<KeyedRow>, Vec<Fingerprint>), CodecError> {
         let mut keyed = Vec::with_capacity(rows.len());
         for (table, fp, is_query) in rows {
             keyed.push(KeyedRow {
@@ -201,14 +233,15 @@ impl PrefixRuns {
             });
         }
         keyed.sort_unstable();
-        if let Some(twins) = keyed.windows(2).find(|pair| pair.first() == pair.last()) {
-            let row = twins.first().map_or(Fingerprint(0), |row| row.fp);
-            return Err(CodecError::corrupt(
-                "rows",
-                format!("fingerprint {row} is given twice for one table and side"),
-            ));
-        }
-        Ok(keyed)
+        let mut repeated = Vec::new();
+        keyed.dedup_by(|row, kept| {
+            let twin = row == kept;
+            if twin && row.table == 0 && repeated.last() != Some(&row.fp) {
+                repeated.push(row.fp);
+            }
+            twin
+        });
+        Ok((keyed, repeated))
     }
 
     fn table(&self, table: usize) -> Result<&crate::design::Table, CodecError> {
@@ -227,6 +260,29 @@ impl PrefixRuns {
             tables: self.design.tables().len(),
         })
     }
+}
+
+/// Appends to `out` the pairs within `k` that `matcher`'s table reports
+/// among `keys` (distinct keys permuted by that table, all sharing its
+/// top `prefix_bits` bits): pair by pair while the run is short, split on
+/// the remaining bits when it is long. Permutations keep distances, so
+/// only the pairs found are mapped back to fingerprints.
+pub(crate) fn pairs_among_keys(
+    matcher: &TableMatcher<'_>,
+    prefix_bits: u32,
+    keys: &[u64],
+    k: u32,
+    out: &mut FingerprintPairs,
+) {
+    let packed: Vec<u64> = keys
+        .iter()
+        .map(|key| key.checked_shl(prefix_bits).unwrap_or(0))
+        .collect();
+    run_split::pairs_within(&packed, None, 64 - prefix_bits, k, &mut |i, j, _| {
+        if let (Some(&a), Some(&b)) = (keys.get(i), keys.get(j)) {
+            out.extend(matcher.pair(a, b));
+        }
+    });
 }
 
 /// One row of a distributed sort, ordered by its key.
@@ -403,18 +459,71 @@ mod tests {
     }
 
     #[test]
-    fn repeated_rows_and_bad_tables_are_errors_not_wrong_answers() {
+    fn repeated_rows_are_searched_once_and_reported() {
         let runs = PrefixRuns::new(TableDesign::from_name(3, "4x16").unwrap(), 3).unwrap();
-        let repeated = [
+        let fps = clustered(13, 30, 5);
+        // Every fingerprint three times (three documents each), and 0 and
+        // 5 once more in table 0 only: copies, not new pairs.
+        let mut copies: Vec<(usize, Fingerprint)> =
+            (0..3).flat_map(|_| rows(&runs, &fps)).collect();
+        copies.extend([(0, Fingerprint(0)), (0, Fingerprint(5))]);
+        let mut pairs = Vec::new();
+        let repeated = runs.pairs_in_rows(&copies, &mut pairs).unwrap();
+        pairs.sort_unstable();
+        assert_eq!(pairs, brute_pairs(&fps, 3));
+        let mut expected = fps.clone();
+        expected.sort_unstable();
+        let mut repeated = repeated;
+        repeated.sort_unstable();
+        assert_eq!(repeated, expected);
+        // Each row once: nothing repeated.
+        let mut pairs_once = Vec::new();
+        let with_five = [
             (0, Fingerprint(5)),
             (1, Fingerprint(5)),
-            (0, Fingerprint(5)),
+            (0, Fingerprint(7)),
         ];
-        assert!(runs.pairs_in_rows(&repeated, &mut Vec::new()).is_err());
-        let both_sides = [(0, Fingerprint(5), true), (0, Fingerprint(5), false)];
+        assert!(runs
+            .pairs_in_rows(&with_five, &mut pairs_once)
+            .unwrap()
+            .is_empty());
+        // A fingerprint on both sides matches itself, once.
+        let both_sides = [
+            (0, Fingerprint(5), true),
+            (0, Fingerprint(5), false),
+            (0, Fingerprint(5), false),
+        ];
         let mut found = Vec::new();
         runs.matches_in_rows(&both_sides, &mut found).unwrap();
         assert_eq!(found, [(Fingerprint(5), Fingerprint(5), 0)]);
+    }
+
+    #[test]
+    fn buckets_follow_keys_and_spread() {
+        let runs = PrefixRuns::new(TableDesign::from_name(3, "4x16").unwrap(), 3).unwrap();
+        let buckets = NonZeroU32::new(8).unwrap();
+        let fps = clustered(17, 400, 2);
+        let mut sizes = [0usize; 8];
+        for (table, fp) in rows(&runs, &fps) {
+            let bucket = runs.bucket(table, fp, buckets).unwrap();
+            // Same key, same bucket: the top 16 bits of table 0's key.
+            if table == 0 {
+                let twin = Fingerprint(fp.0 & 0xffff_0000_0000_0000);
+                assert_eq!(runs.bucket(0, twin, buckets).unwrap(), bucket);
+            }
+            sizes[bucket as usize] += 1;
+        }
+        let mean = sizes.iter().sum::<usize>() / sizes.len();
+        assert!(
+            sizes.iter().all(|&size| size > mean / 2 && size < mean * 2),
+            "{sizes:?}"
+        );
+        assert!(runs.bucket(4, Fingerprint(0), buckets).is_err());
+    }
+
+    #[test]
+    fn bad_tables_and_distances_are_errors_not_wrong_answers() {
+        let runs = PrefixRuns::new(TableDesign::from_name(3, "4x16").unwrap(), 3).unwrap();
         assert!(matches!(
             runs.prefix(4, Fingerprint(0)),
             Err(CodecError::NoSuchTable {

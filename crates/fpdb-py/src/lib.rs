@@ -29,7 +29,7 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(corpus::fingerprint_pages, module)?)?;
     module.add_class::<spark::PyBatchIndex>()?;
     module.add_function(wrap_pyfunction!(spark::design_for, module)?)?;
-    module.add_function(wrap_pyfunction!(spark::prefix_ranges, module)?)?;
+    module.add_function(wrap_pyfunction!(spark::route, module)?)?;
     module.add_function(wrap_pyfunction!(spark::pairs_in_partition, module)?)?;
     module.add("DEFAULT_K", fpdb::DEFAULT_K)?;
     module.add("MAX_ID_BYTES", fpdb::MAX_ID_BYTES)?;

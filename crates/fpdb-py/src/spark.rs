@@ -3,6 +3,8 @@
 //! sorted runs, and probing a broadcast batch of queries. Spark does the
 //! distribution; these do the work on each piece.
 
+use std::num::NonZeroU32;
+
 use fpdb::Fingerprint;
 use fpdb_codec::{MemIndex, PrefixRuns, TableDesign, DEFAULT_BLOCK_BYTES};
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -33,32 +35,128 @@ pub fn design_for(k: u32, design: Option<&str>) -> PyResult<(String, usize)> {
     Ok((design.name(), design.tables().len()))
 }
 
-/// Where each table's prefix comes from: per table of the design
-/// `design` at distance `k`, the `(start, length)` bit ranges of the
-/// fingerprint (bit 0 the most significant) that form its prefix, in
-/// order. `fpdb.spark` computes the keys from these in Spark SQL.
+/// Fingerprints packed for the shuffle: one row per distinct fingerprint
+/// (and side) and table of the design `design` at distance `k`, and a
+/// second for table 0 when the fingerprint repeats, in `buckets` buckets by key
+/// ([`PrefixRuns::bucket`]), grouped by `(bucket, table, side)`. Returns
+/// the groups' `bucket`, `table` and `is_query` columns, their byte
+/// `offsets` into `fps` (one more than the groups), and `fps`, so that
+/// each group ships as one binary value instead of a row per
+/// fingerprint (the rows' trip through the JVM was most of a job).
 #[pyfunction]
-pub fn prefix_ranges(design: &str, k: u32) -> PyResult<Vec<Vec<(u8, u8)>>> {
+#[pyo3(signature = (fps, design, k, buckets, is_query=None))]
+pub fn route<'py>(
+    py: Python<'py>,
+    fps: &Bound<'py, PyAny>,
+    design: &str,
+    k: u32,
+    buckets: u32,
+    is_query: Option<PyReadonlyArray1<'py, bool>>,
+) -> PyResult<Packed<'py>> {
     let runs = runs(design, k)?;
-    Ok(runs
-        .design()
-        .tables()
-        .iter()
-        .map(|table| {
-            table
-                .permutation()
-                .ranges()
-                .iter()
-                .map(|range| (range.start, range.len))
-                .collect()
+    let fps = args::fingerprints(fps)?;
+    let sides = is_query.map(|sides| sides.as_array().to_vec());
+    if sides.as_ref().is_some_and(|sides| sides.len() != fps.len()) {
+        return Err(Kind::InvalidInput.err("is_query must have one flag per fingerprint"));
+    }
+    let buckets = NonZeroU32::new(buckets)
+        .ok_or_else(|| Kind::InvalidInput.err("buckets must be at least 1"))?;
+    let groups = py
+        .detach(move || {
+            // Copies travel once per batch (twice for table 0, which is
+            // how the pairs kernel learns that a fingerprint repeats), so
+            // 100,000 empty pages do not make one bucket 100,000 rows long.
+            let mut items: Vec<(u64, bool)> = match sides {
+                Some(sides) => fps.iter().map(|fp| fp.0).zip(sides).collect(),
+                None => fps.iter().map(|fp| (fp.0, false)).collect(),
+            };
+            items.sort_unstable();
+            let tables = runs.design().tables().len();
+            let mut rows = Vec::with_capacity(items.len() * tables);
+            for copies in items.chunk_by(|a, b| a == b) {
+                let Some(&(fp, side)) = copies.first() else {
+                    continue;
+                };
+                for table in 0..tables {
+                    let bucket = runs.bucket(table, Fingerprint(fp), buckets)?;
+                    rows.push((bucket, table, side, fp));
+                    if table == 0 && copies.len() > 1 {
+                        rows.push((bucket, table, side, fp));
+                    }
+                }
+            }
+            rows.sort_unstable_by_key(|&(bucket, table, side, _)| (bucket, table, side));
+            Ok::<_, fpdb_codec::CodecError>(PackedGroups::from_sorted(&rows))
         })
-        .collect())
+        .map_err(invalid)?;
+    groups.into_arrays(py)
+}
+
+type Packed<'py> = (
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<i32>>,
+    Bound<'py, PyArray1<bool>>,
+    Bound<'py, PyArray1<i32>>,
+    Bound<'py, PyArray1<u64>>,
+);
+
+/// Rows sorted by `(bucket, table, side)`, as columns of groups.
+struct PackedGroups {
+    buckets: Vec<u32>,
+    tables: Vec<i32>,
+    sides: Vec<bool>,
+    ends: Vec<usize>,
+    fps: Vec<u64>,
+}
+
+impl PackedGroups {
+    fn from_sorted(rows: &[(u32, usize, bool, u64)]) -> Self {
+        let mut groups = PackedGroups {
+            buckets: Vec::new(),
+            tables: Vec::new(),
+            sides: Vec::new(),
+            ends: Vec::new(),
+            fps: rows.iter().map(|row| row.3).collect(),
+        };
+        let mut end = 0;
+        for group in rows.chunk_by(|a, b| (a.0, a.1, a.2) == (b.0, b.1, b.2)) {
+            if let Some(&(bucket, table, side, _)) = group.first() {
+                end += group.len();
+                groups.buckets.push(bucket);
+                // Tables number at most 2^16 (TableDesign's limit).
+                groups.tables.push(i32::try_from(table).unwrap_or(i32::MAX));
+                groups.sides.push(side);
+                groups.ends.push(end);
+            }
+        }
+        groups
+    }
+
+    fn into_arrays(self, py: Python<'_>) -> PyResult<Packed<'_>> {
+        let offsets = std::iter::once(0)
+            .chain(self.ends)
+            .map(|end| {
+                i32::try_from(end * 8).map_err(|_| {
+                    Kind::InvalidInput.err("too many fingerprints in one batch (over 2^28)")
+                })
+            })
+            .collect::<PyResult<Vec<i32>>>()?;
+        Ok((
+            PyArray1::from_vec(py, self.buckets),
+            PyArray1::from_vec(py, self.tables),
+            PyArray1::from_vec(py, self.sides),
+            PyArray1::from_vec(py, offsets),
+            PyArray1::from_vec(py, self.fps),
+        ))
+    }
 }
 
 /// Pairs within `k` among one partition's rows (`tables` and `fps`
-/// columns, in any order; every row of a `(table, prefix)` key in this
-/// partition), `a < b`; with `is_query`, the matches between the query
-/// rows and the others instead, `a` the query. Returns `(a, b, distance)`.
+/// columns, in any order, copies allowed; every row of a `(table,
+/// prefix)` key in this partition), `a < b`, and `(fp, fp, 0)` for each
+/// fingerprint given more than once for table 0 (shared by several
+/// documents); with `is_query`, the matches between the query rows and
+/// the others instead, `a` the query. Returns `(a, b, distance)`.
 #[pyfunction]
 #[pyo3(signature = (tables, fps, design, k, is_query=None))]
 pub fn pairs_in_partition<'py>(
@@ -90,7 +188,9 @@ pub fn pairs_in_partition<'py>(
                         .collect();
                     runs.matches_in_rows(&rows, &mut pairs)
                 }
-                None => runs.pairs_in_rows(&rows, &mut pairs),
+                None => runs.pairs_in_rows(&rows, &mut pairs).map(|repeated| {
+                    pairs.extend(repeated.into_iter().map(|fp| (fp, fp, 0)));
+                }),
             }
             .map(|()| pairs)
         })

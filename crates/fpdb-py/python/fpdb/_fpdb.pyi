@@ -169,7 +169,19 @@ def fingerprint_pages(
 _Triples = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8]]
 
 def design_for(k: int, design: str | None = None) -> tuple[str, int]: ...
-def prefix_ranges(design: str, k: int) -> list[list[tuple[int, int]]]: ...
+def route(
+    fps: Fingerprints,
+    design: str,
+    k: int,
+    buckets: int,
+    is_query: npt.NDArray[np.bool_] | None = None,
+) -> tuple[
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.uint64],
+]: ...
 def pairs_in_partition(
     tables: npt.NDArray[np.int32],
     fps: Fingerprints,

@@ -31,12 +31,14 @@ def near_duplicate_pairs(
     each distinct fingerprint once whatever the number of copies; the
     distinct ones are keyed once per table of the design (by default the
     one with the fewest tables, ``k + 1``: each table is a copy in the
-    shuffle; ``design`` names another), shuffled by ``(table, prefix)``
-    into ``partitions`` partitions (default ``spark.sql.shuffle.partitions``;
-    each partition's rows, 12 bytes each, are sorted in memory, so aim
-    for at most a few tens of millions per partition), and fpdb's Rust
-    kernel finds the pairs in each run, splitting long runs on their
-    remaining bits. Only the documents of fingerprints in some pair are
+    shuffle; ``design`` names another), packed by fpdb's kernel into one
+    binary value per bucket, shuffled by bucket into ``partitions``
+    partitions (default ``spark.sql.shuffle.partitions``;
+    each partition's rows, 8 bytes and a table number each, are sorted
+    in memory, so aim for at most a few tens of millions per partition),
+    and fpdb's Rust kernel counts copies, makes the rows distinct, and
+    finds the pairs in each run of equal ``(table, prefix)``, splitting
+    long runs on their remaining bits. Only the documents of fingerprints in some pair are
     then gathered by fingerprint to expand the pairs to ids. The pairs of
     fingerprints and the gathered groups are cached (memory and disk) when
     first computed, so nothing runs twice.
@@ -58,19 +60,15 @@ def near_duplicate_pairs(
     docs = df.select(F.col(id_col).alias("id"), F.col(fp_col).alias("fp")).where(
         F.col("fp").isNotNull()
     )
-    # Distinct fingerprints with their number of documents: a cheap
-    # aggregation, so the kernel sees each fingerprint once.
-    counts = docs.groupBy("fp").count()
-    rows = _runs.partitioned(counts.select("fp"), name, k, partitions)
+    # Every document's fingerprint goes to the kernels, copies and all:
+    # they count the copies, so no aggregation runs before the shuffle.
+    rows = _runs.partitioned(docs.select("fp"), name, k, partitions)
     # Read twice below (which documents to gather, and the pairs to expand):
-    # cached so that the kernel runs once.
+    # cached so that the kernel runs once. A row (fp, fp, 0) says several
+    # documents share fp.
     fp_pairs = _runs.pairs(rows, name, k).persist(StorageLevel.MEMORY_AND_DISK)
     # Only documents in a pair or sharing their fingerprint are gathered.
-    involved = (
-        fp_pairs.select(F.explode(F.array("fp_a", "fp_b")).alias("fp"))
-        .unionByName(counts.where(F.col("count") > 1).select("fp"))
-        .distinct()
-    )
+    involved = fp_pairs.select(F.explode(F.array("fp_a", "fp_b")).alias("fp")).distinct()
     members = docs.join(involved, "fp", "left_semi")
     if duplicates == "all":
         groups = members.groupBy("fp").agg(F.collect_list("id").alias("ids"))
@@ -91,7 +89,8 @@ def near_duplicate_pairs(
     # Read by both sides of the expansion below.
     groups = groups.persist(StorageLevel.MEMORY_AND_DISK)
     near = (
-        fp_pairs.join(groups.select(F.col("fp").alias("fp_a"), F.col("ids").alias("a")), "fp_a")
+        fp_pairs.where(F.col("fp_a") != F.col("fp_b"))
+        .join(groups.select(F.col("fp").alias("fp_a"), F.col("ids").alias("a")), "fp_a")
         .join(groups.select(F.col("fp").alias("fp_b"), F.col("ids").alias("b")), "fp_b")
         .select(F.explode("a").alias("x"), "b", "distance")
         .select("x", F.explode("b").alias("y"), "distance")

@@ -67,7 +67,8 @@ def query(
         return found.join(queries, "query_fp").select("query_id", "stored_id", "distance")
     name, _ = _fpdb.design_for(k, design)
     sides = distinct.withColumn("is_query", F.lit(True)).unionByName(
-        stored.select("fp").distinct().withColumn("is_query", F.lit(False))
+        # Copies are made distinct by the kernel.
+        stored.select("fp").withColumn("is_query", F.lit(False))
     )
     fp_matches = _runs.pairs(_runs.partitioned(sides, name, k, partitions), name, k)
     return (

@@ -1,55 +1,110 @@
-"""The distributed sort both pair finding and the prefix join stand on:
-each distinct fingerprint becomes one row per table keyed by its permuted
+"""The distributed sort both pair finding and the prefix join stand on.
+
+Each fingerprint is keyed once per table of the design by its permuted
 prefix; Spark brings equal keys into one partition; fpdb's kernel sorts
-each partition's rows (12 bytes each, in memory) and finds the pairs in
-each run of equal keys. Sorting in Rust rather than with Spark's sort
-spares a second pass over the rows and their trip through the JVM's row
-format (it was most of the job's time).
+each partition's rows in memory and finds the pairs in each run of equal
+keys. Rows do not travel one by one: fpdb's kernel routes a batch of
+fingerprints to buckets (one per partition, by key) and ships each
+``(bucket, table, side)`` group as one binary value of little-endian
+64-bit fingerprints, so Spark moves a few thousand values, not a row per
+fingerprint and table (a row's trip through the JVM and Arrow costs
+about a microsecond, which was most of a job's time).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+from pyspark.sql.types import (
+    BinaryType,
+    BooleanType,
+    IntegerType,
+    LongType,
+    StructField,
+    StructType,
+)
 
 from fpdb import _fpdb
 from fpdb.spark._columns import arrow_fingerprints, arrow_longs
 
+#: Fingerprints routed per kernel call: bounds an executor's memory and
+#: keeps a batch's binary column under Arrow's 2 GiB offsets.
+ROUTE_BATCH = 4_000_000
+
 
 def partitioned(fps: DataFrame, design: str, k: int, partitions: int | None) -> DataFrame:
-    """Rows ``(table, fp[, is_query])`` for a DataFrame of distinct
-    fingerprints ``fp`` (and, for a join, their side ``is_query``): one
-    per table, shuffled so that equal ``(table, prefix)`` keys meet in one
-    of ``partitions`` partitions (by default
-    ``spark.sql.shuffle.partitions``). The prefix is computed in Spark SQL
-    from the bit ranges the design moves to the top and only steers the
-    shuffle (it is not stored in the rows; the kernel computes its own to
-    sort by)."""
+    """Packed rows ``(bucket, table[, is_query], fps)`` for a DataFrame
+    of fingerprints ``fp`` (copies allowed; for a join, with their side
+    ``is_query``), shuffled so that each bucket, and with it every row of
+    a ``(table, prefix)`` key, lands in one of ``partitions`` partitions
+    (by default ``spark.sql.shuffle.partitions``)."""
     if partitions is None:
         partitions = int(fps.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    ranges = _fpdb.prefix_ranges(design, k)
-    fp = F.col("fp")
-    prefix = None
-    for table, table_ranges in enumerate(ranges):
-        value = F.lit(0).cast("long")
-        for start, length in table_ranges:
-            bits = F.shiftrightunsigned(fp, 64 - start - length).bitwiseAND(
-                F.lit(-1 if length == 64 else (1 << length) - 1).cast("long")
-            )
-            value = F.shiftleft(value, length).bitwiseOR(bits)
-        prefix = (
-            F.when(F.col("table") == table, value)
-            if prefix is None
-            else prefix.when(F.col("table") == table, value)
+    targets = _partition_keys(fps.sparkSession, partitions)
+    with_side = "is_query" in fps.columns
+
+    def route(fp_batches, side_batches):
+        fps = np.concatenate(fp_batches) if fp_batches else np.zeros(0, np.uint64)
+        sides = np.concatenate(side_batches) if with_side and side_batches else None
+        bucket, table, side, offsets, packed = _fpdb.route(fps, design, k, partitions, sides)
+        values = pa.BinaryArray.from_buffers(
+            pa.binary(), len(table), [None, pa.py_buffer(offsets), pa.py_buffer(packed)]
         )
-    tables = F.explode(F.array(*[F.lit(table).cast("int") for table in range(len(ranges))]))
-    columns = [tables.alias("table"), fp]
-    if "is_query" in fps.columns:
-        columns.append(F.col("is_query"))
-    return fps.select(*columns).repartition(partitions, F.col("table"), prefix)
+        columns = [pa.array(targets[bucket]), pa.array(table)]
+        names = ["bucket", "table"]
+        if with_side:
+            columns.append(pa.array(side))
+            names.append("is_query")
+        names.append("fps")
+        return pa.RecordBatch.from_arrays([*columns, values], names=names)
+
+    def pack(batches):
+        fp_batches, side_batches, held = [], [], 0
+        for batch in batches:
+            fp_batches.append(arrow_fingerprints(batch.column("fp")))
+            if with_side:
+                side_batches.append(batch.column("is_query").to_numpy(zero_copy_only=False))
+            held += batch.num_rows
+            if held >= ROUTE_BATCH:
+                yield route(fp_batches, side_batches)
+                fp_batches, side_batches, held = [], [], 0
+        if held:
+            yield route(fp_batches, side_batches)
+
+    fields = [
+        StructField("bucket", IntegerType(), False),
+        StructField("table", IntegerType(), False),
+    ]
+    if with_side:
+        fields.append(StructField("is_query", BooleanType(), False))
+    fields.append(StructField("fps", BinaryType(), False))
+    columns = ["fp", "is_query"] if with_side else ["fp"]
+    return (
+        fps.select(*columns)
+        .mapInArrow(pack, StructType(fields))
+        .repartition(partitions, F.col("bucket"))
+    )
+
+
+def _partition_keys(spark: SparkSession, partitions: int) -> np.ndarray:
+    """For each partition p below ``partitions``, an int that Spark's hash
+    partitioning (``pmod(hash(x), partitions)``, the same Murmur3 as SQL's
+    ``hash``) sends to p, so that bucket p gets a partition of its own
+    (hashing the bucket numbers themselves would leave some partitions
+    empty and give others three buckets)."""
+    candidates = spark.range(partitions * 64).select(F.col("id").cast("int").alias("key"))
+    found = (
+        candidates.groupBy(F.expr(f"pmod(hash(key), {partitions})").alias("partition"))
+        .agg(F.min("key").alias("key"))
+        .collect()
+    )
+    # A partition no candidate hashes to (about e^-64 likely) shares key 0.
+    keys = np.zeros(partitions, dtype=np.int32)
+    for row in found:
+        keys[row["partition"]] = row["key"]
+    return keys
 
 
 _PAIRS = StructType(
@@ -63,21 +118,40 @@ _PAIRS = StructType(
 
 def pairs(rows: DataFrame, design: str, k: int) -> DataFrame:
     """``(fp_a, fp_b, distance)``: every pair of distinct fingerprints
-    within ``k``, once (the first table sharing their prefix reports it).
-    With ``is_query`` rows, only pairs across the sides, ``fp_a`` the
-    query."""
+    within ``k``, once (the first table sharing their prefix reports it),
+    and ``(fp, fp, 0)`` once for each fingerprint given more than once.
+    With ``is_query`` rows, only matches across the sides instead,
+    ``fp_a`` the query."""
     with_side = "is_query" in rows.columns
 
     def scan(batches):
-        batches = list(batches)
-        if not batches:
+        tables, fps, sides = [], [], []
+        for batch in batches:
+            values = batch.column("fps")
+            offsets = np.frombuffer(
+                values.buffers()[1], np.int32, len(values) + 1, values.offset * 4
+            )
+            counts = np.diff(offsets) // 8
+            first, total = int(offsets[0]), int(offsets[-1] - offsets[0]) // 8
+            fps.append(
+                np.frombuffer(values.buffers()[2], np.uint64, total, first)
+                if total
+                else np.zeros(0, np.uint64)
+            )
+            tables.append(np.repeat(batch.column("table").to_numpy(), counts))
+            if with_side:
+                sides.append(
+                    np.repeat(batch.column("is_query").to_numpy(zero_copy_only=False), counts)
+                )
+        if not fps:
             return
-        whole = pa.Table.from_batches(batches).combine_chunks()
-        tables = whole.column("table").to_numpy().astype(np.int32, copy=False)
-        fps = arrow_fingerprints(whole.column("fp"))
-        sides = whole.column("is_query").to_numpy() if with_side else None
-        del batches, whole
-        a, b, distance = _fpdb.pairs_in_partition(tables, fps, design, k, sides)
+        a, b, distance = _fpdb.pairs_in_partition(
+            np.concatenate(tables).astype(np.int32, copy=False),
+            np.concatenate(fps),
+            design,
+            k,
+            np.concatenate(sides) if with_side else None,
+        )
         yield pa.RecordBatch.from_arrays(
             [arrow_longs(a), arrow_longs(b), pa.array(distance.astype(np.int32))],
             names=["fp_a", "fp_b", "distance"],
