@@ -190,6 +190,61 @@ def test_many_copies_of_one_fingerprint_do_not_blow_up(spark, rng):
     assert biggest["count"] >= zeros + near_zero
 
 
+def test_copies_in_other_partitions_and_route_batches_are_counted(spark, rng):
+    from fpdb.spark import _runs
+
+    # local[2] cuts the rows into two halves: 5 has one copy in each, 8
+    # two copies in the first, 1 a single one; routed 2 at a time, a copy
+    # may also sit in another batch of the same partition.
+    fingerprints = np.array([5, 8, 8, 1, 5, 7, 2**63, 2**63 + 3], dtype=np.uint64)
+    got = rows(fps.near_duplicate_pairs(frame(spark, fingerprints)))
+    assert got == brute_pairs(fingerprints, 3)
+    name, _ = fpdb._fpdb.design_for(3)
+    many = np.concatenate([planted(rng, 80, 3, 3), np.full(3, 5, dtype=np.uint64)])
+    docs = frame(spark, many).select(F.col("fingerprint").alias("fp"))
+    for route_batch in (2, 7, 1000):
+        found = _runs.pairs(_runs.partitioned(docs, name, 3, 3, route_batch), name, 3).collect()
+        pairs = {(fps.to_unsigned(r.fp_a), fps.to_unsigned(r.fp_b), r.distance) for r in found}
+        assert len(pairs) == len(found), route_batch
+        values, counts = np.unique(many, return_counts=True)
+        expected = {(int(fp), int(fp), 0) for fp in values[counts > 1]}
+        expected |= {
+            (int(min(a, b)), int(max(a, b)), bin(int(a ^ b)).count("1"))
+            for i, a in enumerate(values)
+            for b in values[i + 1 :]
+            if bin(int(a ^ b)).count("1") <= 3
+        }
+        assert pairs == expected, route_batch
+
+
+def test_each_bucket_gets_a_partition_of_its_own(spark):
+    from fpdb.spark import _runs
+
+    # Correctness does not depend on it (equal keys always meet), balance
+    # does: Spark's hash partitioning must send key p to partition p.
+    keys = _runs._partition_keys(spark, 7)
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        placed = (
+            spark.createDataFrame([(int(key), p) for p, key in enumerate(keys)], "key int, p int")
+            .repartition(7, "key")
+            .select("p", F.spark_partition_id().alias("partition"))
+            .collect()
+        )
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+    assert sorted((row.p, row.partition) for row in placed) == [(p, p) for p in range(7)]
+
+
+def test_route_rejects_bad_arguments():
+    with pytest.raises(fpdb.InvalidInputError):
+        fpdb._fpdb.route(np.arange(3, dtype=np.uint64), "split-4", 3, 0)
+    with pytest.raises(fpdb.InvalidInputError):
+        fpdb._fpdb.route(np.arange(3, dtype=np.uint64), "split-4", 3, 4, np.ones(2, dtype=bool))
+    with pytest.raises(fpdb.InvalidInputError):
+        fpdb._fpdb.route(np.arange(3, dtype=np.uint64), "no-such-design", 3, 4)
+
+
 def test_clusters_equal_single_node_clusters(spark, rng):
     fingerprints = planted(rng, 150, 4, 5)
     pairs = fps.near_duplicate_pairs(frame(spark, fingerprints))

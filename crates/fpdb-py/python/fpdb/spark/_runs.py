@@ -34,12 +34,19 @@ from fpdb.spark._columns import arrow_fingerprints, arrow_longs
 ROUTE_BATCH = 4_000_000
 
 
-def partitioned(fps: DataFrame, design: str, k: int, partitions: int | None) -> DataFrame:
+def partitioned(
+    fps: DataFrame,
+    design: str,
+    k: int,
+    partitions: int | None,
+    route_batch: int = ROUTE_BATCH,
+) -> DataFrame:
     """Packed rows ``(bucket, table[, is_query], fps)`` for a DataFrame
     of fingerprints ``fp`` (copies allowed; for a join, with their side
     ``is_query``), shuffled so that each bucket, and with it every row of
     a ``(table, prefix)`` key, lands in one of ``partitions`` partitions
-    (by default ``spark.sql.shuffle.partitions``)."""
+    (by default ``spark.sql.shuffle.partitions``), routed ``route_batch``
+    fingerprints at a time."""
     if partitions is None:
         partitions = int(fps.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     targets = _partition_keys(fps.sparkSession, partitions)
@@ -67,7 +74,7 @@ def partitioned(fps: DataFrame, design: str, k: int, partitions: int | None) -> 
             if with_side:
                 side_batches.append(batch.column("is_query").to_numpy(zero_copy_only=False))
             held += batch.num_rows
-            if held >= ROUTE_BATCH:
+            if held >= route_batch:
                 yield route(fp_batches, side_batches)
                 fp_batches, side_batches, held = [], [], 0
         if held:
