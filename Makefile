@@ -16,7 +16,7 @@ PYTHON := $(VENV)/bin/python
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup install python python-test bench-python bench-spark build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup install python python-test bench-python bench-spark bench-readers build lint fmt bench quality fuzz soak clean help
 
 all: test
 
@@ -28,6 +28,7 @@ help:
 	@echo "make bench    criterion benchmarks (numbers go to docs/BENCHMARKS.md)"
 	@echo "make bench-python  the Python package against Rust, faiss and simhash"
 	@echo "make bench-spark   fpdb.spark against a Spark SQL band self-join"
+	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make quality  detection-quality report on the seed articles"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines"
@@ -103,15 +104,15 @@ python: setup $(VENV)/.installed
 ## Lints the Python code and runs its tests against the installed wheel
 ## (pytest fails when it collects no test).
 python-test: python
-	$(VENV)/bin/ruff check crates/fpdb-py
-	$(VENV)/bin/ruff format --check crates/fpdb-py
+	$(VENV)/bin/ruff check crates/fpdb-py benches/scripts
+	$(VENV)/bin/ruff format --check crates/fpdb-py benches/scripts
 	cd crates/fpdb-py && $(PYTHON) -m pytest -q
 
 lint: setup $(VENV)/.installed
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
-	$(VENV)/bin/ruff check crates/fpdb-py
-	$(VENV)/bin/ruff format --check crates/fpdb-py
+	$(VENV)/bin/ruff check crates/fpdb-py benches/scripts
+	$(VENV)/bin/ruff format --check crates/fpdb-py benches/scripts
 
 fmt:
 	$(CARGO) fmt --all
@@ -130,6 +131,11 @@ bench-python: python
 ## 10M fingerprints (about ten minutes; numbers go to docs/SPARK.md).
 bench-spark: python
 	$(PYTHON) crates/fpdb-py/bench/spark_bench.py
+
+## Read-only `fpdb query` processes opened back to back beside a live
+## `fpdb add` of 1M documents: time, peak memory, failures (a minute).
+bench-readers: build
+	python3 benches/scripts/readers_beside_writer.py $(BIN) 1000000
 
 quality: setup
 	$(CARGO) run --release -p fpdb-benches --bin quality

@@ -263,6 +263,43 @@ fn threads_query_while_others_insert_remove_and_merge() {
 }
 
 #[test]
+fn a_reader_beside_a_writer_with_a_long_log_sees_a_consistent_earlier_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let writer = Db::create(&path, small_options()).unwrap();
+    let mut rng = Rng::new(37);
+    let documents = common::clustered_documents(&mut rng, 40_000);
+    for chunk in documents.chunks(50) {
+        writer.insert_batch(chunk).unwrap();
+    }
+    let log: u64 = std::fs::read_dir(&path)
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "log"))
+        .map(|entry| entry.metadata().unwrap().len())
+        .sum();
+    assert!(log > 1 << 20, "the log holds only {log} bytes");
+    let written: Model = documents.iter().cloned().collect();
+    // The reader skips the long log: it sees an earlier state, whole.
+    let reader = fpdb::OpenOptions::new()
+        .read_only(true)
+        .open(&path)
+        .unwrap();
+    let seen = common::export(&reader);
+    assert!(seen.len() < written.len());
+    assert!(seen.iter().all(|(id, fp)| written.get(id) == Some(fp)));
+    assert_equals_model(&reader, &seen, 200, &mut rng);
+    drop(reader);
+    // With the writer gone, a reader replays the log and sees everything.
+    drop(writer);
+    let reader = fpdb::OpenOptions::new()
+        .read_only(true)
+        .open(&path)
+        .unwrap();
+    assert_equals_model(&reader, &written, 200, &mut rng);
+}
+
+#[test]
 fn read_only_handles_beside_a_writer_see_their_snapshot() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");

@@ -47,6 +47,11 @@ pub(crate) const BULK_SCRATCH_DIR: &str = "bulk.tmp";
 /// RocksDB's message.
 const LOCK_FILE: &str = "fpdb.lock";
 
+/// The writer's write-ahead log, at most (bytes): past it RocksDB flushes
+/// the column families holding the oldest log, so a reader opening beside
+/// a busy writer replays at most this much (docs/RELIABILITY.md).
+const WRITER_WAL_LIMIT: u64 = 8 << 20;
+
 /// A key and value read by a scan of a whole family.
 pub(crate) type Entry = (Box<[u8]>, Box<[u8]>);
 
@@ -154,6 +159,15 @@ impl Store {
             let (db, dir) = open_reader(path, &names)?;
             (db, Some(dir))
         } else {
+            let mut options = options;
+            // A reader replays the writer's unflushed log when it opens:
+            // capping the log keeps that replay (time and memory) small.
+            options.set_max_total_wal_size(WRITER_WAL_LIMIT);
+            // Every family flushed in one step, recorded at once: a reader
+            // catching up mid-flush then sees either all of a write batch
+            // or none of it, never a directory without its blocks (seen as
+            // "block missing from the store" once flushes came often).
+            options.set_atomic_flush(true);
             let db = DB::open_cf_descriptors(&options, path, descriptors)
                 .map_err(storage(|| format!("opening {}", path.display())))?;
             (db, None)
@@ -491,11 +505,64 @@ fn open_reader(path: &Path, families: &[String]) -> Result<(DB, tempfile::TempDi
     let mut options = rocksdb::Options::default();
     // Secondary instances must keep every table file open.
     options.set_max_open_files(-1);
+    if writer_is_live(path)? && log_bytes(path) > REPLAYED_LOG_LIMIT {
+        // Beside a live writer with a long log, read the state of its last
+        // flush and skip the log (pointed at an empty directory):
+        // replaying a log that is being written cost seconds and hundreds
+        // of MB per open. The writer flushes every family at once (atomic
+        // flush), so that state is consistent, and at least every
+        // WRITER_WAL_LIMIT bytes of log, so it is never far behind.
+        let no_log = dir.path().join("no-log");
+        std::fs::create_dir(&no_log).map_err(|source| Error::Io {
+            path: no_log.clone(),
+            source,
+        })?;
+        options.set_wal_dir(&no_log);
+    }
     let db =
         DB::open_cf_as_secondary(&options, path, dir.path(), families).map_err(storage(|| {
             format!("opening {} for reading", path.display())
         }))?;
     Ok((db, dir))
+}
+
+/// The size of the write-ahead log files in `path` now (files deleted
+/// while they are listed count as empty).
+fn log_bytes(path: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "log"))
+        .filter_map(|entry| entry.metadata().ok())
+        .map(|metadata| metadata.len())
+        .sum()
+}
+
+/// Whether a writer holds the database's lock now: a shared lock is
+/// refused while it does (taken and dropped at once; [`take_lock`] waits
+/// out such a probe).
+fn writer_is_live(path: &Path) -> Result<bool> {
+    let lock_path = path.join(LOCK_FILE);
+    let file = match File::open(&lock_path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(source) => {
+            return Err(Error::Io {
+                path: lock_path,
+                source,
+            })
+        }
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Ok(false),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(true),
+        Err(std::fs::TryLockError::Error(source)) => Err(Error::Io {
+            path: lock_path,
+            source,
+        }),
+    }
 }
 
 /// Takes the database's writer lock, or says who has it.
@@ -510,15 +577,32 @@ fn take_lock(path: &Path) -> Result<File> {
             path: lock_path.clone(),
             source,
         })?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked { path: path.into() }),
-        Err(std::fs::TryLockError::Error(source)) => Err(Error::Io {
-            path: lock_path,
-            source,
-        }),
+    // A reader's probe (`writer_is_live`) holds the lock for microseconds:
+    // wait that out rather than report a second writer.
+    for attempt in 0..=LOCK_RETRIES {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) if attempt < LOCK_RETRIES => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => break,
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(Error::Io {
+                    path: lock_path,
+                    source,
+                })
+            }
+        }
     }
+    Err(Error::Locked { path: path.into() })
 }
+
+/// A live writer's log up to this size is replayed by a reader that opens
+/// (so it sees every acknowledged write); a longer one is skipped.
+const REPLAYED_LOG_LIMIT: u64 = 1 << 20;
+
+/// How many times a writer retries a lock held by someone else, 5 ms apart.
+const LOCK_RETRIES: u32 = 10;
 
 fn sync_options(sync: bool) -> WriteOptions {
     let mut options = WriteOptions::default();
