@@ -89,6 +89,38 @@ pub enum Command {
     /// Merge pending changes into the tables and compact the store.
     #[command(after_help = "Example:\n  fpdb compact pages.fpdb")]
     Compact(CompactArgs),
+    /// Copy a database consistently, also while another process writes.
+    ///
+    /// With no other process writing, the copy is a RocksDB checkpoint:
+    /// its files are hard-linked when DEST is on the same file system, so
+    /// it takes little time and space. Beside a live writer (a crawler
+    /// holding the database), it replays the writer's log and copies what
+    /// it sees into new files: every write acknowledged before the backup
+    /// began. Either way the copy is built in DEST.tmp and renamed to DEST
+    /// when complete (a leftover DEST.tmp of an interrupted backup is
+    /// removed), then checked as `fpdb verify` does: exit 1 if the copy is
+    /// damaged. The copy is a database: open it, or copy it elsewhere.
+    #[command(
+        after_help = "Examples:\n  fpdb backup pages.fpdb backups/pages-$(date +%F)\n  fpdb backup pages.fpdb /mnt/other-disk/pages --no-verify"
+    )]
+    Backup(BackupArgs),
+    /// Rebuild a damaged database from the copies of its data that survived.
+    ///
+    /// Finds the damage as `fpdb verify` does (and does nothing when there
+    /// is none), reads every document still held by either half of the id
+    /// map, builds a new database of them with the same options (every
+    /// table rebuilt), verifies it and swaps it into place atomically: a
+    /// kill at any moment leaves the damaged or the repaired database. The
+    /// damaged one is kept as DB.damaged. Prints what was restored from
+    /// which copy and what was lost (fingerprints a table still held whose
+    /// ids were lost from both halves of the id map, and files RocksDB could
+    /// not read, without which it reads an earlier state); exit 1 when
+    /// something was or may have been lost. The database must not be open
+    /// for writing.
+    #[command(
+        after_help = "Example:\n  fpdb verify pages.fpdb || fpdb repair pages.fpdb && fpdb verify pages.fpdb"
+    )]
+    Repair(RepairArgs),
     /// Print every stored document as `<id>\t<16 hex digits>` (what `load`
     /// and `add` read).
     #[command(
@@ -312,6 +344,23 @@ pub struct StatsArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    /// The database.
+    pub db: PathBuf,
+    /// Where the copy goes: a path that does not exist yet.
+    pub dest: PathBuf,
+    /// Do not verify the copy.
+    #[arg(long)]
+    pub no_verify: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RepairArgs {
+    /// The database.
+    pub db: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use fpdb::simhash::{Tokenizer, Weighting};
-use fpdb::{BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint, OpenOptions};
+use fpdb::OpenOptions;
+use fpdb::{BackupMethod, BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint};
 use fpdb::{Options, SimhashOptions};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -161,20 +162,23 @@ impl PyDb {
 
     /// Opens the database in `path`. A read-only handle takes no lock, so
     /// any number of processes may read while one writes; it sees the
-    /// database as it was when opened.
+    /// database as it was when opened (beside a busy writer, as of the
+    /// writer's last flush unless `replay_log=True`, which replays the
+    /// writer's log to see every write it acknowledged).
     #[staticmethod]
-    #[pyo3(signature = (path, *, read_only=false, cache_bytes=None, sync=false))]
+    #[pyo3(signature = (path, *, read_only=false, cache_bytes=None, sync=false, replay_log=false))]
     fn open(
         py: Python<'_>,
         path: PathBuf,
         read_only: bool,
         cache_bytes: Option<usize>,
         sync: bool,
+        replay_log: bool,
     ) -> PyResult<PyDb> {
         PyDb::open_with(
             py,
             path,
-            open_options(read_only, cache_bytes, sync),
+            open_options(read_only, cache_bytes, sync).replay_log(replay_log),
             cache_bytes,
         )
     }
@@ -582,15 +586,43 @@ impl PyDb {
     fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let db = self.handle()?;
         let report = py.detach(move || db.verify()).map_err(to_py)?;
+        verify_dict(py, &report)
+    }
+
+    /// Checks the database in `path` like `verify`, also when it does not
+    /// open (what can be read is checked in a scratch copy beside it, and
+    /// why it does not open is the first problem). Same dict as `verify`.
+    #[staticmethod]
+    fn verify_at<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
+        let report = py.detach(move || Db::verify_at(&path)).map_err(to_py)?;
+        verify_dict(py, &report)
+    }
+
+    /// Rebuilds the damaged database in `path` (not open for writing) from
+    /// the copies that survived; see `fpdb repair`. Returns a dict:
+    /// `damage` (what verify found; empty: nothing was done), `documents`,
+    /// `restored_from_fp_ids`, `restored_from_id_fp`, `conflicting_ids`,
+    /// `lost_fingerprints`, `unreadable`, `left_out`, `damaged_copy`.
+    #[staticmethod]
+    fn repair<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
+        let report = py.detach(move || Db::repair(&path)).map_err(to_py)?;
         let dict = PyDict::new(py);
-        dict.set_item("clean", report.is_clean())?;
-        dict.set_item("tables", report.tables)?;
-        dict.set_item("blocks", report.blocks)?;
-        dict.set_item("fingerprints", report.fingerprints)?;
-        dict.set_item("ids", report.ids)?;
-        let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
-        dict.set_item("problems", problems)?;
-        dict.set_item("unlisted_problems", report.unlisted_problems)?;
+        let damage: Vec<String> = report.damage.iter().map(ToString::to_string).collect();
+        dict.set_item("damage", damage)?;
+        dict.set_item("documents", report.documents)?;
+        dict.set_item("restored_from_fp_ids", report.restored_from_fp_ids)?;
+        dict.set_item("restored_from_id_fp", report.restored_from_id_fp)?;
+        dict.set_item("conflicting_ids", report.conflicting_ids)?;
+        let lost: Vec<u64> = report.lost_fingerprints.iter().map(|fp| fp.0).collect();
+        dict.set_item("lost_fingerprints", lost)?;
+        dict.set_item("unreadable", report.unreadable)?;
+        dict.set_item("left_out", report.left_out)?;
+        dict.set_item(
+            "damaged_copy",
+            report
+                .damaged_copy
+                .map(|path| path.to_string_lossy().into_owned()),
+        )?;
         Ok(dict)
     }
 
@@ -604,6 +636,27 @@ impl PyDb {
         Ok(export)
     }
 
+    /// Writes a consistent copy of the database to `dest` (a path that
+    /// must not exist) while other threads and processes keep writing:
+    /// from a writable handle a checkpoint holding every acknowledged
+    /// write (files hard-linked on the same file system), from a read-only
+    /// one a copy of what the handle sees. Built in `<dest>.tmp`, renamed
+    /// when complete. Returns a dict: `path`, `method` ("checkpoint" or
+    /// "copy"), `bytes`.
+    fn backup<'py>(&self, py: Python<'py>, dest: PathBuf) -> PyResult<Bound<'py, PyDict>> {
+        let db = self.handle()?;
+        let backup = py.detach(move || db.backup(&dest)).map_err(to_py)?;
+        let dict = PyDict::new(py);
+        dict.set_item("path", backup.path.to_string_lossy())?;
+        let method = match backup.method {
+            BackupMethod::Checkpoint => "checkpoint",
+            _ => "copy",
+        };
+        dict.set_item("method", method)?;
+        dict.set_item("bytes", backup.bytes)?;
+        Ok(dict)
+    }
+
     /// Writes what is in memory to disk.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
         let db = self.handle()?;
@@ -615,6 +668,21 @@ impl PyDb {
         let db = self.handle()?;
         py.detach(move || db.compact()).map_err(to_py)
     }
+}
+
+/// A verify report as a dict: `clean`, counts, `problems` (one str each,
+/// naming where), `unlisted_problems`.
+fn verify_dict<'py>(py: Python<'py>, report: &fpdb::VerifyReport) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("clean", report.is_clean())?;
+    dict.set_item("tables", report.tables)?;
+    dict.set_item("blocks", report.blocks)?;
+    dict.set_item("fingerprints", report.fingerprints)?;
+    dict.set_item("ids", report.ids)?;
+    let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+    dict.set_item("problems", problems)?;
+    dict.set_item("unlisted_problems", report.unlisted_problems)?;
+    Ok(dict)
 }
 
 /// Where a bulk load's documents come from.

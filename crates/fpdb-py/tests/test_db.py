@@ -3,6 +3,9 @@ check_and_insert tells a crawler."""
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pytest
 
 import fpdb
@@ -131,3 +134,65 @@ def test_closing_stops_a_half_read_export(db_path):
     with pytest.raises(fpdb.ClosedError):
         for _ in partial:
             pass
+
+
+def test_backup_while_a_thread_writes_holds_every_acknowledged_write(db_path, tmp_path):
+    stop = threading.Event()
+    acknowledged = [0]
+    with fpdb.Db.create(db_path) as db:
+
+        def write():
+            i = 0
+            while not stop.is_set():
+                db.insert(f"doc-{i}", i * 0x9E3779B97F4A7C15 % 2**64)
+                i += 1
+                acknowledged[0] = i
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        while acknowledged[0] < 1_000:
+            stop.wait(0.005)
+        before = acknowledged[0]
+        backup = db.backup(tmp_path / "backup")
+        # A reader of the live database that replays the writer's log sees
+        # what was acknowledged before it opened, and backs that up as a copy.
+        seen = acknowledged[0]
+        with fpdb.Db.open(db_path, read_only=True, replay_log=True) as reader:
+            copy = reader.backup(str(tmp_path / "copy"))
+        stop.set()
+        writer.join()
+        with pytest.raises(fpdb.AlreadyExistsError):
+            db.backup(tmp_path / "backup")
+    assert backup["method"] == "checkpoint" and backup["bytes"] > 0
+    assert copy["method"] == "copy" and copy["path"] == str(tmp_path / "copy")
+    for path, at_least in [(tmp_path / "backup", before), (tmp_path / "copy", seen)]:
+        with fpdb.Db.open(path) as restored:
+            assert restored.verify()["clean"]
+            held = dict(restored.export())
+        assert len(held) >= at_least
+        assert held == {f"doc-{i}": i * 0x9E3779B97F4A7C15 % 2**64 for i in range(len(held))}
+
+
+def test_verify_at_names_damage_and_repair_mends_it(db_path):
+    docs = {f"doc{i:05d}": i * 0x9E3779B97F4A7C15 % 2**64 for i in range(20_000)}
+    with fpdb.Db.create(db_path) as db:
+        db.bulk_load(list(docs.items()))
+    assert fpdb.Db.verify_at(db_path)["clean"]
+    assert fpdb.Db.repair(db_path)["damage"] == []
+    # Flip bytes in the middle of the largest table file of the store.
+    largest = max(
+        (os.path.join(db_path, name) for name in os.listdir(db_path) if name.endswith(".sst")),
+        key=os.path.getsize,
+    )
+    data = bytearray(open(largest, "rb").read())
+    middle = len(data) // 2
+    data[middle : middle + 64] = bytes(b ^ 0xFF for b in data[middle : middle + 64])
+    open(largest, "wb").write(data)
+    report = fpdb.Db.verify_at(db_path)
+    assert not report["clean"] and os.path.basename(largest) in "\n".join(report["problems"])
+    repaired = fpdb.Db.repair(db_path)
+    assert repaired["damage"] and repaired["documents"] == len(docs)
+    assert repaired["lost_fingerprints"] == [] and os.path.isdir(repaired["damaged_copy"])
+    assert fpdb.Db.verify_at(db_path)["clean"]
+    with fpdb.Db.open(db_path, read_only=True) as db:
+        assert dict(db.export()) == docs

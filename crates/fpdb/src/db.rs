@@ -7,15 +7,18 @@ use std::path::Path;
 use fpdb_html::{page_text, Extract, Page};
 use fpdb_simhash::{Fingerprint, Simhasher};
 
+use crate::backup::{backup, Backup};
 use crate::batch::{query_batch, BatchStrategy};
 use crate::bulk::{bulk_loader, BulkLoader, BulkOptions};
 use crate::error::{Error, Result};
+use crate::inspect::verify_at;
 use crate::merge::merge;
 use crate::options::{Create, OpenOptions, Options};
 use crate::pairs::near_pairs;
 use crate::query::{query, Match};
+use crate::repair::{repair, RepairReport};
 use crate::stats::{stats, Stats};
-use crate::store::Store;
+use crate::store::{Access, Store};
 use crate::tables::Tables;
 use crate::verify::{verify, VerifyReport};
 use crate::write::{self, check_and_insert, Checked, Op};
@@ -67,7 +70,14 @@ impl OpenOptions {
                 Tables::write_new(batch, options, &design)
             })?;
         }
-        let store = Store::open(path, self.read_only, self.sync)?;
+        let access = if self.read_only {
+            Access::Read {
+                replay_log: self.replay_log,
+            }
+        } else {
+            Access::Write { sync: self.sync }
+        };
+        let store = Store::open(path, access)?;
         let (tables, simhash) = Tables::load(&store, self)?;
         let extract = Tables::read_extract(&store)?;
         Ok(Db {
@@ -289,10 +299,28 @@ impl Db {
 
     /// Writes what the storage engine holds in memory to its files and
     /// waits until its background compactions are done, so the files hold
-    /// the database as it is now: call before copying the directory or
-    /// measuring its size. Changes nothing a query sees.
+    /// the database as it is now: call before measuring its size (to copy
+    /// a database, use [`Db::backup`]). Changes nothing a query sees.
     pub fn flush(&self) -> Result<()> {
         self.store.flush_and_wait_for_compactions()
+    }
+
+    /// Writes a consistent copy of the database to `dest`, a directory that
+    /// must not exist (else [`Error::AlreadyExists`]), while other threads
+    /// and processes keep writing.
+    ///
+    /// From a writable handle the copy is a RocksDB checkpoint: it holds
+    /// every write acknowledged before the call, and its files are
+    /// hard-linked when `dest` is on the database's file system (copied
+    /// otherwise). From a read-only handle it is a copy of what the handle
+    /// sees, written anew; open that handle with
+    /// [`OpenOptions::replay_log`] to see every write a live writer
+    /// acknowledged before the open. Either way the copy is built in
+    /// `<dest>.tmp` and renamed into place: a process killed meanwhile
+    /// leaves no partial backup at `dest`, and the next backup to `dest`
+    /// removes the leftover.
+    pub fn backup(&self, dest: impl AsRef<Path>) -> Result<Backup> {
+        backup(&self.store, dest.as_ref())
     }
 
     /// Every near-duplicate pair of stored fingerprints within `k` (at most
@@ -319,6 +347,39 @@ impl Db {
             Some(self.tables.lock_writer(&self.store)?)
         };
         verify(&self.store, &self.tables)
+    }
+
+    /// Checks the database in `path` as [`Db::verify`] does, also when it
+    /// does not open: then what RocksDB cannot read (a damaged MANIFEST or
+    /// CURRENT, a damaged or missing table file) is recovered in a scratch
+    /// copy beside the database (`.<name>.salvage-<pid>`, removed after),
+    /// and the report names why the database does not open, each file
+    /// that had to be left out, and what is missing without it. Also
+    /// checks RocksDB's OPTIONS file. The database itself is only read.
+    ///
+    /// Errors: [`Error::NotFound`] when `path` holds no database, and any
+    /// error that stops the check itself (I/O, [`Error::Version`]).
+    pub fn verify_at(path: impl AsRef<Path>) -> Result<VerifyReport> {
+        verify_at(path.as_ref())
+    }
+
+    /// Repairs the database in `path`, which no handle may have open for
+    /// writing ([`Error::Locked`]): finds its damage as
+    /// [`Db::verify_at`] does (nothing to do when there is none), reads
+    /// every document that survived in either half of the id map
+    /// (stepping over what the storage engine cannot read), and builds a
+    /// new database of them with the same options, every table rebuilt,
+    /// checked before it replaces the damaged one in a single atomic
+    /// rename (Linux `RENAME_EXCHANGE`): a process killed at any moment
+    /// leaves the damaged or the repaired database in `path`. The damaged
+    /// one is kept as `<path>.damaged`. The report says what was restored
+    /// from which copy and what was lost: fingerprints a table still held
+    /// whose ids were lost from both halves of the id map.
+    ///
+    /// Needs the database's manifest ([`Error::Corrupt`] naming it
+    /// otherwise) and free space for a second copy.
+    pub fn repair(path: impl AsRef<Path>) -> Result<RepairReport> {
+        repair(path.as_ref())
     }
 
     /// Counts and sizes; reads no block.

@@ -34,12 +34,14 @@
 #![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod added_keys;
+mod backup;
 mod batch;
 mod block_cache;
 mod bulk;
 mod db;
 mod delta;
 mod error;
+mod inspect;
 mod manifest;
 mod merge;
 mod options;
@@ -47,6 +49,7 @@ mod pairs;
 mod parallel;
 mod query;
 mod radix;
+mod repair;
 mod seeded_hash;
 mod stats;
 mod store;
@@ -54,6 +57,7 @@ mod tables;
 mod verify;
 mod write;
 
+pub use backup::{Backup, BackupMethod};
 pub use batch::BatchStrategy;
 pub use bulk::{BulkLoader, BulkOptions, BulkPhase, BulkProgress, BulkSummary};
 pub use db::Db;
@@ -71,6 +75,7 @@ pub use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
 pub use manifest::FORMAT_VERSION;
 pub use options::{OpenOptions, Options, DEFAULT_K};
 pub use query::Match;
+pub use repair::RepairReport;
 pub use stats::{Stats, TableStats};
 pub use verify::{Problem, VerifyReport};
 pub use write::Checked;

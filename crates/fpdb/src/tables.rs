@@ -124,37 +124,23 @@ impl Tables {
     pub fn load(store: &Store, open: &OpenOptions) -> Result<(Tables, SimhashOptions)> {
         let tables = store.tables();
         let manifest = read_manifest(store)?;
-        let design = TableDesign::from_bytes(&manifest.design)
-            .map_err(|e| Error::corrupt("manifest: table design", e.to_string()))?;
-        if design.k() != manifest.k
-            || design.tables().len() != tables
-            || manifest.codes.len() != tables
-        {
+        let parsed = ParsedManifest::parse(&manifest)?;
+        if parsed.design.tables().len() != tables {
             return Err(Error::corrupt(
                 "manifest",
                 format!(
-                    "design {} (k = {}) with {} code books does not match k = {} and {tables} table column families",
-                    design.name(),
-                    design.k(),
-                    manifest.codes.len(),
-                    manifest.k
+                    "design {} has {} tables, the store {tables} table column families",
+                    parsed.design.name(),
+                    parsed.design.tables().len(),
                 ),
             ));
         }
-        let codes = manifest
-            .codes
-            .iter()
-            .enumerate()
-            .map(|(i, bytes)| {
-                HuffmanCode::from_bytes(bytes).map_err(|e| {
-                    Error::corrupt(format!("manifest: code book of table {i}"), e.to_string())
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let simhash = SimhashOptions {
-            tokenizer: manifest.tokenizer.parse()?,
-            weighting: manifest.weighting.parse()?,
-        };
+        let ParsedManifest {
+            design,
+            codes,
+            simhash,
+            block_bytes,
+        } = parsed;
 
         let mut directories = Vec::with_capacity(tables);
         let mut table_bytes = Vec::with_capacity(tables);
@@ -184,8 +170,6 @@ impl Tables {
             fingerprints,
             ids,
         };
-        let block_bytes = usize::try_from(manifest.block_bytes)
-            .map_err(|_| Error::corrupt("manifest", "block size does not fit in memory"))?;
         Ok((
             Tables {
                 design,
@@ -336,4 +320,55 @@ pub(crate) fn read_manifest(store: &Store) -> Result<Manifest> {
         .get(Family::Meta, MANIFEST_KEY)?
         .ok_or_else(|| Error::corrupt("manifest", "missing"))?;
     Ok(Manifest::from_bytes(&bytes)?)
+}
+
+/// What a manifest says, checked: the design (agreeing with k and with
+/// one code book per table), the code books, the text options and the
+/// block size.
+pub(crate) struct ParsedManifest {
+    pub design: TableDesign,
+    pub codes: Vec<HuffmanCode>,
+    pub simhash: SimhashOptions,
+    pub block_bytes: usize,
+}
+
+impl ParsedManifest {
+    pub fn parse(manifest: &Manifest) -> Result<ParsedManifest> {
+        let design = TableDesign::from_bytes(&manifest.design)
+            .map_err(|e| Error::corrupt("manifest: table design", e.to_string()))?;
+        if design.k() != manifest.k || manifest.codes.len() != design.tables().len() {
+            return Err(Error::corrupt(
+                "manifest",
+                format!(
+                    "design {} (k = {}) with {} code books does not match k = {}",
+                    design.name(),
+                    design.k(),
+                    manifest.codes.len(),
+                    manifest.k
+                ),
+            ));
+        }
+        let codes = manifest
+            .codes
+            .iter()
+            .enumerate()
+            .map(|(i, bytes)| {
+                HuffmanCode::from_bytes(bytes).map_err(|e| {
+                    Error::corrupt(format!("manifest: code book of table {i}"), e.to_string())
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let simhash = SimhashOptions {
+            tokenizer: manifest.tokenizer.parse()?,
+            weighting: manifest.weighting.parse()?,
+        };
+        let block_bytes = usize::try_from(manifest.block_bytes)
+            .map_err(|_| Error::corrupt("manifest", "block size does not fit in memory"))?;
+        Ok(ParsedManifest {
+            design,
+            codes,
+            simhash,
+            block_bytes,
+        })
+    }
 }

@@ -84,6 +84,14 @@ pub enum Problem {
         /// What is wrong.
         reason: String,
     },
+    /// Damage below fpdb's data: a file of the storage engine that cannot
+    /// be read, or a database that does not open.
+    Storage {
+        /// What is damaged: a file, or the database as a whole.
+        what: String,
+        /// What is wrong, as the storage engine says it.
+        reason: String,
+    },
     /// A stored counter that disagrees with what was counted.
     Counter {
         /// Which counter.
@@ -116,6 +124,7 @@ impl fmt::Display for Problem {
                 reason,
             } => write!(f, "fingerprint {fingerprint}: {reason}"),
             Problem::Id { id, reason } => write!(f, "id {id:?}: {reason}"),
+            Problem::Storage { what, reason } => write!(f, "{what}: {reason}"),
             Problem::Counter {
                 name,
                 stored,
@@ -129,7 +138,7 @@ impl fmt::Display for Problem {
 #[derive(Default)]
 struct Findings {
     report: VerifyReport,
-    listed: [usize; 5],
+    listed: [usize; 6],
 }
 
 impl Findings {
@@ -145,6 +154,7 @@ impl Findings {
             Problem::Fingerprint { .. } => 2,
             Problem::Id { .. } => 3,
             Problem::Counter { .. } => 4,
+            Problem::Storage { .. } => 5,
         };
         match self.listed.get_mut(kind) {
             Some(listed) if *listed < MAX_EXAMPLES => {

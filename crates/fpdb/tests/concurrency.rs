@@ -14,18 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{assert_equals_model, export, Model, Rng};
-use fpdb::DesignChoice;
-use fpdb::{Db, Error, Fingerprint, OpenOptions, Options};
+use fpdb::{Db, Error, Fingerprint, OpenOptions};
 
 const CHILD_PATH: &str = "FPDB_LOCK_CHILD";
-
-fn small_options() -> Options {
-    Options::default()
-        .k(3)
-        .expected_size(100_000)
-        .design(DesignChoice::Named("4x16".into()))
-        .block_bytes(512)
-}
 
 /// The second process: tries to open the database for writing and for
 /// reading, and prints what happened.
@@ -68,7 +59,7 @@ fn run_lock_child(path: &std::path::Path) -> String {
 fn a_second_process_gets_locked_and_may_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    let db = Db::create(&path, small_options()).unwrap();
+    let db = Db::create(&path, common::small_options()).unwrap();
     db.insert("written-by-parent", Fingerprint(5)).unwrap();
     assert_eq!(
         run_lock_child(&path),
@@ -99,7 +90,7 @@ fn stable_fp(i: u64) -> Fingerprint {
 fn threads_query_while_others_insert_remove_and_merge() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    drop(Db::create(&path, small_options()).unwrap());
+    drop(Db::create(&path, common::small_options()).unwrap());
     let db = Arc::new(OpenOptions::default().delta_limit(500).open(&path).unwrap());
     let deadline = Instant::now() + soak_time();
     // Documents stable-0 .. stable-(n-1) have returned from insert and are
@@ -266,7 +257,7 @@ fn threads_query_while_others_insert_remove_and_merge() {
 fn a_reader_beside_a_writer_with_a_long_log_sees_a_consistent_earlier_state() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    let writer = Db::create(&path, small_options()).unwrap();
+    let writer = Db::create(&path, common::small_options()).unwrap();
     let mut rng = Rng::new(37);
     let documents = common::clustered_documents(&mut rng, 40_000);
     for chunk in documents.chunks(50) {
@@ -303,7 +294,7 @@ fn a_reader_beside_a_writer_with_a_long_log_sees_a_consistent_earlier_state() {
 fn read_only_handles_beside_a_writer_see_their_snapshot() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    let writer = Db::create(&path, small_options()).unwrap();
+    let writer = Db::create(&path, common::small_options()).unwrap();
     let mut rng = Rng::new(31);
     let documents = common::clustered_documents(&mut rng, 2000);
     writer.insert_batch(&documents[..1000]).unwrap();
@@ -352,4 +343,81 @@ fn read_only_handles_beside_a_writer_see_their_snapshot() {
     let by_id: BTreeMap<_, _> = export(&fresh);
     assert_eq!(by_id, latest);
     assert_equals_model(&fresh, &latest, 200, &mut rng);
+}
+
+const READER_CHILD_PATH: &str = "FPDB_READER_CHILD";
+
+/// The reader process of the test below: opens the database read-only,
+/// says so, and waits to be killed or told to go.
+#[test]
+#[ignore = "the child process of a_killed_readers_directory_is_removed_by_the_next_reader"]
+fn reader_child() {
+    let Ok(path) = std::env::var(READER_CHILD_PATH) else {
+        return;
+    };
+    let db = OpenOptions::new().read_only(true).open(&path).unwrap();
+    println!("RESULT opened, {} ids", db.stats().ids);
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+}
+
+/// The `fpdb-reader-*` directories in `tmp`.
+fn reader_dirs(tmp: &std::path::Path) -> usize {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .filter(|entry| {
+            let name = entry.as_ref().unwrap().file_name();
+            name.to_string_lossy().starts_with("fpdb-reader-")
+        })
+        .count()
+}
+
+#[test]
+fn a_killed_readers_directory_is_removed_by_the_next_reader() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    // Readers keep a private directory only beside a live writer (they
+    // are secondary instances then): this process is that writer.
+    let writer = Db::create(&path, common::small_options()).unwrap();
+    writer.insert("a", Fingerprint(1)).unwrap();
+    let reader = |path: &std::path::Path| {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["reader_child", "--exact", "--ignored", "--nocapture"])
+            .env(READER_CHILD_PATH, path)
+            .env("TMPDIR", &tmp)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let opened = lines
+            .by_ref()
+            .map(Result::unwrap)
+            .find(|line| line.starts_with("RESULT "))
+            .unwrap();
+        assert_eq!(opened, "RESULT opened, 1 ids");
+        // Keep reading, so the child's last words do not meet a closed pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        child
+    };
+    // Two live readers, one of them then killed: its directory stays.
+    let mut killed = reader(&path);
+    let mut live = reader(&path);
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    assert_eq!(reader_dirs(&tmp), 2);
+    // The next reader removes the orphan and leaves the live one's.
+    let mut next = reader(&path);
+    assert_eq!(reader_dirs(&tmp), 2);
+    for child in [&mut live, &mut next] {
+        drop(child.stdin.take());
+        assert!(child.wait().unwrap().success());
+    }
+    assert_eq!(reader_dirs(&tmp), 0);
+    drop(writer);
 }

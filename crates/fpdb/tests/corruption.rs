@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{brute_force, copy_dir, ids_by_fingerprint, Model, Rng};
+use common::{brute_force, ids_by_fingerprint, Model, Rng};
 use fpdb::DesignChoice;
 use fpdb::{Db, Error, Options, Problem};
 
@@ -43,21 +43,7 @@ fn fixture() -> Fixture {
     }
     common::assert_verifies(&db);
     drop(db);
-    let names = rocksdb::DB::list_cf(&rocksdb::Options::default(), &path).unwrap();
-    let rocks =
-        rocksdb::DB::open_cf_for_read_only(&rocksdb::Options::default(), &path, names, false)
-            .unwrap();
-    let files = rocks
-        .live_files()
-        .unwrap()
-        .into_iter()
-        .map(|f| {
-            (
-                f.column_family_name,
-                f.name.trim_start_matches('/').to_string(),
-            )
-        })
-        .collect();
+    let files = common::live_files(&path);
     Fixture {
         _dir: dir,
         path,
@@ -69,10 +55,7 @@ fn fixture() -> Fixture {
 impl Fixture {
     /// A fresh copy of the database to damage.
     fn copy(&self) -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db");
-        copy_dir(&self.path, &path);
-        (dir, path)
+        common::temp_copy(&self.path)
     }
 }
 

@@ -10,6 +10,7 @@ macro_rules! outln {
 }
 
 mod add;
+mod backup;
 mod check;
 mod compact;
 mod create;
@@ -22,6 +23,7 @@ mod load;
 mod pairs;
 mod query;
 mod remove;
+mod repair;
 mod stats;
 mod verify;
 
@@ -44,6 +46,8 @@ pub fn run(command: Command) -> Result<()> {
         Command::Stats(args) => stats::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Compact(args) => compact::run(args),
+        Command::Backup(args) => backup::run(args),
+        Command::Repair(args) => repair::run(args),
         Command::Export(args) => export::run(args),
         Command::Hash(args) => hash::run(args),
         Command::Dedup(args) => dedup::run(args),

@@ -21,3 +21,11 @@ pub(crate) fn storage_error(error: rocksdb::Error, what: impl FnOnce() -> String
 pub(crate) fn storage(what: impl FnOnce() -> String) -> impl FnOnce(rocksdb::Error) -> Error {
     move |error| storage_error(error, what)
 }
+
+/// `.map_err(io(path))` for a file system call on `path`.
+pub(crate) fn io(path: &std::path::Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.into(),
+        source,
+    }
+}

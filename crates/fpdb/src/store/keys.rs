@@ -43,6 +43,20 @@ impl Family {
     pub fn is_table_name(name: &str) -> bool {
         name.starts_with("table-")
     }
+
+    /// The family named `name`, if it is one of fpdb's.
+    pub fn from_name(name: &str) -> Option<Family> {
+        match name {
+            "meta" => Some(Family::Meta),
+            "id_fp" => Some(Family::IdToFp),
+            "fp_ids" => Some(Family::FpToIds),
+            "delta" => Some(Family::Delta),
+            _ => name
+                .strip_prefix("table-")
+                .and_then(|digits| digits.parse().ok())
+                .map(Family::Table),
+        }
+    }
 }
 
 pub(crate) const MANIFEST_KEY: &[u8] = b"manifest";

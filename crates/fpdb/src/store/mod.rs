@@ -7,12 +7,16 @@
 //! interrupted bulk load. What a block or a manifest means is decided
 //! above it (`tables.rs`); the store moves bytes.
 
+mod backup;
 mod cursor;
 mod error;
 mod families;
 mod handle;
 mod ids;
 pub(crate) mod keys;
+mod lock;
+mod reader;
+mod salvage;
 mod sorted_batch;
 mod sst;
 mod write_set;
@@ -24,13 +28,18 @@ use std::path::{Path, PathBuf};
 use fpdb_simhash::Fingerprint;
 use rocksdb::{IngestExternalFileOptions, IteratorMode, ReadOptions, WriteOptions, DB};
 
+pub use self::backup::BackupMethod;
 pub(crate) use self::cursor::{BlockCursor, FpIdsCursor};
+pub(crate) use self::error::io;
 use self::error::storage;
 use self::families::family_handle;
 use self::handle::Handle;
 pub(crate) use self::ids::IdScanner;
 pub(crate) use self::keys::Family;
 use self::keys::{decode_u64, LOADING_KEY};
+pub(crate) use self::lock::take_lock;
+use self::reader::{open_following, open_reader, ReaderDir};
+pub(crate) use self::salvage::{log_tail_error, options_file_error, Salvage, Unreadable};
 pub(crate) use self::sorted_batch::{SortedBatch, RECORD_OVERHEAD};
 pub(crate) use self::sst::SstFile;
 pub(crate) use self::write_set::WriteSet;
@@ -41,11 +50,6 @@ use crate::seeded_hash::{FastMap, SeededState};
 /// directory (same file system, so ingesting links files instead of
 /// copying them).
 pub(crate) const BULK_SCRATCH_DIR: &str = "bulk.tmp";
-
-/// The file a writable handle holds an exclusive lock on, so that a second
-/// writer is told [`Error::Locked`] by fpdb itself rather than by reading
-/// RocksDB's message.
-const LOCK_FILE: &str = "fpdb.lock";
 
 /// The writer's write-ahead log, at most (bytes): past it RocksDB flushes
 /// the column families holding the oldest log, so a reader opening beside
@@ -64,12 +68,26 @@ pub(crate) enum DeltaEntry {
     Removed(Fingerprint),
 }
 
+/// How a handle opens the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Reads and writes; with `sync`, every write is fsynced before it
+    /// returns.
+    Write { sync: bool },
+    /// Reads only, beside any writer; `replay_log`: replay a live
+    /// writer's whole log (see [`reader::open_reader`]).
+    Read { replay_log: bool },
+    /// Reads what can be read of a damaged copy: files that cannot be read
+    /// are left out instead of failing the open (a salvage's scratch copy).
+    Salvage,
+}
+
 /// An open RocksDB database laid out as fpdb's.
 pub(crate) struct Store {
     handle: Handle,
     /// A read-only handle's own directory (RocksDB's secondary instances
     /// keep their logs there); removed after the handle is dropped.
-    _reader_dir: Option<tempfile::TempDir>,
+    reader_dir: Option<ReaderDir>,
     path: PathBuf,
     read_only: bool,
     /// fsync the write-ahead log on every write of this handle.
@@ -127,15 +145,18 @@ impl Store {
             .map_err(storage(|| "the new database's metadata".into()))
     }
 
-    /// Opens the database in `path`. A writable open takes the database's
-    /// lock ([`Error::Locked`] if another handle has it) and rolls back a
-    /// bulk load that was interrupted; a read-only one refuses such a
-    /// database ([`Error::InterruptedLoad`]).
-    /// With `sync`, every write of this handle is fsynced before it returns.
-    pub fn open(path: &Path, read_only: bool, sync: bool) -> Result<Store> {
+    /// Opens the database in `path` as `access` says. A writable open
+    /// takes the database's lock ([`Error::Locked`] if another handle has
+    /// it) and rolls back a bulk load that was interrupted; a read-only one
+    /// refuses such a database ([`Error::InterruptedLoad`]).
+    pub fn open(path: &Path, access: Access) -> Result<Store> {
         if !path.join("CURRENT").is_file() {
             return Err(Error::NotFound { path: path.into() });
         }
+        let (read_only, sync) = match access {
+            Access::Write { sync } => (false, sync),
+            Access::Read { .. } | Access::Salvage => (true, false),
+        };
         let lock = if read_only {
             None
         } else {
@@ -154,27 +175,33 @@ impl Store {
             }
         }
         let descriptors = families::descriptors(tables);
-        let (db, reader_dir) = if read_only {
-            let names: Vec<String> = descriptors.iter().map(|d| d.name().to_string()).collect();
-            let (db, dir) = open_reader(path, &names)?;
-            (db, Some(dir))
-        } else {
-            let mut options = options;
-            // A reader replays the writer's unflushed log when it opens:
-            // capping the log keeps that replay (time and memory) small.
-            options.set_max_total_wal_size(WRITER_WAL_LIMIT);
-            // Every family flushed in one step, recorded at once: a reader
-            // catching up mid-flush then sees either all of a write batch
-            // or none of it, never a directory without its blocks (seen as
-            // "block missing from the store" once flushes came often).
-            options.set_atomic_flush(true);
-            let db = DB::open_cf_descriptors(&options, path, descriptors)
-                .map_err(storage(|| format!("opening {}", path.display())))?;
-            (db, None)
+        let names: Vec<String> = descriptors.iter().map(|d| d.name().to_string()).collect();
+        let (db, reader_dir) = match access {
+            Access::Read { replay_log } => open_reader(path, &names, replay_log)?,
+            Access::Salvage => {
+                let (db, dir) = open_following(path, &names, false)?;
+                (db, Some(dir))
+            }
+            Access::Write { .. } => {
+                let mut options = options;
+                // A reader replays the writer's unflushed log when it
+                // opens: capping the log keeps that replay (time and
+                // memory) small.
+                options.set_max_total_wal_size(WRITER_WAL_LIMIT);
+                // Every family flushed in one step, recorded at once: a
+                // reader catching up mid-flush then sees either all of a
+                // write batch or none of it, never a directory without its
+                // blocks (seen as "block missing from the store" once
+                // flushes came often).
+                options.set_atomic_flush(true);
+                let db = DB::open_cf_descriptors(&options, path, descriptors)
+                    .map_err(storage(|| format!("opening {}", path.display())))?;
+                (db, None)
+            }
         };
         let store = Store {
             handle: Handle::from_db(db, read_only),
-            _reader_dir: reader_dir,
+            reader_dir,
             path: path.into(),
             read_only,
             sync,
@@ -193,6 +220,19 @@ impl Store {
             let _ = std::fs::remove_dir_all(path.join(BULK_SCRATCH_DIR));
         }
         Ok(store)
+    }
+
+    /// Whether this read-only handle follows a writer (a secondary
+    /// instance) rather than having opened every file itself.
+    pub fn follows_writer(&self) -> bool {
+        self.reader_dir.is_some()
+    }
+
+    /// The names of the database's column families.
+    pub fn family_names(&self) -> Vec<String> {
+        families::all_families(self.tables)
+            .map(|family| family.name().into_owned())
+            .collect()
     }
 
     /// The database directory.
@@ -353,9 +393,14 @@ impl Store {
     /// Every entry of `family` in key order. RocksDB detecting damage is
     /// [`Error::Corrupt`]; the scan cannot go past it.
     pub fn entries(&self, family: Family) -> Result<impl Iterator<Item = Result<Entry>> + '_> {
+        let mut read = ReadOptions::default();
+        // `fp_ids` has a prefix extractor: a scan across prefixes must ask
+        // for total order. A whole scan keeps out of the cache.
+        read.set_total_order_seek(true);
+        read.fill_cache(false);
         let iter = self
             .db()
-            .iterator_cf(self.family(family)?, IteratorMode::Start);
+            .iterator_cf_opt(self.family(family)?, read, IteratorMode::Start);
         Ok(iter.map(move |entry| entry.map_err(storage(|| family.name().into_owned()))))
     }
 
@@ -488,121 +533,6 @@ impl Drop for Store {
         }
     }
 }
-
-/// Opens a read-only handle as a RocksDB secondary instance: unlike
-/// RocksDB's read-only mode, which lists the writer's write-ahead logs and
-/// then fails when the writer deletes one in between ("No such file or
-/// directory: while stat a file for size: …log"), a secondary instance is
-/// made to follow a live primary. It sees the database as of its open.
-fn open_reader(path: &Path, families: &[String]) -> Result<(DB, tempfile::TempDir)> {
-    let dir = tempfile::Builder::new()
-        .prefix("fpdb-reader-")
-        .tempdir()
-        .map_err(|source| Error::Io {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    let mut options = rocksdb::Options::default();
-    // Secondary instances must keep every table file open.
-    options.set_max_open_files(-1);
-    if writer_is_live(path)? && log_bytes(path) > REPLAYED_LOG_LIMIT {
-        // Beside a live writer with a long log, read the state of its last
-        // flush and skip the log (pointed at an empty directory):
-        // replaying a log that is being written cost seconds and hundreds
-        // of MB per open. The writer flushes every family at once (atomic
-        // flush), so that state is consistent, and at least every
-        // WRITER_WAL_LIMIT bytes of log, so it is never far behind.
-        let no_log = dir.path().join("no-log");
-        std::fs::create_dir(&no_log).map_err(|source| Error::Io {
-            path: no_log.clone(),
-            source,
-        })?;
-        options.set_wal_dir(&no_log);
-    }
-    let db =
-        DB::open_cf_as_secondary(&options, path, dir.path(), families).map_err(storage(|| {
-            format!("opening {} for reading", path.display())
-        }))?;
-    Ok((db, dir))
-}
-
-/// The size of the write-ahead log files in `path` now (files deleted
-/// while they are listed count as empty).
-fn log_bytes(path: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "log"))
-        .filter_map(|entry| entry.metadata().ok())
-        .map(|metadata| metadata.len())
-        .sum()
-}
-
-/// Whether a writer holds the database's lock now: a shared lock is
-/// refused while it does (taken and dropped at once; [`take_lock`] waits
-/// out such a probe).
-fn writer_is_live(path: &Path) -> Result<bool> {
-    let lock_path = path.join(LOCK_FILE);
-    let file = match File::open(&lock_path) {
-        Ok(file) => file,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(source) => {
-            return Err(Error::Io {
-                path: lock_path,
-                source,
-            })
-        }
-    };
-    match file.try_lock_shared() {
-        Ok(()) => Ok(false),
-        Err(std::fs::TryLockError::WouldBlock) => Ok(true),
-        Err(std::fs::TryLockError::Error(source)) => Err(Error::Io {
-            path: lock_path,
-            source,
-        }),
-    }
-}
-
-/// Takes the database's writer lock, or says who has it.
-fn take_lock(path: &Path) -> Result<File> {
-    let lock_path = path.join(LOCK_FILE);
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|source| Error::Io {
-            path: lock_path.clone(),
-            source,
-        })?;
-    // A reader's probe (`writer_is_live`) holds the lock for microseconds:
-    // wait that out rather than report a second writer.
-    for attempt in 0..=LOCK_RETRIES {
-        match file.try_lock() {
-            Ok(()) => return Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) if attempt < LOCK_RETRIES => {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            Err(std::fs::TryLockError::WouldBlock) => break,
-            Err(std::fs::TryLockError::Error(source)) => {
-                return Err(Error::Io {
-                    path: lock_path,
-                    source,
-                })
-            }
-        }
-    }
-    Err(Error::Locked { path: path.into() })
-}
-
-/// A live writer's log up to this size is replayed by a reader that opens
-/// (so it sees every acknowledged write); a longer one is skipped.
-const REPLAYED_LOG_LIMIT: u64 = 1 << 20;
-
-/// How many times a writer retries a lock held by someone else, 5 ms apart.
-const LOCK_RETRIES: u32 = 10;
 
 fn sync_options(sync: bool) -> WriteOptions {
     let mut options = WriteOptions::default();

@@ -22,16 +22,21 @@ pub(crate) struct SstFile {
 }
 
 impl SstFile {
+    /// A file written uncompressed, for the bulk loader: fingerprints are
+    /// random bytes LZ4 cannot shrink, and compressing cost a tenth of the
+    /// load; compactions of later writes compress as the family says.
     pub fn new(dir: &Path, family: Family, part: usize) -> SstFile {
+        let mut file = SstFile::compressed(dir, family, part);
+        file.options
+            .set_compression_type(rocksdb::DBCompressionType::None);
+        file
+    }
+
+    /// A file compressed as the family's own files are (a backup's copy,
+    /// which no compaction will pass over soon).
+    pub fn compressed(dir: &Path, family: Family, part: usize) -> SstFile {
         SstFile {
-            options: {
-                let mut options = families::options(family, None);
-                // Fingerprints are random bytes LZ4 cannot shrink, and
-                // compressing cost a tenth of the load; compactions of
-                // later writes compress as the family says.
-                options.set_compression_type(rocksdb::DBCompressionType::None);
-                options
-            },
+            options: families::options(family, None),
             path: dir.join(format!("{}-{part:04}.sst", family.name())),
             keys: 0,
         }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use fpdb::{Db, Fingerprint, Match};
+use fpdb::{Db, DesignChoice, Fingerprint, Match, Options};
 
 /// What a database should hold: document id → fingerprint.
 pub type Model = BTreeMap<String, Fingerprint>;
@@ -141,6 +141,15 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     }
 }
 
+/// A copy of the closed database in `path`, in a new temporary directory
+/// (kept while the `TempDir` lives).
+pub fn temp_copy(path: &std::path::Path) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("db");
+    copy_dir(path, &copy);
+    (dir, copy)
+}
+
 /// `count` documents whose fingerprints cluster around 64 centres, some
 /// sharing a fingerprint.
 pub fn clustered_documents(rng: &mut Rng, count: usize) -> Vec<(String, Fingerprint)> {
@@ -154,6 +163,36 @@ pub fn clustered_documents(rng: &mut Rng, count: usize) -> Vec<(String, Fingerpr
                 rng.near(centre, 4)
             };
             (format!("doc-{i}"), fp)
+        })
+        .collect()
+}
+
+/// Options for small test databases: k = 3, the 4x16 design, 512-byte
+/// blocks (many blocks, so merges and scans cross block boundaries).
+pub fn small_options() -> Options {
+    Options::default()
+        .k(3)
+        .expected_size(100_000)
+        .design(DesignChoice::Named("4x16".into()))
+        .block_bytes(512)
+}
+
+/// (column family, file name) of every live SST file of the closed
+/// database in `path`, as RocksDB lists them.
+pub fn live_files(path: &std::path::Path) -> Vec<(String, String)> {
+    let names = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).unwrap();
+    let rocks =
+        rocksdb::DB::open_cf_for_read_only(&rocksdb::Options::default(), path, names, false)
+            .unwrap();
+    rocks
+        .live_files()
+        .unwrap()
+        .into_iter()
+        .map(|f| {
+            (
+                f.column_family_name,
+                f.name.trim_start_matches('/').to_string(),
+            )
         })
         .collect()
 }

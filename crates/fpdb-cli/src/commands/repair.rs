@@ -1,0 +1,96 @@
+//! `fpdb repair`: rebuild a damaged database from the copies that
+//! survived, report what came from where and what was lost.
+
+use std::io::{self, Write};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use fpdb::Db;
+
+use crate::cli::RepairArgs;
+
+/// Problems found before repairing that are printed.
+const DAMAGE_SHOWN: usize = 3;
+
+/// Lost fingerprints listed before the rest are only counted. Exit 1
+/// when something was lost or may have been.
+const LISTED: usize = 20;
+
+pub fn run(args: RepairArgs) -> Result<()> {
+    let started = Instant::now();
+    let report =
+        Db::repair(&args.db).with_context(|| format!("cannot repair {}", args.db.display()))?;
+    let mut out = io::stdout().lock();
+    if report.damage.is_empty() {
+        writeln!(out, "ok: {}: nothing to repair", args.db.display())?;
+        return Ok(());
+    }
+    // `fpdb verify` lists the damage; the first few say what kind it was.
+    for problem in report.damage.iter().take(DAMAGE_SHOWN) {
+        writeln!(out, "damaged: {problem}")?;
+    }
+    let more = report.damage.len().saturating_sub(DAMAGE_SHOWN) as u64 + report.unlisted_damage;
+    if more > 0 {
+        writeln!(
+            out,
+            "damaged: … and {} more (`fpdb verify` on the damaged copy lists them)",
+            super::count(more, "problem")
+        )?;
+    }
+    for range in &report.unreadable {
+        writeln!(out, "unreadable: {range}")?;
+    }
+    for file in &report.left_out {
+        writeln!(out, "left out: file {file}")?;
+    }
+    if !report.left_out.is_empty() {
+        writeln!(
+            out,
+            "partial: without those files RocksDB read the database as of the last state \
+             whose every file it could read; writes after it may be missing"
+        )?;
+    }
+    writeln!(
+        out,
+        "restored: {} from fp_ids, {} from id_fp; every table rebuilt",
+        super::count(report.restored_from_fp_ids, "id"),
+        super::count(report.restored_from_id_fp, "id"),
+    )?;
+    for id in report.conflicting_ids.iter().take(LISTED) {
+        writeln!(
+            out,
+            "conflict: id {id:?}: id_fp and fp_ids disagreed; kept id_fp's"
+        )?;
+    }
+    for fp in report.lost_fingerprints.iter().take(LISTED) {
+        writeln!(
+            out,
+            "lost: fingerprint {fp}: its ids were in no readable copy"
+        )?;
+    }
+    if report.lost_fingerprints.len() > LISTED {
+        writeln!(
+            out,
+            "lost: {} more fingerprints",
+            report.lost_fingerprints.len() - LISTED
+        )?;
+    }
+    let kept = report
+        .damaged_copy
+        .as_ref()
+        .map(|path| path.display().to_string())
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "repaired: {}: {} in {:.2} s; the damaged database is kept in {kept}",
+        args.db.display(),
+        super::count(report.documents, "document"),
+        started.elapsed().as_secs_f64()
+    )?;
+    out.flush()?;
+    if report.lost_fingerprints.is_empty() && report.left_out.is_empty() {
+        Ok(())
+    } else {
+        Err(super::FindingsReported.into())
+    }
+}

@@ -1,0 +1,109 @@
+//! Checking a database by its path, also one that does not open.
+//!
+//! A database RocksDB refuses to open (a damaged MANIFEST or CURRENT, a
+//! missing or unreadable table file) is recovered in a scratch copy
+//! ([`Salvage`]) and the copy is checked like any database: the report
+//! names why the database does not open, each file that had to be set
+//! aside, and then, table by table and id by id, what that left missing.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::options::OpenOptions;
+use crate::store::{log_tail_error, options_file_error, Access, Salvage, Store};
+use crate::tables::Tables;
+use crate::verify::{verify, Problem, VerifyReport};
+
+/// Checks the database in `path` (see [`crate::Db::verify_at`]).
+pub(crate) fn verify_at(path: &Path) -> Result<VerifyReport> {
+    let opened = Store::open(path, Access::Read { replay_log: false }).and_then(|store| {
+        let (tables, _) = Tables::load(&store, &OpenOptions::new().read_only(true))?;
+        Ok((store, tables))
+    });
+    let mut report = match opened {
+        Ok((store, tables)) => {
+            let mut report = verify(&store, &tables)?;
+            let families = store.family_names();
+            let live_writer = store.follows_writer();
+            drop(store);
+            if !live_writer {
+                if let Some(error) = log_tail_error(path, &families) {
+                    report.problems.push(Problem::Storage {
+                        what: "the write-ahead log".into(),
+                        reason: format!(
+                            "its last record is torn (a write in flight when a process died, \
+                             or damage); every open keeps the writes before it: {error}"
+                        ),
+                    });
+                }
+            }
+            report
+        }
+        Err(error) if is_damage(&error) || lost_current(path, &error) => {
+            verify_salvaged(path, &error)?
+        }
+        Err(error) => return Err(error),
+    };
+    if let Some(error) = options_file_error(path) {
+        report.problems.push(Problem::Storage {
+            what: "the OPTIONS file".into(),
+            reason: error,
+        });
+    }
+    Ok(report)
+}
+
+/// Whether an open failed because something stored is damaged or
+/// missing, rather than because there is no database, it is held, or it
+/// is of a format this version does not read.
+pub(crate) fn is_damage(error: &Error) -> bool {
+    matches!(error, Error::Corrupt { .. } | Error::Storage { .. })
+}
+
+/// Whether "no database" means a database whose CURRENT file is gone:
+/// its MANIFEST is still there.
+fn lost_current(path: &Path, error: &Error) -> bool {
+    matches!(error, Error::NotFound { .. })
+        && std::fs::read_dir(path).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|entry| entry.file_name().to_string_lossy().starts_with("MANIFEST-"))
+        })
+}
+
+/// Checks a scratch copy recovered from the damaged database in `path`.
+fn verify_salvaged(path: &Path, open_error: &Error) -> Result<VerifyReport> {
+    let salvage = Salvage::create(path)?;
+    let mut problems = vec![Problem::Storage {
+        what: "the database".into(),
+        reason: format!("does not open: {open_error}"),
+    }];
+    problems.extend(salvage.set_aside.iter().map(|file| Problem::Storage {
+        what: format!("file {}", file.file),
+        reason: file.reason.clone(),
+    }));
+    problems.extend(salvage.unplaced.iter().map(|file| {
+        Problem::Storage {
+            what: format!("file {}", file.file),
+            reason: "readable, but without the MANIFEST not known to belong to any column family \
+                 (written by a bulk load or a backup); left out of the check"
+                .into(),
+        }
+    }));
+    let store = Store::open(salvage.path(), Access::Salvage)?;
+    let mut report = match Tables::load(&store, &OpenOptions::new()) {
+        Ok((tables, _)) => verify(&store, &tables)?,
+        Err(error) => {
+            problems.push(Problem::Storage {
+                what: "the manifest or the block directories".into(),
+                reason: format!("unreadable, so no table could be checked: {error}"),
+            });
+            VerifyReport {
+                tables: store.tables(),
+                ..VerifyReport::default()
+            }
+        }
+    };
+    report.problems.splice(0..0, problems);
+    Ok(report)
+}

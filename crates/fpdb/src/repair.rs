@@ -1,0 +1,311 @@
+//! Repair: a damaged database rebuilt from the copies that survived.
+//!
+//! Every document is stored twice in the id map (`id_fp` and `fp_ids`)
+//! and its fingerprint t more times in the tables. Repair reads what a
+//! salvage of the database can still read ([`Salvage`]: files RocksDB
+//! cannot read left out, damaged blocks stepped over), takes each document
+//! from whichever id family still holds it, builds a new database from
+//! them with the same options (every table rebuilt, so a lost table block
+//! is rebuilt from the ids), checks it, and switches it in with one atomic
+//! rename. Fingerprints the tables still hold but whose ids are lost from
+//! both id families cannot be restored (a table keeps no ids): the report
+//! lists them. The damaged database is kept beside the repaired one.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use fpdb_codec::{BlockDecoder, ChecksumPolicy, DesignChoice};
+use fpdb_simhash::{Fingerprint, Simhasher};
+
+use crate::bulk::{bulk_loader, BulkOptions};
+use crate::error::{Error, Result};
+use crate::inspect::verify_at;
+use crate::options::{OpenOptions, Options};
+use crate::store::keys::{decode_u64, split_fp_ids_key};
+use crate::store::{io, take_lock, Access, Family, Salvage, Store, Unreadable};
+use crate::tables::{read_manifest, ParsedManifest, Tables};
+use crate::verify::{verify, Problem};
+
+/// What [`crate::Db::repair`] found and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RepairReport {
+    /// The damage verify found first (empty: nothing was repaired).
+    pub damage: Vec<Problem>,
+    /// Further problems verify counted without listing them.
+    pub unlisted_damage: u64,
+    /// Documents (ids) in the repaired database.
+    pub documents: u64,
+    /// Ids whose `id_fp` entry was lost, restored from `fp_ids`.
+    pub restored_from_fp_ids: u64,
+    /// Ids whose `fp_ids` entry was lost, restored from `id_fp`.
+    pub restored_from_id_fp: u64,
+    /// Ids whose two entries disagreed (one of them stale after damage);
+    /// the `id_fp` one was kept.
+    pub conflicting_ids: Vec<String>,
+    /// Fingerprints a table still held whose every id was lost: not in
+    /// the repaired database.
+    pub lost_fingerprints: Vec<Fingerprint>,
+    /// Key ranges of the storage engine that could not be read.
+    pub unreadable: Vec<String>,
+    /// Files of the storage engine left out because they could not be
+    /// read or found. When any is, RocksDB read the database as of the
+    /// last state whose every file it could read (for all column
+    /// families at once, which are flushed together): writes after that
+    /// state may be missing from the repaired database.
+    pub left_out: Vec<String>,
+    /// Where the damaged database was kept (`None` when nothing was done).
+    pub damaged_copy: Option<PathBuf>,
+}
+
+/// A marker file inside a database being built by repair: found beside a
+/// database, it says an interrupted repair left the directory.
+const BUILDING_MARKER: &str = "fpdb-repair-building";
+
+/// Repairs the database in `path` (see [`crate::Db::repair`]).
+pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
+    let building = sibling(path, "repair-new");
+    finish_interrupted_repair(path, &building)?;
+    let before = verify_at(path)?;
+    let mut report = RepairReport {
+        damage: before.problems,
+        unlisted_damage: before.unlisted_problems,
+        ..RepairReport::default()
+    };
+    if report.damage.is_empty() && before.unlisted_problems == 0 {
+        return Ok(report);
+    }
+    // No writer may change the database while it is rebuilt.
+    let _lock = take_lock(path)?;
+    let salvage = Salvage::create(path)?;
+    if let Some(file) = salvage.unplaced.first() {
+        // Rebuilding without them would lose what they hold.
+        return Err(Error::corrupt(
+            "MANIFEST",
+            format!(
+                "unreadable, and {} readable table files (the first {}) cannot be placed in a \
+                 column family without it; the database is left as it is",
+                salvage.unplaced.len(),
+                file.file
+            ),
+        ));
+    }
+    report.left_out = salvage
+        .set_aside
+        .iter()
+        .filter(|file| file.file.ends_with(".sst"))
+        .map(|file| format!("{}: {}", file.file, file.reason))
+        .collect();
+    let store = Store::open(salvage.path(), Access::Salvage)?;
+    let (options, documents) = salvage_documents(&store, &mut report)?;
+    drop(store);
+    drop(salvage);
+
+    if building.exists() {
+        std::fs::remove_dir_all(&building).map_err(io(&building))?;
+    }
+    build(&building, &options, &documents)?;
+    report.documents = documents.len() as u64;
+
+    let kept = damaged_copy_path(path);
+    switch(path, &building)?;
+    // `building` now holds the damaged database: keep it for the user.
+    std::fs::rename(&building, &kept).map_err(io(&building))?;
+    let _ = std::fs::remove_file(path.join(BUILDING_MARKER));
+    report.damaged_copy = Some(kept);
+    Ok(report)
+}
+
+/// Reads the options and every document that survived, and the
+/// fingerprints whose ids did not.
+fn salvage_documents(
+    store: &Store,
+    report: &mut RepairReport,
+) -> Result<(Options, BTreeMap<String, Fingerprint>)> {
+    let manifest = read_manifest(store).map_err(|error| {
+        Error::corrupt(
+            "manifest",
+            format!("unreadable, so the database's options are unknown and it cannot be repaired: {error}"),
+        )
+    })?;
+    let tables = ParsedManifest::parse(&manifest)?;
+    let extract = Tables::read_extract(store)?;
+    let mut options = Options::default()
+        .k(manifest.k)
+        .design(DesignChoice::Named(tables.design.name()))
+        .block_bytes(tables.block_bytes)
+        .simhash(tables.simhash)
+        .extract(extract);
+
+    let mut documents: BTreeMap<String, Fingerprint> = BTreeMap::new();
+    let mut unreadable: Vec<Unreadable> = Vec::new();
+    unreadable.extend(store.scan_salvaging(Family::IdToFp, |key, value| {
+        if let (Ok(id), Some(fp)) = (std::str::from_utf8(key), decode_u64(value)) {
+            documents.insert(id.to_string(), Fingerprint(fp));
+        }
+        Ok(())
+    })?);
+    let from_id_fp = documents.len();
+    let mut with_fp_ids: u64 = 0;
+    unreadable.extend(store.scan_salvaging(Family::FpToIds, |key, _| {
+        let Some((fp, id)) = split_fp_ids_key(key) else {
+            return Ok(());
+        };
+        match documents.get(id) {
+            None => {
+                documents.insert(id.to_string(), fp);
+                report.restored_from_fp_ids += 1;
+            }
+            Some(&kept) if kept == fp => with_fp_ids += 1,
+            Some(_) => report.conflicting_ids.push(id.to_string()),
+        }
+        Ok(())
+    })?);
+    report.restored_from_id_fp =
+        (from_id_fp as u64).saturating_sub(with_fp_ids + report.conflicting_ids.len() as u64);
+
+    // Fingerprints in the tables, less those pending removal.
+    let mut removed: Vec<u64> = Vec::new();
+    unreadable.extend(store.scan_salvaging(Family::Delta, |key, value| {
+        if value.first() == Some(&crate::store::keys::DELTA_REMOVED) {
+            removed.extend(decode_u64(key));
+        }
+        Ok(())
+    })?);
+    let mut in_tables: Vec<u64> = Vec::new();
+    let mut keys = Vec::new();
+    for (index, (table, code)) in tables.design.tables().iter().zip(&tables.codes).enumerate() {
+        if index >= store.tables() {
+            break;
+        }
+        let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
+        let permutation = table.permutation();
+        unreadable.extend(store.scan_salvaging(Family::Table(index), |_, block| {
+            if decoder.decode(block, &mut keys).is_ok() {
+                in_tables.extend(keys.iter().map(|&key| permutation.inverse(key)));
+            }
+            Ok(())
+        })?);
+    }
+    in_tables.sort_unstable();
+    in_tables.dedup();
+    removed.sort_unstable();
+    let mut kept: Vec<u64> = documents.values().map(|fp| fp.0).collect();
+    kept.sort_unstable();
+    report.lost_fingerprints = in_tables
+        .into_iter()
+        .filter(|fp| kept.binary_search(fp).is_err() && removed.binary_search(fp).is_err())
+        .map(Fingerprint)
+        .collect();
+    report.unreadable = unreadable.iter().map(describe).collect();
+    options = options.expected_size(kept.len() as u64);
+    Ok((options, documents))
+}
+
+/// Creates a database in `dir` with `options`, bulk-loads `documents`
+/// and checks it.
+fn build(dir: &Path, options: &Options, documents: &BTreeMap<String, Fingerprint>) -> Result<()> {
+    let design = Tables::design_for(options)?;
+    Store::create(dir, design.tables().len(), |batch| {
+        Tables::write_new(batch, options, &design)
+    })?;
+    std::fs::write(dir.join(BUILDING_MARKER), b"").map_err(io(dir))?;
+    let store = Store::open(dir, Access::Write { sync: true })?;
+    let (mut tables, simhash) = Tables::load(&store, &OpenOptions::new())?;
+    let simhasher = Simhasher::new(simhash);
+    let mut loader = bulk_loader(&store, &mut tables, &simhasher, BulkOptions::default())?;
+    for (id, fp) in documents {
+        loader.add(id, *fp)?;
+    }
+    loader.finish()?;
+    let (tables, _) = Tables::load(&store, &OpenOptions::new())?;
+    let check = verify(&store, &tables)?;
+    if !check.is_clean() {
+        return Err(Error::corrupt(
+            "the repaired database",
+            format!(
+                "does not verify: {}",
+                check
+                    .problems
+                    .first()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    store.flush_and_wait_for_compactions()
+}
+
+/// Puts `building` in `path`'s place and `path`'s database in
+/// `building`'s, in one step: a process killed at any moment leaves the
+/// damaged or the repaired database at `path`, never neither.
+fn switch(path: &Path, building: &Path) -> Result<()> {
+    rustix::fs::renameat_with(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::CWD,
+        building,
+        rustix::fs::RenameFlags::EXCHANGE,
+    )
+    .map_err(|errno| Error::Io {
+        path: path.into(),
+        source: errno.into(),
+    })
+}
+
+/// Cleans up after a repair killed part way. The marker is written into
+/// the new database before the switch and removed after it, and the old
+/// database never has one: with the marker in `path` the switch happened
+/// and `building` holds the damaged database (kept); without it, whatever
+/// is in `building` is an unfinished new database (removed).
+fn finish_interrupted_repair(path: &Path, building: &Path) -> Result<()> {
+    if path.join(BUILDING_MARKER).exists() {
+        if building.exists() {
+            let kept = damaged_copy_path(path);
+            std::fs::rename(building, &kept).map_err(io(building))?;
+        }
+        let _ = std::fs::remove_file(path.join(BUILDING_MARKER));
+    } else if building.exists() {
+        std::fs::remove_dir_all(building).map_err(io(building))?;
+    }
+    Ok(())
+}
+
+/// `<path>.<suffix>`, beside `path`.
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".");
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// A name for the damaged database that is not taken:
+/// `<path>.damaged`, `<path>.damaged-2`, …
+fn damaged_copy_path(path: &Path) -> PathBuf {
+    std::iter::once(sibling(path, "damaged"))
+        .chain((2..).map(|n| sibling(path, &format!("damaged-{n}"))))
+        .find(|candidate| !candidate.exists())
+        .unwrap_or_else(|| sibling(path, "damaged"))
+}
+
+/// An unreadable key range, keys as text when they are, else in hex.
+fn describe(range: &Unreadable) -> String {
+    let key = |key: &Option<Box<[u8]>>, end: &str| match key.as_deref() {
+        None => end.to_string(),
+        Some(bytes) if range.family == Family::FpToIds => match split_fp_ids_key(bytes) {
+            Some((fp, id)) => format!("(fingerprint {fp}, id {id:?})"),
+            None => bytes.iter().map(|byte| format!("{byte:02x}")).collect(),
+        },
+        Some(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) if !text.chars().any(char::is_control) => format!("{text:?}"),
+            _ => bytes.iter().map(|byte| format!("{byte:02x}")).collect(),
+        },
+    };
+    format!(
+        "{}: keys after {} up to {}: {}",
+        range.family.name(),
+        key(&range.after, "the start"),
+        key(&range.until, "the end"),
+        range.reason
+    )
+}

@@ -1,0 +1,183 @@
+//! Read-only handles: RocksDB's read-only mode when no writer is live,
+//! else secondary instances, each with a private directory in the
+//! system's temporary directory. A reader killed before it could remove
+//! its directory leaves it behind; the next reader that opens removes
+//! such orphans (each directory holds a lock file its owner keeps locked
+//! while it lives).
+
+use std::fs::File;
+use std::path::Path;
+
+use rocksdb::DB;
+
+use super::error::{io, storage};
+use super::lock::writer_is_live;
+use crate::error::{Error, Result};
+
+/// A live writer's log up to this size is replayed by a reader that opens
+/// (so it sees every acknowledged write); a longer one is skipped.
+const REPLAYED_LOG_LIMIT: u64 = 1 << 20;
+
+/// What a reader's private directory is named after, in the temporary
+/// directory.
+const DIR_PREFIX: &str = "fpdb-reader-";
+
+/// The lock file inside it, locked by its owner for its whole life.
+const OWNER_LOCK: &str = "owner.lock";
+
+/// A reader's private directory: removed when dropped; its lock released
+/// when the process ends however it ends.
+#[derive(Debug)]
+pub(crate) struct ReaderDir {
+    dir: tempfile::TempDir,
+    _owner: File,
+}
+
+impl ReaderDir {
+    /// Creates the directory and locks its lock file before the file is
+    /// visible under its name (created under another name, locked, then
+    /// renamed), so a sweeping reader never takes a starting one for an
+    /// orphan.
+    fn create() -> Result<ReaderDir> {
+        let temp = std::env::temp_dir();
+        let dir = tempfile::Builder::new()
+            .prefix(DIR_PREFIX)
+            .tempdir()
+            .map_err(io(&temp))?;
+        let staged = dir.path().join("owner.lock.new");
+        let owner = File::create(&staged).map_err(io(&staged))?;
+        owner.try_lock().map_err(|error| Error::Io {
+            path: staged.clone(),
+            source: error.into(),
+        })?;
+        std::fs::rename(&staged, dir.path().join(OWNER_LOCK)).map_err(io(&staged))?;
+        Ok(ReaderDir { dir, _owner: owner })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Removes the directories of readers that died without removing them:
+/// those whose lock file can be locked. Best effort: a directory that
+/// cannot be read or removed is left.
+fn remove_orphaned_dirs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(DIR_PREFIX) {
+            continue;
+        }
+        let dir = entry.path();
+        let Ok(lock) = File::open(dir.join(OWNER_LOCK)) else {
+            continue;
+        };
+        if lock.try_lock().is_ok() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+/// Opens a read-only handle. With no live writer, in RocksDB's read-only
+/// mode, which opens every file the database lists and fails on one it
+/// cannot read, as a writable open does. Beside a live writer, as a
+/// RocksDB secondary instance ([`open_following`]): read-only mode lists
+/// the writer's write-ahead logs and then fails when the writer deletes
+/// one in between ("No such file or directory: while stat a file for
+/// size: …log"). Either sees the database as of its open.
+pub(super) fn open_reader(
+    path: &Path,
+    families: &[String],
+    replay_log: bool,
+) -> Result<(DB, Option<ReaderDir>)> {
+    if !writer_is_live(path)? {
+        let mut options = rocksdb::Options::default();
+        options.set_max_open_files(-1);
+        match DB::open_cf_for_read_only(&options, path, families, false) {
+            Ok(db) => return Ok((db, None)),
+            // A writer that started meanwhile deleted a log: follow it.
+            Err(error) if error.kind() == rocksdb::ErrorKind::IOError && writer_is_live(path)? => {}
+            Err(error) => {
+                return Err(storage(|| {
+                    format!("opening {} for reading", path.display())
+                })(error))
+            }
+        }
+    }
+    let (db, dir) = open_following(path, families, !replay_log)?;
+    Ok((db, Some(dir)))
+}
+
+/// Opens a RocksDB secondary instance, made to follow a live primary.
+/// With `skip_long_log`, it skips a live writer's log longer than
+/// [`REPLAYED_LOG_LIMIT`] and sees the writer's last flush.
+///
+/// A secondary instance tolerates table files it cannot read or find: it
+/// falls back, family by family, to the last state whose files it can
+/// read. Beside a live writer, whose own open read every file, that is
+/// what lets it race the writer's deletions; for a damaged database it is
+/// how a salvage reads whatever is left ([`super::Salvage`]).
+pub(super) fn open_following(
+    path: &Path,
+    families: &[String],
+    skip_long_log: bool,
+) -> Result<(DB, ReaderDir)> {
+    remove_orphaned_dirs();
+    let dir = ReaderDir::create()?;
+    let mut options = rocksdb::Options::default();
+    // Secondary instances must keep every table file open.
+    options.set_max_open_files(-1);
+    if skip_long_log && writer_is_live(path)? && log_bytes(path) > REPLAYED_LOG_LIMIT {
+        // Beside a live writer with a long log, read the state of its last
+        // flush and skip the log (pointed at an empty directory):
+        // replaying a log that is being written cost seconds and hundreds
+        // of MB per open. The writer flushes every family at once (atomic
+        // flush), so that state is consistent, and at least every
+        // WRITER_WAL_LIMIT bytes of log, so it is never far behind.
+        let no_log = dir.path().join("no-log");
+        std::fs::create_dir(&no_log).map_err(io(&no_log))?;
+        options.set_wal_dir(&no_log);
+    }
+    // The open reads the writer's MANIFEST, then opens every file it
+    // lists; a compaction finishing in between deletes some ("No such file
+    // or directory"). Each attempt reads the MANIFEST afresh.
+    let mut attempt = 0;
+    loop {
+        match DB::open_cf_as_secondary(&options, path, dir.path(), families) {
+            Ok(db) => return Ok((db, dir)),
+            Err(error)
+                if error.kind() == rocksdb::ErrorKind::IOError
+                    && attempt < OPEN_RETRIES
+                    && writer_is_live(path)? =>
+            {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(attempt.into()));
+            }
+            Err(error) => {
+                return Err(storage(|| {
+                    format!("opening {} for reading", path.display())
+                })(error))
+            }
+        }
+    }
+}
+
+/// How many times a reader retries an open that lost a race with the
+/// writer deleting files, waiting 1, 2, … ms in between.
+const OPEN_RETRIES: u8 = 20;
+
+/// The size of the write-ahead log files in `path` now (files deleted
+/// while they are listed count as empty).
+fn log_bytes(path: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "log"))
+        .filter_map(|entry| entry.metadata().ok())
+        .map(|metadata| metadata.len())
+        .sum()
+}
