@@ -135,7 +135,7 @@ bench-spark: python
 ## Read-only `fpdb query` processes opened back to back beside a live
 ## `fpdb add` of 1M documents: time, peak memory, failures (a minute).
 bench-readers: build
-	python3 benches/scripts/readers_beside_writer.py $(BIN) 1000000
+	python3 benches/scripts/readers_beside_writer.py $(BIN) 2000000 1000
 
 quality: setup
 	$(CARGO) run --release -p fpdb-benches --bin quality
