@@ -31,7 +31,7 @@ help:
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make quality  detection-quality report on the seed articles"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
-	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines"
+	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup and repair kills"
 
 ## Installs the native build's needs when missing: Python 3 with venv (the
 ## Python package's tests), a Java 17+ runtime (Spark in local mode, for
@@ -152,12 +152,15 @@ SOAK_CRASH_ROUNDS ?= 1000
 SOAK_BULK_ROUNDS ?= 100
 SOAK_SECONDS ?= 600
 SOAK_DUPLICATES ?= 10000000
+SOAK_KILL_ROUNDS ?= 200
 soak: setup
 	FPDB_CRASH_ROUNDS=$(SOAK_CRASH_ROUNDS) FPDB_CRASH_BULK_ROUNDS=$(SOAK_BULK_ROUNDS) \
 		$(CARGO) test --release -p fpdb --test crash -- --nocapture
 	FPDB_SOAK_SECONDS=$(SOAK_SECONDS) $(CARGO) test --release -p fpdb --test concurrency -- --nocapture
 	FPDB_HOSTILE_DUPLICATES=$(SOAK_DUPLICATES) $(CARGO) test --release -p fpdb --test hostile -- --nocapture
 	$(CARGO) test --release -p fpdb-cli --test hostile -- --ignored
+	FPDB_BACKUP_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) FPDB_REPAIR_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) \
+		$(CARGO) test --release -p fpdb --test backup --test repair -- --nocapture
 
 clean:
 	$(CARGO) clean

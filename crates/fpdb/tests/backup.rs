@@ -2,7 +2,8 @@
 //! database; taken while a thread or another process writes, it holds
 //! every write acknowledged before it began and nothing half-written (the
 //! ids it holds are a prefix of the writes); a process killed at any point
-//! of a backup leaves either no backup or a whole one.
+//! of a backup leaves either no backup or a whole one
+//! (`FPDB_BACKUP_KILL_ROUNDS` kills, default 20).
 
 mod common;
 
@@ -251,7 +252,7 @@ fn a_backup_killed_at_any_point_leaves_no_backup_or_a_whole_one() {
     // Where the kills landed: before the backup began, while it was
     // staged, after it was in place.
     let mut outcomes = [0u32; 3];
-    for round in 0..20u64 {
+    for round in 0..common::env_rounds("FPDB_BACKUP_KILL_ROUNDS", 20) {
         let dest = dir.path().join(format!("backup-{round}"));
         let read_only = round % 2 == 1;
         let mut child = backup_command(&path, &dest, read_only).spawn().unwrap();

@@ -4,7 +4,8 @@
 //! survived, after which it verifies clean and equals the model (queries
 //! compared with brute force); what could not be restored is reported. A
 //! repair killed at any moment leaves the damaged or the repaired
-//! database, and the next repair finishes the job.
+//! database, and the next repair finishes the job
+//! (`FPDB_REPAIR_KILL_ROUNDS` kills, default 8).
 
 mod common;
 
@@ -354,7 +355,7 @@ fn a_repair_killed_at_any_point_leaves_either_database() {
     let table = fixture.file_of("table-003");
     let mut rng = Rng::new(31);
     let mut outcomes = [0u32; 2];
-    for round in 0..8 {
+    for round in 0..common::env_rounds("FPDB_REPAIR_KILL_ROUNDS", 8) {
         let (_dir, path) = fixture.copy();
         flip_middle(&path.join(&table));
         let mut child = Command::new(std::env::current_exe().unwrap())

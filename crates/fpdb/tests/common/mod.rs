@@ -196,3 +196,12 @@ pub fn live_files(path: &std::path::Path) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The number in environment variable `name`, else `default` (knobs that
+/// `make soak` turns up).
+pub fn env_rounds(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
