@@ -6,12 +6,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use common::{fpdb, ok, stderr};
+use common::{fpdb, ok, stderr, CoProcess};
 
 fn fingerprint_of(i: u64) -> u64 {
     i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -35,16 +33,6 @@ fn a_backup_beside_a_live_writer_holds_every_answered_document() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     ok(dir, &["create", "db", "--expected", "100000"], "");
-    let mut writer = Command::new(env!("CARGO_BIN_EXE_fpdb"))
-        .args(["check", "db"])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut input = writer.stdin.take().unwrap();
-    let mut answers = BufReader::new(writer.stdout.take().unwrap()).lines();
     let answered = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     // The crawler: one page at a time, each answered (and so stored)
@@ -52,15 +40,15 @@ fn a_backup_beside_a_live_writer_holds_every_answered_document() {
     let feeder = {
         let answered = answered.clone();
         let stop = stop.clone();
+        let mut check = CoProcess::start(dir, &["check", "db"]);
         std::thread::spawn(move || {
             let mut i = 0u64;
             while !stop.load(Ordering::Relaxed) {
-                writeln!(input, "doc-{i}\t{:016x}", fingerprint_of(i)).unwrap();
-                input.flush().unwrap();
-                answers.next().unwrap().unwrap();
+                check.ask(&format!("doc-{i}\t{:016x}", fingerprint_of(i)));
                 i += 1;
                 answered.store(i, Ordering::SeqCst);
             }
+            check
         })
     };
     let mut last = 0;
@@ -92,8 +80,9 @@ fn a_backup_beside_a_live_writer_holds_every_answered_document() {
         last = m;
     }
     stop.store(true, Ordering::Relaxed);
-    feeder.join().unwrap();
-    assert!(writer.wait().unwrap().success());
+    let mut check = feeder.join().unwrap();
+    drop(check.input);
+    assert!(check.child.wait().unwrap().success());
 
     // No writer now: a checkpoint, equal to the database.
     let out = fpdb(dir, &["backup", "db", "quiet"], "");

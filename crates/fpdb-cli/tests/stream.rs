@@ -4,61 +4,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
-use std::time::Duration;
+use std::io::Write;
 
-use common::{fpdb, ok, stderr};
-use serde_json::Value;
-
-/// How long a test waits for one answer before calling the command stuck.
-const ANSWER_TIMEOUT: Duration = Duration::from_secs(20);
-
-struct CoProcess {
-    child: Child,
-    input: ChildStdin,
-    answers: Receiver<String>,
-}
-
-impl CoProcess {
-    fn start(dir: &std::path::Path, args: &[&str]) -> CoProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
-            .args(args)
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
-        let output = BufReader::new(child.stdout.take().unwrap());
-        let (send, answers) = channel();
-        std::thread::spawn(move || {
-            for line in output.lines() {
-                if send.send(line.unwrap()).is_err() {
-                    break;
-                }
-            }
-        });
-        CoProcess {
-            child,
-            input,
-            answers,
-        }
-    }
-
-    /// Writes one line (the pipe stays open) and waits for one answer.
-    fn ask(&mut self, line: &str) -> Value {
-        writeln!(self.input, "{line}").unwrap();
-        self.input.flush().unwrap();
-        let answer = self
-            .answers
-            .recv_timeout(ANSWER_TIMEOUT)
-            .unwrap_or_else(|_| panic!("no answer to {line:?} while the pipe stays open"));
-        serde_json::from_str(&answer).unwrap()
-    }
-}
+use common::{fpdb, ok, stderr, CoProcess};
 
 fn created(dir: &std::path::Path) {
     ok(dir, &["create", "db", "--expected", "1000"], "");

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 pub use crate::store::BackupMethod;
-use crate::store::Store;
+use crate::store::{io, Store};
 
 /// What [`crate::Db::backup`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,13 +32,9 @@ pub(crate) fn backup(store: &Store, dest: &Path) -> Result<Backup> {
 
 /// The size of the files directly in `dir`.
 fn directory_bytes(dir: &Path) -> Result<u64> {
-    let io = |source| Error::Io {
-        path: dir.into(),
-        source,
-    };
     let mut bytes = 0;
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let metadata = entry.map_err(io)?.metadata().map_err(io)?;
+    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+        let metadata = entry.map_err(io(dir))?.metadata().map_err(io(dir))?;
         if metadata.is_file() {
             bytes += metadata.len();
         }

@@ -65,10 +65,7 @@ impl OpenOptions {
                     "a database cannot be created read-only".into(),
                 ));
             }
-            let design = Tables::design_for(options)?;
-            Store::create(path, design.tables().len(), |batch| {
-                Tables::write_new(batch, options, &design)
-            })?;
+            Tables::create(path, options)?;
         }
         let access = if self.read_only {
             Access::Read {

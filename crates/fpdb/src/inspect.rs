@@ -14,12 +14,27 @@ use crate::store::{log_tail_error, options_file_error, Access, Salvage, Store};
 use crate::tables::Tables;
 use crate::verify::{verify, Problem, VerifyReport};
 
+/// What checking a database by its path found.
+pub(crate) struct Inspection {
+    /// The problems, as [`crate::Db::verify_at`] reports them.
+    pub report: VerifyReport,
+    /// The scratch copy a database that did not open was checked in.
+    pub salvage: Option<Salvage>,
+}
+
 /// Checks the database in `path` (see [`crate::Db::verify_at`]).
 pub(crate) fn verify_at(path: &Path) -> Result<VerifyReport> {
+    Ok(inspect(path)?.report)
+}
+
+/// Checks the database in `path`, keeping the scratch copy it salvaged
+/// when the database did not open (repair reads it again).
+pub(crate) fn inspect(path: &Path) -> Result<Inspection> {
     let opened = Store::open(path, Access::Read { replay_log: false }).and_then(|store| {
         let (tables, _) = Tables::load(&store, &OpenOptions::new().read_only(true))?;
         Ok((store, tables))
     });
+    let mut salvage = None;
     let mut report = match opened {
         Ok((store, tables)) => {
             let mut report = verify(&store, &tables)?;
@@ -40,7 +55,10 @@ pub(crate) fn verify_at(path: &Path) -> Result<VerifyReport> {
             report
         }
         Err(error) if is_damage(&error) || lost_current(path, &error) => {
-            verify_salvaged(path, &error)?
+            let salvaged = Salvage::create(path)?;
+            let report = verify_salvaged(&salvaged, &error)?;
+            salvage = Some(salvaged);
+            report
         }
         Err(error) => return Err(error),
     };
@@ -50,13 +68,13 @@ pub(crate) fn verify_at(path: &Path) -> Result<VerifyReport> {
             reason: error,
         });
     }
-    Ok(report)
+    Ok(Inspection { report, salvage })
 }
 
 /// Whether an open failed because something stored is damaged or
 /// missing, rather than because there is no database, it is held, or it
 /// is of a format this version does not read.
-pub(crate) fn is_damage(error: &Error) -> bool {
+fn is_damage(error: &Error) -> bool {
     matches!(error, Error::Corrupt { .. } | Error::Storage { .. })
 }
 
@@ -71,9 +89,8 @@ fn lost_current(path: &Path, error: &Error) -> bool {
         })
 }
 
-/// Checks a scratch copy recovered from the damaged database in `path`.
-fn verify_salvaged(path: &Path, open_error: &Error) -> Result<VerifyReport> {
-    let salvage = Salvage::create(path)?;
+/// Checks a scratch copy recovered from a database that did not open.
+fn verify_salvaged(salvage: &Salvage, open_error: &Error) -> Result<VerifyReport> {
     let mut problems = vec![Problem::Storage {
         what: "the database".into(),
         reason: format!("does not open: {open_error}"),

@@ -19,10 +19,10 @@ use fpdb_simhash::{Fingerprint, Simhasher};
 
 use crate::bulk::{bulk_loader, BulkOptions};
 use crate::error::{Error, Result};
-use crate::inspect::verify_at;
+use crate::inspect::{inspect, Inspection};
 use crate::options::{OpenOptions, Options};
 use crate::store::keys::{decode_u64, split_fp_ids_key};
-use crate::store::{io, take_lock, Access, Family, Salvage, Store, Unreadable};
+use crate::store::{io, sibling, take_lock, Access, Family, Salvage, Store, Unreadable};
 use crate::tables::{read_manifest, ParsedManifest, Tables};
 use crate::verify::{verify, Problem};
 
@@ -66,7 +66,10 @@ const BUILDING_MARKER: &str = "fpdb-repair-building";
 pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
     let building = sibling(path, "repair-new");
     finish_interrupted_repair(path, &building)?;
-    let before = verify_at(path)?;
+    let Inspection {
+        report: before,
+        salvage,
+    } = inspect(path)?;
     let mut report = RepairReport {
         damage: before.problems,
         unlisted_damage: before.unlisted_problems,
@@ -77,7 +80,12 @@ pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
     }
     // No writer may change the database while it is rebuilt.
     let _lock = take_lock(path)?;
-    let salvage = Salvage::create(path)?;
+    // A database that did not open was salvaged by the check already (no
+    // writer can have opened it since).
+    let salvage = match salvage {
+        Some(salvage) => salvage,
+        None => Salvage::create(path)?,
+    };
     if let Some(file) = salvage.unplaced.first() {
         // Rebuilding without them would lose what they hold.
         return Err(Error::corrupt(
@@ -205,10 +213,7 @@ fn salvage_documents(
 /// Creates a database in `dir` with `options`, bulk-loads `documents`
 /// and checks it.
 fn build(dir: &Path, options: &Options, documents: &BTreeMap<String, Fingerprint>) -> Result<()> {
-    let design = Tables::design_for(options)?;
-    Store::create(dir, design.tables().len(), |batch| {
-        Tables::write_new(batch, options, &design)
-    })?;
+    Tables::create(dir, options)?;
     std::fs::write(dir.join(BUILDING_MARKER), b"").map_err(io(dir))?;
     let store = Store::open(dir, Access::Write { sync: true })?;
     let (mut tables, simhash) = Tables::load(&store, &OpenOptions::new())?;
@@ -218,7 +223,7 @@ fn build(dir: &Path, options: &Options, documents: &BTreeMap<String, Fingerprint
         loader.add(id, *fp)?;
     }
     loader.finish()?;
-    let (tables, _) = Tables::load(&store, &OpenOptions::new())?;
+    // The load left `tables` holding what it wrote.
     let check = verify(&store, &tables)?;
     if !check.is_clean() {
         return Err(Error::corrupt(
@@ -269,14 +274,6 @@ fn finish_interrupted_repair(path: &Path, building: &Path) -> Result<()> {
         std::fs::remove_dir_all(building).map_err(io(building))?;
     }
     Ok(())
-}
-
-/// `<path>.<suffix>`, beside `path`.
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".");
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 /// A name for the damaged database that is not taken:

@@ -9,6 +9,7 @@
 //! for the whole of a write, so that read-modify-write of ids, counters
 //! and the delta is atomic with respect to other writers.
 
+use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use fpdb_codec::{
@@ -85,6 +86,15 @@ impl Tables {
             )));
         }
         Ok(options.design.resolve(options.k, options.expected_size)?)
+    }
+
+    /// Creates a database with `options` in `path`, which must not exist
+    /// or be an empty directory.
+    pub fn create(path: &Path, options: &Options) -> Result<()> {
+        let design = Tables::design_for(options)?;
+        Store::create(path, design.tables().len(), |batch| {
+            Tables::write_new(batch, options, &design)
+        })
     }
 
     /// What a new, empty database holds besides its families: the

@@ -1,9 +1,11 @@
 //! Running the real `fpdb` binary, shared by the CLI tests.
 #![allow(dead_code, reason = "each test crate uses part of the shared helpers")]
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -61,4 +63,55 @@ pub fn answer_ids(answer: &Value) -> Vec<String> {
         .collect();
     ids.sort();
     ids
+}
+
+/// How long a test waits for one answer before calling the command stuck.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// `fpdb` run as a crawler's co-process: its standard input stays open,
+/// each line written is answered on its standard output.
+pub struct CoProcess {
+    pub child: Child,
+    pub input: ChildStdin,
+    answers: Receiver<String>,
+}
+
+impl CoProcess {
+    /// Starts `fpdb args…` in `dir`.
+    pub fn start(dir: &Path, args: &[&str]) -> CoProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        let (send, answers) = channel();
+        std::thread::spawn(move || {
+            for line in output.lines() {
+                if send.send(line.unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        CoProcess {
+            child,
+            input,
+            answers,
+        }
+    }
+
+    /// Writes one line (the pipe stays open) and waits for one answer.
+    pub fn ask(&mut self, line: &str) -> Value {
+        writeln!(self.input, "{line}").unwrap();
+        self.input.flush().unwrap();
+        let answer = self
+            .answers
+            .recv_timeout(ANSWER_TIMEOUT)
+            .unwrap_or_else(|_| panic!("no answer to {line:?} while the pipe stays open"));
+        serde_json::from_str(&answer).unwrap()
+    }
 }

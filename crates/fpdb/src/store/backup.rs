@@ -10,13 +10,14 @@
 //! way the copy is built in `<dest>.tmp` and renamed into place, so a
 //! process killed meanwhile leaves no half backup at `dest`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rocksdb::checkpoint::Checkpoint;
 use rocksdb::{IngestExternalFileOptions, DB};
 
 use super::error::{io, storage};
-use super::families;
+use super::families::{self, family_handle};
+use super::paths::{parent_dir, sibling};
 use super::sst::SstFile;
 use super::Store;
 use crate::error::{Error, Result};
@@ -43,10 +44,10 @@ impl Store {
         if dest.exists() {
             return Err(Error::AlreadyExists { path: dest.into() });
         }
-        if let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(io(parent))?;
-        }
-        let staging = staging_path(dest);
+        let parent = parent_dir(dest);
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+        // RocksDB's checkpoints stage in the same place.
+        let staging = sibling(dest, "tmp");
         remove_staging(&staging)?;
         if self.is_read_only() {
             self.copy_into(&staging)?;
@@ -85,12 +86,7 @@ impl Store {
                 Ok(())
             })?;
             let Some(file) = file else { continue };
-            let handle = copy
-                .cf_handle(&family.name())
-                .ok_or_else(|| Error::Storage {
-                    what: format!("the copy's column family {}", family.name()),
-                    message: "missing after creation".into(),
-                })?;
+            let handle = family_handle(&copy, family)?;
             let mut ingest = IngestExternalFileOptions::default();
             ingest.set_move_files(true);
             copy.ingest_external_file_cf_opts(handle, &ingest, vec![file])
@@ -101,15 +97,6 @@ impl Store {
         drop(copy);
         std::fs::remove_dir_all(&scratch).map_err(io(&scratch))
     }
-}
-
-/// Where a backup to `dest` is built: `<dest>.tmp`, beside it (so the
-/// final rename stays on one file system), the name RocksDB's checkpoints
-/// use.
-fn staging_path(dest: &Path) -> PathBuf {
-    let mut name = dest.as_os_str().to_owned();
-    name.push(".tmp");
-    PathBuf::from(name)
 }
 
 /// Removes a staging directory left by an interrupted backup. Only one
@@ -164,10 +151,7 @@ fn sync_tree(dir: &Path) -> Result<()> {
 
 /// fsyncs the directory holding `path`, so a rename into it is durable.
 fn sync_parent(path: &Path) -> Result<()> {
-    let parent = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
+    let parent = parent_dir(path);
     std::fs::File::open(parent)
         .and_then(|file| file.sync_all())
         .map_err(io(parent))

@@ -17,15 +17,16 @@ use rocksdb::DB;
 use super::error::{io, storage};
 use super::families;
 use super::keys::{Family, FIXED_FAMILIES};
+use super::paths::parent_dir;
 use super::reader::open_following;
 use crate::error::Result;
 
-/// A file of the database RocksDB's repairer could not use.
+/// A file of the database a salvage left out (or, for CURRENT, rewrote).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SetAside {
     /// Its name in the database directory.
     pub file: String,
-    /// Why, as RocksDB said it (its info log), if it said.
+    /// Why (as RocksDB said it, when it did).
     pub reason: String,
 }
 
@@ -50,11 +51,7 @@ impl Salvage {
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_else(|| "db".into());
-        let parent = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
-        let dir = parent.join(format!(".{name}.salvage-{}", std::process::id()));
+        let dir = parent_dir(path).join(format!(".{name}.salvage-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir(&dir).map_err(io(&dir))?;
         let mut salvage = Salvage {
