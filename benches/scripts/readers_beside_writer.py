@@ -1,7 +1,8 @@
 """Read-only opens beside a live writer, as users meet them: while `fpdb add`
 inserts N documents into a new database, run one-query `fpdb query`
-processes back to back and report each one's wall time and peak RSS, and
-how many failed. Rounds (a new database and writer each) repeat until at
+processes back to back and report each one's wall time, CPU time (user +
+system: wall time beyond it is waiting, for a core the writer holds or for
+the disk) and peak RSS, and how many failed. Rounds (a new database and writer each) repeat until at
 least MIN_OPENS opens were made.
 
 Usage: python3 benches/scripts/readers_beside_writer.py FPDB_BINARY [N [MIN_OPENS]]
@@ -22,7 +23,7 @@ from pathlib import Path
 QUERY = b"0123456789abcdef\n"
 
 
-def one_round(fpdb: str, work: Path, n: int, seconds, megabytes, failures) -> float:
+def one_round(fpdb: str, work: Path, n: int, seconds, cpu, megabytes, failures) -> float:
     """One writer adding the input to a new database, readers beside it;
     returns the writer's wall time."""
     db = work / "db"
@@ -41,14 +42,16 @@ def one_round(fpdb: str, work: Path, n: int, seconds, megabytes, failures) -> fl
     while writer.poll() is None:
         before = time.perf_counter()
         out = subprocess.run(
-            ["/usr/bin/time", "-f", "%M", fpdb, "query", db],
+            ["/usr/bin/time", "-f", "%M %U %S", fpdb, "query", db],
             check=False,
             input=QUERY,
             capture_output=True,
         )
         seconds.append(time.perf_counter() - before)
         if out.returncode == 0:
-            megabytes.append(int(out.stderr.split()[-1]) / 1024)
+            rss, user, system = out.stderr.split()[-3:]
+            megabytes.append(int(rss) / 1024)
+            cpu.append(float(user) + float(system))
         else:
             failures.append(out.stderr.decode(errors="replace").strip())
     if writer.returncode != 0:
@@ -65,25 +68,36 @@ def main() -> None:
     lines = (f"doc{i}\t{rng.getrandbits(64):016x}\n" for i in range(n))
     (work / "in.tsv").write_text("".join(lines))
 
-    seconds, megabytes, failures = [], [], []
+    seconds, cpu, megabytes, failures = [], [], [], []
     rounds = 0
     while rounds == 0 or len(seconds) < min_opens:
-        writer_seconds = one_round(fpdb, work, n, seconds, megabytes, failures)
+        writer_seconds = one_round(fpdb, work, n, seconds, cpu, megabytes, failures)
         rounds += 1
         print(f"round {rounds}: writer added {n:,} documents in {writer_seconds:.1f} s")
+    # The baseline: the same process against the same database, no writer.
+    idle = []
+    for _ in range(50):
+        before = time.perf_counter()
+        subprocess.run([fpdb, "query", work / "db"], check=True, input=QUERY, capture_output=True)
+        idle.append(time.perf_counter() - before)
     shutil.rmtree(work, ignore_errors=True)
 
     print(f"opens: {len(seconds)} in {rounds} rounds, failed: {len(failures)}")
     for failure in failures:
         print(f"  {failure}")
-    seconds.sort()
+    for name, values in (
+        ("open + one query", seconds),
+        ("CPU of those", cpu),
+        ("open + one query, writer done", idle),
+    ):
+        values.sort()
+        if values:
+            p99 = values[min(len(values) - 1, len(values) * 99 // 100)]
+            print(
+                f"{name}, ms: median {values[len(values) // 2] * 1000:.0f},"
+                f" p99 {p99 * 1000:.0f}, max {values[-1] * 1000:.0f}"
+            )
     megabytes.sort()
-    if seconds:
-        p99 = seconds[min(len(seconds) - 1, len(seconds) * 99 // 100)]
-        print(
-            f"open + one query, ms: median {seconds[len(seconds) // 2] * 1000:.0f},"
-            f" p99 {p99 * 1000:.0f}, max {seconds[-1] * 1000:.0f}"
-        )
     if megabytes:
         print(
             f"peak RSS, MB: median {megabytes[len(megabytes) // 2]:.0f}, max {megabytes[-1]:.0f}"

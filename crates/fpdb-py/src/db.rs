@@ -602,7 +602,8 @@ impl PyDb {
     /// the copies that survived; see `fpdb repair`. Returns a dict:
     /// `damage` (what verify found; empty: nothing was done), `documents`,
     /// `restored_from_fp_ids`, `restored_from_id_fp`, `conflicting_ids`,
-    /// `lost_fingerprints`, `unreadable`, `left_out`, `damaged_copy`.
+    /// `lost_fingerprints`, `unreadable`, `left_out`, `placed_by_content`,
+    /// `stale_entries`, `partial`, `damaged_copy`.
     #[staticmethod]
     fn repair<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
         let report = py.detach(move || Db::repair(&path)).map_err(to_py)?;
@@ -617,6 +618,9 @@ impl PyDb {
         dict.set_item("lost_fingerprints", lost)?;
         dict.set_item("unreadable", report.unreadable)?;
         dict.set_item("left_out", report.left_out)?;
+        dict.set_item("placed_by_content", report.placed_by_content)?;
+        dict.set_item("stale_entries", report.stale_entries)?;
+        dict.set_item("partial", report.partial)?;
         dict.set_item(
             "damaged_copy",
             report

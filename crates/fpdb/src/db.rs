@@ -371,7 +371,8 @@ impl Db {
     /// leaves the damaged or the repaired database in `path`. The damaged
     /// one is kept as `<path>.damaged`. The report says what was restored
     /// from which copy and what was lost: fingerprints a table still held
-    /// whose ids were lost from both halves of the id map.
+    /// whose ids were lost from both halves of the id map, and whether a
+    /// removed document may be back (`partial`: both halves lost data).
     ///
     /// Needs the database's manifest ([`Error::Corrupt`] naming it
     /// otherwise) and free space for a second copy.

@@ -96,14 +96,28 @@ fn verify_salvaged(salvage: &Salvage, open_error: &Error) -> Result<VerifyReport
         reason: format!("does not open: {open_error}"),
     }];
     problems.extend(salvage.set_aside.iter().map(|file| Problem::Storage {
-        what: format!("file {}", file.file),
+        what: match salvage.family_of(&file.file) {
+            Some(family) => format!("file {} of {}", file.file, family.name()),
+            None => format!("file {}", file.file),
+        },
         reason: file.reason.clone(),
     }));
-    problems.extend(salvage.unplaced.iter().map(|file| {
+    problems.extend(salvage.unplaced.iter().map(|file| Problem::Storage {
+        what: format!("file {}", file.file),
+        reason: format!(
+            "readable, but without the MANIFEST not known to belong to any column family: \
+             {}; left out of the check",
+            file.reason
+        ),
+    }));
+    problems.extend(salvage.table_files.iter().map(|file| {
         Problem::Storage {
-            what: format!("file {}", file.file),
-            reason: "readable, but without the MANIFEST not known to belong to any column family \
-                 (written by a bulk load or a backup); left out of the check"
+            what: format!(
+                "file {}",
+                file.file_name().unwrap_or_default().to_string_lossy()
+            ),
+            reason: "a table's blocks, written by a bulk load or a backup: without the MANIFEST \
+                 not known to belong to a table, so its blocks are missing below"
                 .into(),
         }
     }));

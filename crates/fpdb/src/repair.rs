@@ -4,7 +4,8 @@
 //! and its fingerprint t more times in the tables. Repair reads what a
 //! salvage of the database can still read ([`Salvage`]: files RocksDB
 //! cannot read left out, damaged blocks stepped over), takes each document
-//! from whichever id family still holds it, builds a new database from
+//! from whichever id family still holds it (the intact one alone when the
+//! other lost a file and may show stale entries), builds a new database from
 //! them with the same options (every table rebuilt, so a lost table block
 //! is rebuilt from the ids), checks it, and switches it in with one atomic
 //! rename. Fingerprints the tables still hold but whose ids are lost from
@@ -49,11 +50,22 @@ pub struct RepairReport {
     /// Key ranges of the storage engine that could not be read.
     pub unreadable: Vec<String>,
     /// Files of the storage engine left out because they could not be
-    /// read or found. When any is, RocksDB read the database as of the
-    /// last state whose every file it could read (for all column
-    /// families at once, which are flushed together): writes after that
-    /// state may be missing from the repaired database.
+    /// read or found, with their column family when RocksDB's logs name
+    /// it. What they held is restored from the other copies.
     pub left_out: Vec<String>,
+    /// Files RocksDB's own repairer could not place in a column family
+    /// (files written by a bulk load or a backup record none), placed by
+    /// what they hold: `file: family`.
+    pub placed_by_content: Vec<String>,
+    /// Entries of a half of the id map that lost a file, absent from the
+    /// other, intact half: the lost file held their removal or change, so
+    /// they were not restored.
+    pub stale_entries: u64,
+    /// Whether the repaired database may differ from the damaged one's
+    /// last state beyond `lost_fingerprints`: both halves of the id map
+    /// lost data, or a file whose column family is unknown was lost, so a
+    /// removed document may be back or an id's older fingerprint kept.
+    pub partial: bool,
     /// Where the damaged database was kept (`None` when nothing was done).
     pub damaged_copy: Option<PathBuf>,
 }
@@ -91,10 +103,11 @@ pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
         return Err(Error::corrupt(
             "MANIFEST",
             format!(
-                "unreadable, and {} readable table files (the first {}) cannot be placed in a \
-                 column family without it; the database is left as it is",
+                "unreadable, and {} readable table files (the first {}: {}) cannot be placed in \
+                 a column family without it; the database is left as it is",
                 salvage.unplaced.len(),
-                file.file
+                file.file,
+                file.reason
             ),
         ));
     }
@@ -102,10 +115,18 @@ pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
         .set_aside
         .iter()
         .filter(|file| file.file.ends_with(".sst"))
-        .map(|file| format!("{}: {}", file.file, file.reason))
+        .map(|file| match salvage.family_of(&file.file) {
+            Some(family) => format!("{} ({}): {}", file.file, family.name(), file.reason),
+            None => format!("{}: {}", file.file, file.reason),
+        })
+        .collect();
+    report.placed_by_content = salvage
+        .placed
+        .iter()
+        .map(|(file, family)| format!("{file}: {}", family.name()))
         .collect();
     let store = Store::open(salvage.path(), Access::Salvage)?;
-    let (options, documents) = salvage_documents(&store, &mut report)?;
+    let (options, documents) = salvage_documents(&store, &salvage, &mut report)?;
     drop(store);
     drop(salvage);
 
@@ -128,6 +149,7 @@ pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
 /// fingerprints whose ids did not.
 fn salvage_documents(
     store: &Store,
+    salvage: &Salvage,
     report: &mut RepairReport,
 ) -> Result<(Options, BTreeMap<String, Fingerprint>)> {
     let manifest = read_manifest(store).map_err(|error| {
@@ -145,32 +167,22 @@ fn salvage_documents(
         .simhash(tables.simhash)
         .extract(extract);
 
-    let mut documents: BTreeMap<String, Fingerprint> = BTreeMap::new();
     let mut unreadable: Vec<Unreadable> = Vec::new();
+    let mut by_id_fp: BTreeMap<String, Fingerprint> = BTreeMap::new();
     unreadable.extend(store.scan_salvaging(Family::IdToFp, |key, value| {
         if let (Ok(id), Some(fp)) = (std::str::from_utf8(key), decode_u64(value)) {
-            documents.insert(id.to_string(), Fingerprint(fp));
+            by_id_fp.insert(id.to_string(), Fingerprint(fp));
         }
         Ok(())
     })?);
-    let from_id_fp = documents.len();
-    let mut with_fp_ids: u64 = 0;
+    let mut by_fp_ids: BTreeMap<String, Vec<Fingerprint>> = BTreeMap::new();
     unreadable.extend(store.scan_salvaging(Family::FpToIds, |key, _| {
-        let Some((fp, id)) = split_fp_ids_key(key) else {
-            return Ok(());
-        };
-        match documents.get(id) {
-            None => {
-                documents.insert(id.to_string(), fp);
-                report.restored_from_fp_ids += 1;
-            }
-            Some(&kept) if kept == fp => with_fp_ids += 1,
-            Some(_) => report.conflicting_ids.push(id.to_string()),
+        if let Some((fp, id)) = split_fp_ids_key(key) {
+            by_fp_ids.entry(id.to_string()).or_default().push(fp);
         }
         Ok(())
     })?);
-    report.restored_from_id_fp =
-        (from_id_fp as u64).saturating_sub(with_fp_ids + report.conflicting_ids.len() as u64);
+    let documents = reconcile(by_id_fp, by_fp_ids, salvage, &unreadable, report);
 
     // Fingerprints in the tables, less those pending removal.
     let mut removed: Vec<u64> = Vec::new();
@@ -195,6 +207,9 @@ fn salvage_documents(
             Ok(())
         })?);
     }
+    for file in &salvage.table_files {
+        in_tables.extend(table_file_fingerprints(salvage, file, &tables)?);
+    }
     in_tables.sort_unstable();
     in_tables.dedup();
     removed.sort_unstable();
@@ -208,6 +223,121 @@ fn salvage_documents(
     report.unreadable = unreadable.iter().map(describe).collect();
     options = options.expected_size(kept.len() as u64);
     Ok((options, documents))
+}
+
+/// The documents of the two halves of the id map, which agree unless
+/// damage made one of them lose entries or keep stale ones. A half that
+/// lost a whole file may show entries that file had removed or changed
+/// (older files hold them still); the other half, if intact, then decides
+/// alone. Otherwise every entry that survived in either half is kept, and
+/// `id_fp`'s when they disagree.
+fn reconcile(
+    by_id_fp: BTreeMap<String, Fingerprint>,
+    mut by_fp_ids: BTreeMap<String, Vec<Fingerprint>>,
+    salvage: &Salvage,
+    unreadable: &[Unreadable],
+    report: &mut RepairReport,
+) -> BTreeMap<String, Fingerprint> {
+    let lost_a_file = |family: Family| {
+        salvage
+            .set_aside
+            .iter()
+            .filter(|file| file.file.ends_with(".sst"))
+            .any(|file| salvage.family_of(&file.file).is_none_or(|of| of == family))
+    };
+    let lost_a_range = |family: Family| unreadable.iter().any(|range| range.family == family);
+    let (id_fp_stale, fp_ids_stale) = (lost_a_file(Family::IdToFp), lost_a_file(Family::FpToIds));
+    // The half that alone decides, when one may hold stale entries and the
+    // other is whole.
+    let trusted = match (id_fp_stale, fp_ids_stale) {
+        (true, false) if !lost_a_range(Family::FpToIds) => Some(Family::FpToIds),
+        (false, true) if !lost_a_range(Family::IdToFp) => Some(Family::IdToFp),
+        (false, false) => None,
+        _ => {
+            report.partial = true;
+            None
+        }
+    };
+    let mut documents = BTreeMap::new();
+    for (id, fp) in by_id_fp {
+        let others = by_fp_ids.remove(&id).unwrap_or_default();
+        let chosen = if others.contains(&fp) {
+            Some(fp)
+        } else if others.is_empty() {
+            if trusted == Some(Family::FpToIds) {
+                report.stale_entries += 1;
+                None
+            } else {
+                report.restored_from_id_fp += 1;
+                Some(fp)
+            }
+        } else {
+            report.conflicting_ids.push(id.clone());
+            match (trusted, others.as_slice()) {
+                (Some(Family::FpToIds), [other]) => Some(*other),
+                _ => Some(fp),
+            }
+        };
+        if let Some(fp) = chosen {
+            documents.insert(id, fp);
+        }
+    }
+    for (id, fps) in by_fp_ids {
+        if trusted == Some(Family::IdToFp) {
+            report.stale_entries += fps.len() as u64;
+            continue;
+        }
+        if let [fp] = fps.as_slice() {
+            documents.insert(id, *fp);
+            report.restored_from_fp_ids += 1;
+        } else {
+            // Several fingerprints for one id and no id_fp entry to choose.
+            report.conflicting_ids.push(id);
+            report.partial = true;
+        }
+    }
+    documents
+}
+
+/// The fingerprints in a table file that RocksDB's repairer could not
+/// place: its blocks decode (checksums verified, last key matching the
+/// block's key) with one table's code book, which names the table.
+fn table_file_fingerprints(
+    salvage: &Salvage,
+    file: &Path,
+    tables: &ParsedManifest,
+) -> Result<Vec<u64>> {
+    let decoders: Vec<BlockDecoder<'_>> = tables
+        .codes
+        .iter()
+        .map(|code| BlockDecoder::new(code, ChecksumPolicy::Verify))
+        .collect();
+    let mut candidates: Vec<(usize, Vec<u64>)> = (0..decoders.len())
+        .map(|index| (index, Vec::new()))
+        .collect();
+    let mut keys = Vec::new();
+    salvage.scan_file(file, |key, block| {
+        let last = decode_u64(key);
+        candidates.retain_mut(|(index, fingerprints)| {
+            let (Some(decoder), Some(table)) =
+                (decoders.get(*index), tables.design.tables().get(*index))
+            else {
+                return false;
+            };
+            if decoder.decode(block, &mut keys).is_err() || keys.last().copied() != last {
+                return false;
+            }
+            let permutation = table.permutation();
+            fingerprints.extend(keys.iter().map(|&key| permutation.inverse(key)));
+            true
+        });
+        Ok(())
+    })?;
+    Ok(candidates
+        .into_iter()
+        .next()
+        .map(|(_, fingerprints)| fingerprints)
+        .unwrap_or_default())
 }
 
 /// Creates a database in `dir` with `options`, bulk-loads `documents`

@@ -25,8 +25,6 @@ struct Fixture {
     _dir: tempfile::TempDir,
     path: PathBuf,
     model: Model,
-    /// Every document ever written (removed ones too).
-    written: Model,
     files: Vec<(String, String)>,
 }
 
@@ -47,8 +45,7 @@ fn fixture() -> Fixture {
     db.insert_batch(&documents[90_000..98_000]).unwrap();
     db.merge().unwrap();
     db.insert_batch(&documents[98_000..]).unwrap();
-    let written: Model = documents.iter().cloned().collect();
-    let mut model = written.clone();
+    let mut model: Model = documents.iter().cloned().collect();
     for (id, _) in documents.iter().step_by(101) {
         db.remove(id).unwrap();
         model.remove(id);
@@ -60,7 +57,6 @@ fn fixture() -> Fixture {
         _dir: dir,
         path,
         model,
-        written,
         files,
     }
 }
@@ -77,6 +73,16 @@ impl Fixture {
             .filter(|(family, _)| family == cf)
             .map(|(_, file)| file.clone())
             .max_by_key(|file| std::fs::metadata(self.path.join(file)).unwrap().len())
+            .unwrap_or_else(|| panic!("no file of {cf}: {:?}", self.files))
+    }
+
+    /// The newest live file of column family `cf`.
+    fn newest_file_of(&self, cf: &str) -> String {
+        self.files
+            .iter()
+            .filter(|(family, _)| family == cf)
+            .map(|(_, file)| file.clone())
+            .max()
             .unwrap_or_else(|| panic!("no file of {cf}: {:?}", self.files))
     }
 }
@@ -273,53 +279,78 @@ fn a_torn_log_tail_is_named_and_repair_keeps_the_writes_before_it() {
 }
 
 #[test]
-fn a_missing_file_is_named_and_the_last_readable_state_restored_and_flagged() {
+fn a_missing_file_is_named_and_restored_from_the_other_copies() {
     let fixture = fixture();
-    let (_dir, path) = fixture.copy();
-    let missing = fixture.file_of("table-001");
-    std::fs::remove_file(path.join(&missing)).unwrap();
-    let before = report_text(&Db::verify_at(&path).unwrap());
-    assert!(before.contains(&missing), "{before}");
-    let report = Db::repair(&path).unwrap();
-    // RocksDB reads every column family as of the last state whose files
-    // are all there (they are flushed together): an earlier state of the
-    // database, which the report flags.
-    assert!(!report.left_out.is_empty() || report.documents == fixture.model.len() as u64);
-    let db = Db::open(&path).unwrap();
-    let restored = export(&db);
-    assert_eq!(restored.len() as u64, report.documents);
-    for (id, fp) in &restored {
-        assert_eq!(fixture.written.get(id), Some(fp), "id {id}");
-    }
-    assert_equals_model(&db, &restored, 2_000, &mut Rng::new(5));
+    let missing = |file: String| {
+        (file.clone(), move |path: &Path| {
+            std::fs::remove_file(path.join(&file)).unwrap()
+        })
+    };
+    // A table's file: the table is rebuilt from the ids.
+    let (file, damage) = missing(fixture.file_of("table-001"));
+    let report = assert_repaired(&fixture, damage, &file);
+    assert!(!report.partial && report.stale_entries == 0, "{report:?}");
+    // The bulk load's file of each half of the id map: restored from the
+    // other half.
+    let (file, damage) = missing(fixture.file_of("id_fp"));
+    let report = assert_repaired(&fixture, damage, &file);
+    assert!(report.restored_from_fp_ids > 10_000, "{report:?}");
+    assert!(report.left_out.iter().any(|left| left.contains("(id_fp)")));
+    let (file, damage) = missing(fixture.file_of("fp_ids"));
+    let report = assert_repaired(&fixture, damage, &file);
+    assert!(report.restored_from_id_fp > 10_000, "{report:?}");
+    // The newest file of id_fp holds the last inserts and the removals:
+    // the bulk load's older file still holds the removed documents, and
+    // only fp_ids, which lost nothing, says they are gone.
+    let (file, damage) = missing(fixture.newest_file_of("id_fp"));
+    let report = assert_repaired(&fixture, damage, &file);
+    assert!(report.stale_entries > 0, "{report:?}");
+    assert!(!report.partial, "{report:?}");
 }
 
 #[test]
-fn a_damaged_manifest_of_a_bulk_loaded_database_is_named_and_left_alone() {
+fn a_damaged_manifest_of_a_bulk_loaded_database_is_repaired_from_every_file() {
     let fixture = fixture();
+    let damage_manifest = |path: &Path| {
+        let manifest = std::fs::read_dir(path)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .find(|file| file.to_string_lossy().contains("MANIFEST-"))
+            .unwrap();
+        flip_middle(&manifest);
+    };
+    // RocksDB's repairer rebuilds the MANIFEST but cannot place the bulk
+    // load's files (they record no column family): repair places them by
+    // what they hold, behind every later write.
+    let report = assert_repaired(&fixture, damage_manifest, "does not open");
+    let placed = report.placed_by_content.join("\n");
+    assert!(
+        placed.contains(": id_fp") && placed.contains(": fp_ids"),
+        "{report:?}"
+    );
+    assert!(!report.partial && report.stale_entries == 0, "{report:?}");
+
+    // A file whose content names no family is not guessed at: repair
+    // refuses and changes nothing.
     let (_dir, path) = fixture.copy();
-    let manifest = std::fs::read_dir(&path)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|file| file.to_string_lossy().contains("MANIFEST-"))
-        .unwrap();
-    flip_middle(&manifest);
+    damage_manifest(&path);
+    let sst_options = rocksdb::Options::default();
+    let mut writer = rocksdb::SstFileWriter::create(&sst_options);
+    writer.open(path.join("999999.sst")).unwrap();
+    writer.put(b"an id", 7u64.to_be_bytes()).unwrap();
+    writer.put(b"another id", b"").unwrap();
+    writer.finish().unwrap();
     let before: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(&path)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|file| !file.to_string_lossy().contains("LOG"))
         .map(|file| (file.clone(), std::fs::read(&file).unwrap()))
         .collect();
-    let report = Db::verify_at(&path).unwrap();
-    assert!(
-        report_text(&report).contains("does not open"),
-        "{}",
-        report_text(&report)
-    );
-    // The bulk-loaded files name no column family: rebuilding without
-    // them would lose them, so repair refuses and changes nothing.
     match Db::repair(&path) {
-        Err(Error::Corrupt { what, .. }) => assert_eq!(what, "MANIFEST"),
+        Err(Error::Corrupt { what, reason }) => {
+            assert_eq!(what, "MANIFEST");
+            assert!(reason.contains("999999.sst"), "{reason}");
+        }
         other => panic!("{other:?}"),
     }
     for (file, bytes) in before {

@@ -43,11 +43,25 @@ pub fn run(args: RepairArgs) -> Result<()> {
     for file in &report.left_out {
         writeln!(out, "left out: file {file}")?;
     }
-    if !report.left_out.is_empty() {
+    for file in &report.placed_by_content {
         writeln!(
             out,
-            "partial: without those files RocksDB read the database as of the last state \
-             whose every file it could read; writes after it may be missing"
+            "placed: file {file} (it records no column family; told by what it holds)"
+        )?;
+    }
+    if report.stale_entries > 0 {
+        writeln!(
+            out,
+            "stale: {} of a half of the id map that lost a file, not restored (the lost file \
+             held their removal or change)",
+            super::count(report.stale_entries, "record")
+        )?;
+    }
+    if report.partial {
+        writeln!(
+            out,
+            "partial: both halves of the id map lost data, or a lost file's column family is \
+             unknown: a removed document may be back, or an id's older fingerprint kept"
         )?;
     }
     writeln!(
@@ -88,7 +102,7 @@ pub fn run(args: RepairArgs) -> Result<()> {
         started.elapsed().as_secs_f64()
     )?;
     out.flush()?;
-    if report.lost_fingerprints.is_empty() && report.left_out.is_empty() {
+    if report.lost_fingerprints.is_empty() && !report.partial {
         Ok(())
     } else {
         Err(super::FindingsReported.into())

@@ -110,6 +110,30 @@ pub(crate) fn split_fp_ids_key(key: &[u8]) -> Option<(Fingerprint, &str)> {
     Some((Fingerprint(u64::from_be_bytes(*fp)), id))
 }
 
+/// Meta keys start with one of these (or are [`MANIFEST_KEY`]).
+const META_KEY_PREFIXES: [&[u8]; 5] = [b"dir/", b"bytes/", b"count/", b"options/", b"bulk/"];
+
+/// Whether an entry has the shape of `family`'s entries (any table's, for
+/// a table). The shapes differ in their values' lengths, except that a
+/// meta entry can look like an id's: meta is told by its keys.
+pub(crate) fn fits(family: Family, key: &[u8], value: &[u8]) -> bool {
+    match family {
+        Family::Meta => {
+            key == MANIFEST_KEY
+                || META_KEY_PREFIXES
+                    .iter()
+                    .any(|prefix| key.starts_with(prefix))
+        }
+        Family::IdToFp => value.len() == 8 && !key.is_empty() && std::str::from_utf8(key).is_ok(),
+        Family::FpToIds => {
+            value.is_empty() && split_fp_ids_key(key).is_some_and(|(_, id)| !id.is_empty())
+        }
+        Family::Delta => key.len() == 8 && matches!(value, [DELTA_ADDED] | [DELTA_REMOVED]),
+        // A block holds a header and its keys: never 8 bytes or fewer.
+        Family::Table(_) => key.len() == 8 && value.len() > 8,
+    }
+}
+
 /// An 8-byte big-endian value or key.
 pub(crate) fn decode_u64(bytes: &[u8]) -> Option<u64> {
     Some(u64::from_be_bytes(bytes.try_into().ok()?))

@@ -16,6 +16,7 @@ mod ids;
 pub(crate) mod keys;
 mod lock;
 mod paths;
+mod placement;
 mod reader;
 mod salvage;
 mod sorted_batch;

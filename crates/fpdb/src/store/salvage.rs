@@ -18,6 +18,7 @@ use super::error::{io, storage};
 use super::families;
 use super::keys::{Family, FIXED_FAMILIES};
 use super::paths::parent_dir;
+use super::placement;
 use super::reader::open_following;
 use crate::error::Result;
 
@@ -34,11 +35,18 @@ pub(crate) struct SetAside {
 #[derive(Debug)]
 pub(crate) struct Salvage {
     dir: PathBuf,
+    /// The database it copies.
+    source: PathBuf,
     /// Files left out of the copy (or, for CURRENT, rewritten).
     pub set_aside: Vec<SetAside>,
-    /// Readable table files RocksDB's repairer could not place in a column
-    /// family: files ingested by a bulk load or a backup record none. What
-    /// they hold is not in the copy, though it is not damaged.
+    /// Files RocksDB's repairer could not place in a column family (a bulk
+    /// load's or a backup's: they record none), placed by what they hold.
+    pub placed: Vec<(String, Family)>,
+    /// Such files holding table blocks: not in the copy (which table they
+    /// belong to takes the code books to tell; see [`Salvage::scan_file`]).
+    pub table_files: Vec<PathBuf>,
+    /// Such files whose content names no family: what they hold is not in
+    /// the copy, though it is not damaged.
     pub unplaced: Vec<SetAside>,
 }
 
@@ -56,7 +64,10 @@ impl Salvage {
         std::fs::create_dir(&dir).map_err(io(&dir))?;
         let mut salvage = Salvage {
             dir,
+            source: path.into(),
             set_aside: Vec::new(),
+            placed: Vec::new(),
+            table_files: Vec::new(),
             unplaced: Vec::new(),
         };
         salvage.copy_files(path)?;
@@ -64,31 +75,120 @@ impl Salvage {
             salvage.set_aside.push(fixed);
         }
         match unreadable_tables(&salvage.dir) {
-            Ok(unreadable) => salvage.set_aside.extend(unreadable),
-            Err(_) => {
-                // The MANIFEST itself is damaged: rebuild it from the
-                // table files, as RocksDB's repairer does. Files written
-                // by a bulk load or a backup name no column family and
-                // are set aside by it (see docs/RELIABILITY.md).
-                let mut options = rocksdb::Options::default();
-                options.create_if_missing(false);
-                DB::repair(&options, &salvage.dir).map_err(storage(|| {
-                    format!(
-                        "recovering a copy of {} in {}",
-                        path.display(),
-                        salvage.dir.display()
-                    )
-                }))?;
-                let (unplaced, damaged): (Vec<SetAside>, Vec<SetAside>) =
-                    set_aside_tables(&salvage.dir)
-                        .into_iter()
-                        .partition(|file| file.reason.contains("inconsistent column family name"));
-                salvage.set_aside.extend(damaged);
-                salvage.unplaced = unplaced;
-                salvage.add_missing_families()?;
+            Ok(left_out) if left_out.is_empty() => {}
+            Ok(_) => {
+                // RocksDB reads the database as of the last state whose
+                // files it can all read, which loses every later write;
+                // its repairer keeps every file that is left instead.
+                salvage.rebuild_manifest()?;
+                if !salvage
+                    .set_aside
+                    .iter()
+                    .any(|file| file.file.ends_with(".sst"))
+                {
+                    salvage.set_aside.push(SetAside {
+                        file: UNKNOWN_FILE.into(),
+                        reason: "the MANIFEST lists a file that cannot be read or found, and no \
+                                 info log of RocksDB's names it"
+                            .into(),
+                    });
+                }
             }
+            // The MANIFEST itself is damaged.
+            Err(_) => salvage.rebuild_manifest()?,
         }
         Ok(salvage)
+    }
+
+    /// Rebuilds the copy's MANIFEST from its table files, as RocksDB's
+    /// repairer does (it sets aside the files it cannot read), then places
+    /// the files it could not place by what they hold, and has it place
+    /// them.
+    fn rebuild_manifest(&mut self) -> Result<()> {
+        self.run_repairer()?;
+        let (unplaced, damaged) = self.repairer_set_aside(&[]);
+        self.note_set_aside(damaged);
+        let missing = placement::missing_files(&self.source)
+            .into_iter()
+            .map(|number| SetAside {
+                file: format!("{number:06}.sst"),
+                reason: "missing (RocksDB's info log records it made and never deleted); left out"
+                    .into(),
+            })
+            .collect();
+        self.note_set_aside(missing);
+        if !unplaced.is_empty() {
+            let files: Vec<PathBuf> = unplaced
+                .iter()
+                .map(|file| self.dir.join(LOST_DIR).join(&file.file))
+                .collect();
+            let placed = placement::place(&self.dir, &files)?;
+            if !placed.rewritten.is_empty() {
+                self.run_repairer()?;
+                // Anything set aside now is new: a rewritten file it still
+                // could not place, or damage it met.
+                let (still, damaged) = self.repairer_set_aside(&unplaced);
+                self.note_set_aside(damaged);
+                self.unplaced.extend(still);
+            }
+            self.placed = placed.rewritten;
+            self.table_files = placed.blocks;
+            self.unplaced.extend(
+                placed
+                    .unknown
+                    .into_iter()
+                    .map(|(file, reason)| SetAside { file, reason }),
+            );
+        }
+        self.add_missing_families()
+    }
+
+    fn run_repairer(&self) -> Result<()> {
+        let mut options = rocksdb::Options::default();
+        options.create_if_missing(false);
+        DB::repair(&options, &self.dir).map_err(storage(|| {
+            format!(
+                "recovering a copy of {} in {}",
+                self.source.display(),
+                self.dir.display()
+            )
+        }))
+    }
+
+    /// The files the repairer set aside, less `known` ones: those it could
+    /// not place in a column family, and the damaged ones.
+    fn repairer_set_aside(&self, known: &[SetAside]) -> (Vec<SetAside>, Vec<SetAside>) {
+        set_aside_tables(&self.dir)
+            .into_iter()
+            .filter(|file| !known.iter().any(|old| old.file == file.file))
+            .partition(|file| file.reason.contains("inconsistent column family name"))
+    }
+
+    /// Adds files to those set aside; the repairer's reason replaces an
+    /// earlier, vaguer one for the same file.
+    fn note_set_aside(&mut self, files: Vec<SetAside>) {
+        for file in files {
+            match self.set_aside.iter_mut().find(|old| old.file == file.file) {
+                Some(old) => *old = file,
+                None => self.set_aside.push(file),
+            }
+        }
+    }
+
+    /// The family a file set aside belonged to, when RocksDB's logs
+    /// recorded it ([`placement::family_in_logs`]).
+    pub fn family_of(&self, file: &str) -> Option<Family> {
+        placement::family_in_logs(&self.source, placement::file_number(file)?)
+    }
+
+    /// Calls `visit` with every entry of a table file set aside (one of
+    /// [`Salvage::table_files`]).
+    pub fn scan_file(
+        &self,
+        file: &Path,
+        visit: impl FnMut(&[u8], &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        placement::scan_file(&self.dir.join("scanning"), file, visit)
     }
 
     /// The scratch database's directory (open it as a writable store).
@@ -169,11 +269,17 @@ impl Drop for Salvage {
     }
 }
 
+/// The name a lost table file goes by when nothing names it.
+const UNKNOWN_FILE: &str = "(unknown).sst";
+
+/// Where RocksDB's repairer moves the files it sets aside.
+const LOST_DIR: &str = "lost";
+
 /// The table files the repairer moved to `lost/`, with the reason its
 /// info log gives ("Table #12: ignoring Corruption: …").
 fn set_aside_tables(dir: &Path) -> Vec<SetAside> {
     let log = std::fs::read_to_string(dir.join("LOG")).unwrap_or_default();
-    let Ok(entries) = std::fs::read_dir(dir.join("lost")) else {
+    let Ok(entries) = std::fs::read_dir(dir.join(LOST_DIR)) else {
         return Vec::new();
     };
     let mut set_aside: Vec<SetAside> = entries
