@@ -1,0 +1,483 @@
+//! Detection-quality report on real text (issue 16): how many planted
+//! near-duplicates each tokenizer/weighting finds at k = 3..7, how many of
+//! the pairs it reports are real, and whether one article under two site
+//! templates is found while different articles on one site are not.
+//!
+//! Usage: `make quality`, or after `python3 benches/scripts/quality_corpus.py DIR`:
+//! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--configs jieba/tf,chars:4/tf,...] [--no-protos] [--detail FILE]`
+//!
+//! For each language there are `--articles` article-length originals and
+//! `--paragraphs` paragraph-length ones (150–600 characters), each planted
+//! with one copy per edit kind (`edits.rs`). Recall per kind is the share of
+//! (original, copy) pairs within k bits; precision is over every pair of
+//! documents (originals and copies), a pair being false when its two
+//! documents come from different originals. The articles are also laid
+//! out as pages of two sites (`html.rs`) and extracted by fpdb-html, main
+//! content and all visible text. Configurations marked `*` are prototypes
+//! of this harness (`proto.rs`), not options of fpdb-simhash.
+#![allow(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    reason = "report code: a broken setup should panic loudly"
+)]
+
+mod corpus;
+mod edits;
+mod eval;
+mod html;
+mod proto;
+mod rng;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use fpdb_html::{page_text, Extract};
+use fpdb_simhash::{SimhashOptions, Simhasher};
+use rayon::prelude::*;
+
+use corpus::{Corpus, Lang, Original};
+use edits::EditKind;
+use eval::{AtK, PagesAtK, KS};
+use proto::{Base, Idf, Proto, Tokenized};
+
+/// One configuration in the report.
+#[derive(Debug, Clone, Copy)]
+enum Method {
+    Real(SimhashOptions),
+    Proto(Proto),
+}
+
+impl Method {
+    fn name(&self) -> String {
+        match self {
+            Method::Real(o) if *o == SimhashOptions::default() => {
+                format!("{}/{} (default)", o.tokenizer, o.weighting)
+            }
+            Method::Real(o) => format!("{}/{}", o.tokenizer, o.weighting),
+            Method::Proto(p) => p.to_string(),
+        }
+    }
+}
+
+struct Args {
+    data: PathBuf,
+    articles: usize,
+    paragraphs: usize,
+    configs: Vec<SimhashOptions>,
+    protos: bool,
+    detail: Option<PathBuf>,
+}
+
+const REAL_CONFIGS: &str = "jieba/tf,jieba/tfidf,jieba/tfidf:4,jieba/tfidf:8,jieba/tfidf:16,jieba/tfidf:32,jieba/tfidf:1000,\
+chars:2/tf,chars:3/tf,chars:4/tf,chars:3/tfidf:32,words/tf,words/tfidf,words/tfidf:16,words/tfidf:1000";
+
+fn parse_args() -> Result<Args> {
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from);
+    let mut args = Args {
+        data: home.join(".cache/fpdb-quality"),
+        articles: 2000,
+        paragraphs: 2000,
+        configs: parse_configs(REAL_CONFIGS)?,
+        protos: true,
+        detail: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().with_context(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "--data" => args.data = PathBuf::from(value("--data")?),
+            "--articles" => args.articles = value("--articles")?.parse()?,
+            "--paragraphs" => args.paragraphs = value("--paragraphs")?.parse()?,
+            "--configs" => args.configs = parse_configs(&value("--configs")?)?,
+            "--no-protos" => args.protos = false,
+            "--detail" => args.detail = Some(PathBuf::from(value("--detail")?)),
+            _ => bail!("unknown argument {arg}"),
+        }
+    }
+    Ok(args)
+}
+
+fn parse_configs(list: &str) -> Result<Vec<SimhashOptions>> {
+    list.split(',')
+        .map(|text| {
+            let (tokenizer, weighting) = text
+                .split_once('/')
+                .with_context(|| format!("config {text:?} is not TOKENIZER/WEIGHTS"))?;
+            Ok(SimhashOptions {
+                tokenizer: tokenizer.parse()?,
+                weighting: weighting.parse()?,
+            })
+        })
+        .collect()
+}
+
+/// The prototypes measured for a language: the word tokenizer that suits
+/// it, with corpus IDF in several strengths, and soft top-N.
+fn protos(lang: Lang) -> Vec<Proto> {
+    let base = match lang {
+        Lang::Zh => Base::Jieba,
+        Lang::En => Base::Words,
+    };
+    let p = |idf: Idf, power: f64, top: Option<usize>, soft: bool| Proto {
+        base,
+        idf,
+        power,
+        top,
+        soft,
+        bigrams: false,
+    };
+    let mut out = vec![
+        p(Idf::Corpus, 1.0, None, false),
+        p(Idf::Corpus, 2.0, None, false),
+        p(Idf::Crawl, 2.0, None, false),
+        p(Idf::Corpus, 1.0, Some(16), false),
+        p(Idf::Corpus, 1.0, Some(16), true),
+        p(Idf::Crawl, 1.0, Some(8), true),
+        p(Idf::Crawl, 1.0, Some(16), true),
+        p(Idf::Crawl, 1.0, Some(32), true),
+        Proto {
+            bigrams: true,
+            ..p(Idf::Crawl, 2.0, None, false)
+        },
+    ];
+    if lang == Lang::Zh {
+        out.push(Proto {
+            base: Base::Jieba,
+            ..p(Idf::Jieba, 1.0, Some(8), true)
+        });
+        out.push(Proto {
+            base: Base::Jieba,
+            ..p(Idf::Jieba, 1.0, Some(16), true)
+        });
+    }
+    out
+}
+
+fn main() -> Result<()> {
+    let args = parse_args()?;
+    let started = Instant::now();
+    let load_start = load_average();
+    let mut detail = String::new();
+    println!("# Detection quality on real text\n");
+    let corpora = [
+        corpus::chinese(&args.data, args.articles, args.paragraphs)?,
+        corpus::english(&args.data, args.articles, args.paragraphs)?,
+    ];
+    for c in &corpora {
+        println!(
+            "- {}: {} articles (mean {} chars), {} paragraphs (mean {} chars) to measure; {} learn-half documents for the corpus IDF; {} originals left out as reposts of another",
+            c.lang.name(),
+            c.articles.len(),
+            mean_chars(&c.articles),
+            c.paragraphs.len(),
+            mean_chars(&c.paragraphs),
+            c.learn.len(),
+            c.pruned
+        );
+    }
+    println!(
+        "- each original planted with one copy per edit kind ({}); k = {}..{}; `*` = prototype of this harness\n",
+        EditKind::ALL.map(EditKind::name).join(", "),
+        KS.start(),
+        KS.end()
+    );
+    for c in &corpora {
+        for (set, originals, seed) in [
+            ("articles", &c.articles, 0xa271_c1e5),
+            ("paragraphs", &c.paragraphs, 0x9a7a_9a9b),
+        ] {
+            let phase = Instant::now();
+            let texts = eval::plant(originals, c.lang, seed);
+            let methods = methods(&args, c.lang);
+            let results = text_results(&methods, &texts, c, &args)?;
+            let title = format!("{} {set}", c.lang.name());
+            print_text_tables(&title, originals.len(), texts.len(), &results);
+            write_detail(&mut detail, &title, &results);
+            println!("({title}: {:.1} s)\n", phase.elapsed().as_secs_f64());
+        }
+        let phase = Instant::now();
+        let pages = html::pages(&c.articles, c.lang);
+        let html_bytes: usize = pages.iter().flatten().map(Vec::len).sum();
+        let mut rows = Vec::new();
+        for extract in [Extract::Main, Extract::All] {
+            let texts: Vec<Vec<String>> = pages
+                .iter()
+                .map(|site| {
+                    site.par_iter()
+                        .map(|bytes| {
+                            page_text(bytes, Some("text/html"), extract)
+                                .map(|p| p.text)
+                                .unwrap_or_default()
+                        })
+                        .collect()
+                })
+                .collect();
+            for method in methods(&args, c.lang) {
+                let both: Vec<String> = texts.concat();
+                let fps = fingerprints(&method, &both, c);
+                let (a, b) = fps.split_at(texts[0].len());
+                rows.push((method.name(), extract, eval::score_pages(a, b)));
+            }
+        }
+        print_page_table(c, html_bytes, &rows);
+        println!(
+            "({} pages: {:.1} s)\n",
+            c.lang.name(),
+            phase.elapsed().as_secs_f64()
+        );
+    }
+    println!(
+        "Run: {:.0} s; load average {} at the start, {} at the end.",
+        started.elapsed().as_secs_f64(),
+        load_start,
+        load_average()
+    );
+    if let Some(path) = &args.detail {
+        std::fs::write(path, detail).with_context(|| format!("writing {}", path.display()))?;
+        println!("Recall per edit kind at every k: {}", path.display());
+    }
+    Ok(())
+}
+
+fn methods(args: &Args, lang: Lang) -> Vec<Method> {
+    let mut out: Vec<Method> = args.configs.iter().copied().map(Method::Real).collect();
+    if args.protos {
+        out.extend(protos(lang).into_iter().map(Method::Proto));
+    }
+    out
+}
+
+fn mean_chars(originals: &[Original]) -> usize {
+    originals
+        .iter()
+        .map(|o| o.text.chars().count())
+        .sum::<usize>()
+        / originals.len().max(1)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// Fingerprints of `texts` by `method`; prototypes learn their IDF from
+/// the corpus's learn half.
+fn fingerprints(method: &Method, texts: &[String], c: &Corpus) -> Vec<u64> {
+    match method {
+        Method::Real(options) => {
+            let simhasher = Simhasher::new(*options);
+            texts
+                .par_iter()
+                .map(|t| simhasher.fingerprint(t).0)
+                .collect()
+        }
+        Method::Proto(p) => p.fingerprints(&prepare(p, texts, c)),
+    }
+}
+
+/// The documents as a prototype needs them.
+fn prepare(p: &Proto, texts: &[String], c: &Corpus) -> Tokenized {
+    match p.idf {
+        Idf::Corpus => proto::tokenize(texts, &c.learn, p.base),
+        Idf::Crawl => proto::tokenize(texts, &c.learn_crawled, p.base),
+        Idf::Jieba => proto::jieba_keywords(texts),
+    }
+}
+
+fn text_results(
+    methods: &[Method],
+    texts: &[String],
+    c: &Corpus,
+    args: &Args,
+) -> Result<Vec<(String, Vec<AtK>)>> {
+    let mut out = Vec::new();
+    // Prototypes with one base and IDF share one tokenization.
+    let mut prepared: HashMap<(Base, Idf), Tokenized> = HashMap::new();
+    for method in methods {
+        let fps = match method {
+            Method::Proto(p) => p.fingerprints(
+                prepared
+                    .entry((p.base, p.idf))
+                    .or_insert_with(|| prepare(p, texts, c)),
+            ),
+            real => fingerprints(real, texts, c),
+        };
+        out.push((method.name(), eval::score(&fps)));
+    }
+    if args.protos {
+        let base = match c.lang {
+            Lang::Zh => Base::Jieba,
+            Lang::En => Base::Words,
+        };
+        harness_agreement(texts, c, prepared.get(&(base, Idf::Corpus)))?;
+    }
+    Ok(out)
+}
+
+/// How often the harness's token path gives the real tf fingerprint: the
+/// prototypes are only comparable with the real options if this is high.
+fn harness_agreement(
+    texts: &[String],
+    c: &Corpus,
+    tokenized: Option<&proto::Tokenized>,
+) -> Result<()> {
+    let Some(tokenized) = tokenized else {
+        return Ok(());
+    };
+    let (tokenizer, base) = match c.lang {
+        Lang::Zh => ("jieba", Base::Jieba),
+        Lang::En => ("words", Base::Words),
+    };
+    let plain = Proto::plain_tf(base);
+    let real = fingerprints(
+        &Method::Real(SimhashOptions {
+            tokenizer: tokenizer.parse()?,
+            weighting: "tf".parse()?,
+        }),
+        texts,
+        c,
+    );
+    let harness = plain.fingerprints(tokenized);
+    let same = real.iter().zip(&harness).filter(|(a, b)| a == b).count();
+    println!(
+        "(harness check: its {tokenizer}/tf equals fpdb-simhash's on {same} of {} documents)",
+        texts.len()
+    );
+    Ok(())
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn pct2(x: f64) -> String {
+    format!("{:.2}%", 100.0 * x)
+}
+
+fn print_text_tables(
+    title: &str,
+    originals: usize,
+    documents: usize,
+    results: &[(String, Vec<AtK>)],
+) {
+    println!(
+        "## {title}: {originals} originals, {documents} documents, {} pairs\n",
+        documents * (documents - 1) / 2
+    );
+    print!("| options (k = 3) |");
+    for kind in EditKind::ALL {
+        print!(" {} |", kind.name());
+    }
+    println!(" recall | precision | false pairs |");
+    println!("|---|{}---|---|---|", "---|".repeat(EditKind::ALL.len()));
+    for (name, at) in results {
+        let a = &at[0];
+        print!("| {name} |");
+        for kind in 0..EditKind::ALL.len() {
+            print!(" {} |", pct(a.kind_recall(kind)));
+        }
+        println!(
+            " {} | {} | {} |",
+            pct(a.recall()),
+            pct2(a.precision()),
+            a.false_pairs
+        );
+    }
+    println!();
+    print!("| options: recall / precision |");
+    for k in KS {
+        print!(" k = {k} |");
+    }
+    println!("\n|---|{}", "---|".repeat(KS.count()));
+    for (name, at) in results {
+        print!("| {name} |");
+        for a in at {
+            print!(" {} / {} |", pct(a.recall()), pct2(a.precision()));
+        }
+        println!();
+    }
+    println!();
+    for (label, only_k3) in [("at k = 3", true), ("at any k", false)] {
+        let best = results
+            .iter()
+            .flat_map(|(name, at)| at.iter().map(move |a| (name, a)))
+            .filter(|(_, a)| a.precision() >= 0.99 && (!only_k3 || a.k == 3))
+            .max_by(|x, y| x.1.recall().total_cmp(&y.1.recall()));
+        match best {
+            Some((name, a)) => println!(
+                "Best recall at precision ≥ 99% {label}: {name}, k = {}: recall {}, precision {}.",
+                a.k,
+                pct(a.recall()),
+                pct2(a.precision())
+            ),
+            None => println!("No configuration reaches precision ≥ 99% {label}."),
+        }
+    }
+    println!();
+}
+
+fn write_detail(out: &mut String, title: &str, results: &[(String, Vec<AtK>)]) {
+    let _ = writeln!(out, "## {title}\n");
+    let _ = write!(out, "| options | k |");
+    for kind in EditKind::ALL {
+        let _ = write!(out, " {} |", kind.name());
+    }
+    let _ = writeln!(out, " recall | precision | false pairs |");
+    let _ = writeln!(
+        out,
+        "|---|---|{}---|---|---|",
+        "---|".repeat(EditKind::ALL.len())
+    );
+    for (name, at) in results {
+        for a in at {
+            let _ = write!(out, "| {name} | {} |", a.k);
+            for kind in 0..EditKind::ALL.len() {
+                let _ = write!(out, " {} |", pct(a.kind_recall(kind)));
+            }
+            let _ = writeln!(
+                out,
+                " {} | {} | {} |",
+                pct(a.recall()),
+                pct2(a.precision()),
+                a.false_pairs
+            );
+        }
+    }
+    let _ = writeln!(out);
+}
+
+fn print_page_table(c: &Corpus, html_bytes: usize, rows: &[(String, Extract, Vec<PagesAtK>)]) {
+    let n = c.articles.len();
+    println!(
+        "## {} pages: {n} articles × 2 sites, {:.1} MB of HTML\n",
+        c.lang.name(),
+        html_bytes as f64 / 1e6
+    );
+    println!(
+        "Each cell: articles whose two pages are within k / pairs of different articles on one site within k (of {}) / on different sites (of {}).\n",
+        n * (n - 1),
+        n * (n - 1)
+    );
+    print!("| options | extract |");
+    for k in KS {
+        print!(" k = {k} |");
+    }
+    println!("\n|---|---|{}", "---|".repeat(KS.count()));
+    for (name, extract, at) in rows {
+        print!("| {name} | {extract} |");
+        for a in at {
+            print!(
+                " {} / {} / {} |",
+                pct(a.recall()),
+                a.same_site_false,
+                a.cross_site_false
+            );
+        }
+        println!();
+    }
+    println!();
+}
