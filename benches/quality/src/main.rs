@@ -4,7 +4,7 @@
 //! templates is found while different articles on one site are not.
 //!
 //! Usage: `make quality`, or after `python3 benches/scripts/quality_corpus.py DIR`:
-//! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--configs jieba/tf,chars:4/tf,...] [--no-protos] [--detail FILE]`
+//! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG]`
 //!
 //! For each language there are `--articles` article-length originals and
 //! `--paragraphs` paragraph-length ones (150–600 characters), each planted
@@ -67,8 +67,10 @@ struct Args {
     articles: usize,
     paragraphs: usize,
     configs: Vec<SimhashOptions>,
-    protos: bool,
+    protos: Vec<String>,
     detail: Option<PathBuf>,
+    /// Print some false pairs of this configuration (to see what they are).
+    show_false: Option<String>,
 }
 
 const REAL_CONFIGS: &str = "jieba/tf,jieba/tfidf,jieba/tfidf:4,jieba/tfidf:8,jieba/tfidf:16,jieba/tfidf:32,jieba/tfidf:1000,\
@@ -81,8 +83,9 @@ fn parse_args() -> Result<Args> {
         articles: 2000,
         paragraphs: 2000,
         configs: parse_configs(REAL_CONFIGS)?,
-        protos: true,
+        protos: PROTOS.split(',').map(str::to_string).collect(),
         detail: None,
+        show_false: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -92,8 +95,12 @@ fn parse_args() -> Result<Args> {
             "--articles" => args.articles = value("--articles")?.parse()?,
             "--paragraphs" => args.paragraphs = value("--paragraphs")?.parse()?,
             "--configs" => args.configs = parse_configs(&value("--configs")?)?,
-            "--no-protos" => args.protos = false,
+            "--no-protos" => args.protos.clear(),
+            "--protos" => {
+                args.protos = value("--protos")?.split(',').map(str::to_string).collect();
+            }
             "--detail" => args.detail = Some(PathBuf::from(value("--detail")?)),
+            "--show-false" => args.show_false = Some(value("--show-false")?),
             _ => bail!("unknown argument {arg}"),
         }
     }
@@ -114,46 +121,48 @@ fn parse_configs(list: &str) -> Result<Vec<SimhashOptions>> {
         .collect()
 }
 
-/// The prototypes measured for a language: the word tokenizer that suits
-/// it, with corpus IDF in several strengths, and soft top-N.
-fn protos(lang: Lang) -> Vec<Proto> {
-    let base = match lang {
-        Lang::Zh => Base::Jieba,
-        Lang::En => Base::Words,
+/// The prototypes measured by default (see [`parse_proto`]).
+const PROTOS: &str = "cidf^2,crawl^1,crawl^2,crawl^2+bigrams,cidf^1:16,cidf^1:16-soft,\
+crawl^1:8-soft,crawl^1:16-soft,crawl^1:32-soft,jieba^1:8-soft,jieba^1:16-soft";
+
+/// A prototype from `IDF^POWER[:N][-soft][+bigrams]`, IDF being `cidf`
+/// (learn half), `crawl` (learn half with edits) or `jieba` (jieba's
+/// table, through its keyword extractor); on the word tokenizer that
+/// suits the language (jieba for Chinese, Unicode words for English).
+fn parse_proto(spec: &str, lang: Lang) -> Result<Proto> {
+    let (rest, bigrams) = match spec.strip_suffix("+bigrams") {
+        Some(rest) => (rest, true),
+        None => (spec, false),
     };
-    let p = |idf: Idf, power: f64, top: Option<usize>, soft: bool| Proto {
+    let (rest, soft) = match rest.strip_suffix("-soft") {
+        Some(rest) => (rest, true),
+        None => (rest, false),
+    };
+    let (rest, top) = match rest.split_once(':') {
+        Some((rest, n)) => (rest, Some(n.parse()?)),
+        None => (rest, None),
+    };
+    let (idf, power) = rest
+        .split_once('^')
+        .with_context(|| format!("prototype {spec:?} is not IDF^POWER[:N][-soft][+bigrams]"))?;
+    let idf = match idf {
+        "cidf" => Idf::Corpus,
+        "crawl" => Idf::Crawl,
+        "jieba" => Idf::Jieba,
+        _ => bail!("unknown IDF {idf:?} in {spec:?}"),
+    };
+    let base = match (idf, lang) {
+        (Idf::Jieba, _) | (_, Lang::Zh) => Base::Jieba,
+        (_, Lang::En) => Base::Words,
+    };
+    Ok(Proto {
         base,
         idf,
-        power,
+        power: power.parse()?,
         top,
         soft,
-        bigrams: false,
-    };
-    let mut out = vec![
-        p(Idf::Corpus, 1.0, None, false),
-        p(Idf::Corpus, 2.0, None, false),
-        p(Idf::Crawl, 2.0, None, false),
-        p(Idf::Corpus, 1.0, Some(16), false),
-        p(Idf::Corpus, 1.0, Some(16), true),
-        p(Idf::Crawl, 1.0, Some(8), true),
-        p(Idf::Crawl, 1.0, Some(16), true),
-        p(Idf::Crawl, 1.0, Some(32), true),
-        Proto {
-            bigrams: true,
-            ..p(Idf::Crawl, 2.0, None, false)
-        },
-    ];
-    if lang == Lang::Zh {
-        out.push(Proto {
-            base: Base::Jieba,
-            ..p(Idf::Jieba, 1.0, Some(8), true)
-        });
-        out.push(Proto {
-            base: Base::Jieba,
-            ..p(Idf::Jieba, 1.0, Some(16), true)
-        });
-    }
-    out
+        bigrams,
+    })
 }
 
 fn main() -> Result<()> {
@@ -191,7 +200,7 @@ fn main() -> Result<()> {
         ] {
             let phase = Instant::now();
             let texts = eval::plant(originals, c.lang, seed);
-            let methods = methods(&args, c.lang);
+            let methods = methods(&args, c.lang)?;
             let results = text_results(&methods, &texts, c, &args)?;
             let title = format!("{} {set}", c.lang.name());
             print_text_tables(&title, originals.len(), texts.len(), &results);
@@ -215,10 +224,13 @@ fn main() -> Result<()> {
                         .collect()
                 })
                 .collect();
-            for method in methods(&args, c.lang) {
+            for method in methods(&args, c.lang)? {
                 let both: Vec<String> = texts.concat();
                 let fps = fingerprints(&method, &both, c);
                 let (a, b) = fps.split_at(texts[0].len());
+                if args.show_false.as_deref() == Some(method.name().as_str()) {
+                    show_split_pages(a, b, &texts, extract);
+                }
                 rows.push((method.name(), extract, eval::score_pages(a, b)));
             }
         }
@@ -242,12 +254,12 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-fn methods(args: &Args, lang: Lang) -> Vec<Method> {
+fn methods(args: &Args, lang: Lang) -> Result<Vec<Method>> {
     let mut out: Vec<Method> = args.configs.iter().copied().map(Method::Real).collect();
-    if args.protos {
-        out.extend(protos(lang).into_iter().map(Method::Proto));
+    for spec in &args.protos {
+        out.push(Method::Proto(parse_proto(spec, lang)?));
     }
-    out
+    Ok(out)
 }
 
 fn mean_chars(originals: &[Original]) -> usize {
@@ -306,9 +318,12 @@ fn text_results(
             ),
             real => fingerprints(real, texts, c),
         };
+        if args.show_false.as_deref() == Some(method.name().as_str()) {
+            show_false_pairs(&fps, texts);
+        }
         out.push((method.name(), eval::score(&fps)));
     }
-    if args.protos {
+    if !args.protos.is_empty() {
         let base = match c.lang {
             Lang::Zh => Base::Jieba,
             Lang::En => Base::Words,
@@ -316,6 +331,39 @@ fn text_results(
         harness_agreement(texts, c, prepared.get(&(base, Idf::Corpus)))?;
     }
     Ok(out)
+}
+
+/// The first few pairs of documents from different originals within 3
+/// bits, with the start of each.
+fn show_false_pairs(fps: &[u64], texts: &[String]) {
+    let start = |t: &str| t.chars().take(70).collect::<String>().replace('\n', " ");
+    let mut shown = 0;
+    for i in 0..fps.len() {
+        for j in (i / eval::GROUP + 1) * eval::GROUP..fps.len() {
+            let d = (fps[i] ^ fps[j]).count_ones();
+            if d <= 3 && shown < 8 {
+                println!(
+                    "false pair, {d} bits:\n  {}\n  {}",
+                    start(&texts[i]),
+                    start(&texts[j])
+                );
+                shown += 1;
+            }
+        }
+    }
+}
+
+/// The extracted texts of the first article whose two pages are more
+/// than 3 bits apart.
+fn show_split_pages(a: &[u64], b: &[u64], texts: &[Vec<String>], extract: Extract) {
+    if let Some(i) = (0..a.len()).find(|&i| (a[i] ^ b[i]).count_ones() > 3) {
+        println!(
+            "pages of article {i} {} bits apart ({extract}):\n--- site 1:\n{}\n--- site 2:\n{}\n---",
+            (a[i] ^ b[i]).count_ones(),
+            texts[0][i],
+            texts[1][i]
+        );
+    }
 }
 
 /// How often the harness's token path gives the real tf fingerprint: the

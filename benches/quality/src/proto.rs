@@ -180,8 +180,11 @@ pub fn jieba_keywords(docs: &[String]) -> Tokenized {
 }
 
 /// Tokenizes `docs` and learns IDF from `learn` (document frequency over
-/// the learn half; words never seen there get the median IDF, as jieba
-/// does for words missing from its table).
+/// the learn half). Words never seen there weigh nothing: they are mostly
+/// typos and the template words of sites the IDF never saw. Giving them
+/// the median IDF instead (as jieba does; it is close to the highest)
+/// cost -0.1 to 3 points of recall at k = 3 on Chinese and 1.5
+/// to 14 points on English in a trial on 600 originals per corpus.
 pub fn tokenize(docs: &[String], learn: &[String], base: Base) -> Tokenized {
     let learned: Vec<Vec<String>> = learn.par_iter().map(|d| tokens(d, base)).collect();
     let mut df: HashMap<&str, u32> = HashMap::new();
@@ -194,9 +197,6 @@ pub fn tokenize(docs: &[String], learn: &[String], base: Base) -> Tokenized {
         }
     }
     let n = learned.len().max(1) as f64;
-    let mut idfs: Vec<f64> = df.values().map(|&d| (n / f64::from(d)).ln()).collect();
-    idfs.sort_by(f64::total_cmp);
-    let median = idfs.get(idfs.len() / 2).copied().unwrap_or(1.0);
 
     let split: Vec<Vec<String>> = docs.par_iter().map(|d| tokens(d, base)).collect();
     let mut vocabulary: HashMap<String, u32> = HashMap::new();
@@ -214,7 +214,7 @@ pub fn tokenize(docs: &[String], learn: &[String], base: Base) -> Tokenized {
                     hashes.push(hash_feature(&word));
                     idf.push(
                         df.get(word.as_str())
-                            .map_or(median, |&d| (n / f64::from(d)).ln()),
+                            .map_or(0.0, |&d| (n / f64::from(d)).ln()),
                     );
                     vocabulary.insert(word, id);
                     id
