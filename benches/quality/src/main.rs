@@ -201,9 +201,12 @@ fn main() -> Result<()> {
             let phase = Instant::now();
             let texts = eval::plant(originals, c.lang, seed);
             let methods = methods(&args, c.lang)?;
-            let results = text_results(&methods, &texts, c, &args)?;
+            let (results, check) = text_results(&methods, &texts, c, &args)?;
             let title = format!("{} {set}", c.lang.name());
             print_text_tables(&title, originals.len(), texts.len(), &results);
+            if let Some(check) = check {
+                println!("{check}");
+            }
             write_detail(&mut detail, &title, &results);
             println!("({title}: {:.1} s)\n", phase.elapsed().as_secs_f64());
         }
@@ -300,12 +303,15 @@ fn prepare(p: &Proto, texts: &[String], c: &Corpus) -> Tokenized {
     }
 }
 
+/// A configuration's name and its counts at each k.
+type Scored = (String, Vec<AtK>);
+
 fn text_results(
     methods: &[Method],
     texts: &[String],
     c: &Corpus,
     args: &Args,
-) -> Result<Vec<(String, Vec<AtK>)>> {
+) -> Result<(Vec<Scored>, Option<String>)> {
     let mut out = Vec::new();
     // Prototypes with one base and IDF share one tokenization.
     let mut prepared: HashMap<(Base, Idf), Tokenized> = HashMap::new();
@@ -328,9 +334,9 @@ fn text_results(
             Lang::Zh => Base::Jieba,
             Lang::En => Base::Words,
         };
-        harness_agreement(texts, c, prepared.get(&(base, Idf::Corpus)))?;
+        return Ok((out, harness_agreement(texts, c, base, &prepared)?));
     }
-    Ok(out)
+    Ok((out, None))
 }
 
 /// The first few pairs of documents from different originals within 3
@@ -371,16 +377,20 @@ fn show_split_pages(a: &[u64], b: &[u64], texts: &[Vec<String>], extract: Extrac
 fn harness_agreement(
     texts: &[String],
     c: &Corpus,
-    tokenized: Option<&proto::Tokenized>,
-) -> Result<()> {
-    let Some(tokenized) = tokenized else {
-        return Ok(());
+    base: Base,
+    prepared: &HashMap<(Base, Idf), Tokenized>,
+) -> Result<Option<String>> {
+    let tokenized = match prepared.get(&(base, Idf::Crawl)) {
+        Some(t) => t,
+        None => match prepared.get(&(base, Idf::Corpus)) {
+            Some(t) => t,
+            None => return Ok(None),
+        },
     };
-    let (tokenizer, base) = match c.lang {
-        Lang::Zh => ("jieba", Base::Jieba),
-        Lang::En => ("words", Base::Words),
+    let tokenizer = match base {
+        Base::Jieba => "jieba",
+        Base::Words => "words",
     };
-    let plain = Proto::plain_tf(base);
     let real = fingerprints(
         &Method::Real(SimhashOptions {
             tokenizer: tokenizer.parse()?,
@@ -389,13 +399,12 @@ fn harness_agreement(
         texts,
         c,
     );
-    let harness = plain.fingerprints(tokenized);
+    let harness = Proto::plain_tf(base).fingerprints(tokenized);
     let same = real.iter().zip(&harness).filter(|(a, b)| a == b).count();
-    println!(
-        "(harness check: its {tokenizer}/tf equals fpdb-simhash's on {same} of {} documents)",
+    Ok(Some(format!(
+        "Harness check: the prototypes' {tokenizer}/tf equals fpdb-simhash's on {same} of {} documents.\n",
         texts.len()
-    );
-    Ok(())
+    )))
 }
 
 fn pct(x: f64) -> String {
