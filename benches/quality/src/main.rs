@@ -340,14 +340,27 @@ fn text_results(
 }
 
 /// The first few pairs of documents from different originals within 3
-/// bits, with the start of each.
+/// bits, with the start of each, and how many involve each edit kind.
 fn show_false_pairs(fps: &[u64], texts: &[String]) {
     let start = |t: &str| t.chars().take(70).collect::<String>().replace('\n', " ");
+    let kind = |i: usize| match i % eval::GROUP {
+        0 => "original",
+        n => EditKind::ALL[n - 1].name(),
+    };
     let mut shown = 0;
+    let mut by_kind: HashMap<&str, usize> = HashMap::new();
+    let mut total = 0;
     for i in 0..fps.len() {
         for j in (i / eval::GROUP + 1) * eval::GROUP..fps.len() {
             let d = (fps[i] ^ fps[j]).count_ones();
-            if d <= 3 && shown < 8 {
+            if d > 3 {
+                continue;
+            }
+            total += 1;
+            for k in [kind(i), kind(j)] {
+                *by_kind.entry(k).or_insert(0) += 1;
+            }
+            if shown < 8 {
                 println!(
                     "false pair, {d} bits:\n  {}\n  {}",
                     start(&texts[i]),
@@ -357,6 +370,9 @@ fn show_false_pairs(fps: &[u64], texts: &[String]) {
             }
         }
     }
+    let mut by_kind: Vec<_> = by_kind.into_iter().collect();
+    by_kind.sort();
+    println!("{total} false pairs within 3 bits; documents in them by kind: {by_kind:?}");
 }
 
 /// The extracted texts of the first article whose two pages are more
