@@ -23,7 +23,9 @@ from pathlib import Path
 QUERY = b"0123456789abcdef\n"
 
 
-def one_round(fpdb: str, work: Path, n: int, seconds, cpu, megabytes, failures) -> float:
+def one_round(
+    fpdb: str, work: Path, n: int, seconds, cpu, megabytes, failures
+) -> float:
     """One writer adding the input to a new database, readers beside it;
     returns the writer's wall time."""
     db = work / "db"
@@ -78,7 +80,9 @@ def main() -> None:
     idle = []
     for _ in range(50):
         before = time.perf_counter()
-        subprocess.run([fpdb, "query", work / "db"], check=True, input=QUERY, capture_output=True)
+        subprocess.run(
+            [fpdb, "query", work / "db"], check=True, input=QUERY, capture_output=True
+        )
         idle.append(time.perf_counter() - before)
     shutil.rmtree(work, ignore_errors=True)
 
