@@ -208,7 +208,14 @@ fn salvage_documents(
         })?);
     }
     for file in &salvage.table_files {
-        in_tables.extend(table_file_fingerprints(salvage, file, &tables)?);
+        match table_file_fingerprints(salvage, file, &tables)? {
+            Some(fingerprints) => in_tables.extend(fingerprints),
+            None => report.left_out.push(format!(
+                "{}: a table's blocks; which table is not known, so it was not read for lost \
+                 fingerprints (the tables are rebuilt from the ids)",
+                file.file_name().unwrap_or_default().to_string_lossy()
+            )),
+        }
     }
     in_tables.sort_unstable();
     in_tables.dedup();
@@ -300,21 +307,26 @@ fn reconcile(
 }
 
 /// The fingerprints in a table file that RocksDB's repairer could not
-/// place: its blocks decode (checksums verified, last key matching the
-/// block's key) with one table's code book, which names the table.
+/// place, read with the code book and permutation of its table: the one
+/// RocksDB's info logs name, else the only one whose code book decodes
+/// every block (checksums verified, last key matching the block's key);
+/// `None` when neither tells (tables with equal code books).
 fn table_file_fingerprints(
     salvage: &Salvage,
     file: &Path,
     tables: &ParsedManifest,
-) -> Result<Vec<u64>> {
+) -> Result<Option<Vec<u64>>> {
     let decoders: Vec<BlockDecoder<'_>> = tables
         .codes
         .iter()
         .map(|code| BlockDecoder::new(code, ChecksumPolicy::Verify))
         .collect();
-    let mut candidates: Vec<(usize, Vec<u64>)> = (0..decoders.len())
-        .map(|index| (index, Vec::new()))
-        .collect();
+    let mut candidates: Vec<(usize, Vec<u64>)> = match salvage.family_of_path(file) {
+        Some(Family::Table(index)) => vec![(index, Vec::new())],
+        _ => (0..decoders.len())
+            .map(|index| (index, Vec::new()))
+            .collect(),
+    };
     let mut keys = Vec::new();
     salvage.scan_file(file, |key, block| {
         let last = decode_u64(key);
@@ -333,11 +345,10 @@ fn table_file_fingerprints(
         });
         Ok(())
     })?;
-    Ok(candidates
-        .into_iter()
-        .next()
-        .map(|(_, fingerprints)| fingerprints)
-        .unwrap_or_default())
+    Ok(match <[_; 1]>::try_from(candidates) {
+        Ok([(_, fingerprints)]) => Some(fingerprints),
+        Err(_) => None,
+    })
 }
 
 /// Creates a database in `dir` with `options`, bulk-loads `documents`

@@ -315,6 +315,20 @@ pub(crate) fn family_in_logs(dir: &Path, number: u64) -> Option<Family> {
     })
 }
 
+/// Every family RocksDB's info logs in `dir` name a file of.
+pub(crate) fn families_in_logs(dir: &Path) -> Vec<Family> {
+    let mut families: Vec<Family> = logged(dir)
+        .into_iter()
+        .filter_map(|event| match event {
+            Logged::Made { family, .. } | Logged::Ingested { family, .. } => family,
+            Logged::Deleted { .. } => None,
+        })
+        .collect();
+    families.sort_unstable();
+    families.dedup();
+    families
+}
+
 /// The table files of the database in `dir` that RocksDB's info logs say
 /// were made or ingested and never deleted, yet are not in `dir`.
 pub(crate) fn missing_files(dir: &Path) -> Vec<u64> {

@@ -181,6 +181,12 @@ impl Salvage {
         placement::family_in_logs(&self.source, placement::file_number(file)?)
     }
 
+    /// The family of a table file set aside (one of
+    /// [`Salvage::table_files`]), when the info logs name it.
+    pub fn family_of_path(&self, file: &Path) -> Option<Family> {
+        self.family_of(&file.file_name()?.to_string_lossy())
+    }
+
     /// Calls `visit` with every entry of a table file set aside (one of
     /// [`Salvage::table_files`]).
     pub fn scan_file(
@@ -230,10 +236,14 @@ impl Salvage {
     fn add_missing_families(&self) -> Result<()> {
         let names = DB::list_cf(&rocksdb::Options::default(), &self.dir)
             .map_err(storage(|| "the recovered copy's column families".into()))?;
+        // Tables whose every file was set aside have no family left; the
+        // info logs still name them.
         let tables = names
             .iter()
-            .filter_map(|name| match Family::from_name(name) {
-                Some(Family::Table(index)) => Some(index),
+            .filter_map(|name| Family::from_name(name))
+            .chain(placement::families_in_logs(&self.source))
+            .filter_map(|family| match family {
+                Family::Table(index) => Some(index),
                 _ => None,
             })
             .max()
