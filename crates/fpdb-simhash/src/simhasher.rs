@@ -28,6 +28,16 @@ const TFIDF_CHUNK_BYTES: usize = 1024 * 1024;
 /// that summing them is exact and independent of order.
 const TFIDF_SCALE: f64 = 1_000_000.0;
 
+/// A keyword's tf-idf score as an integer weight, at least 1.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "scores are small positive numbers; `as` saturates where they are not, and \
+              golden fingerprints pin this rounding"
+)]
+fn scaled_score(score: f64) -> i64 {
+    (score * TFIDF_SCALE).round().max(1.0) as i64
+}
+
 /// jieba's keyword extractor with fpdb's stop words added to jieba's own.
 static KEYWORDS: LazyLock<TfIdf> = LazyLock::new(|| {
     let mut extractor = TfIdf::default();
@@ -195,7 +205,7 @@ impl Simhasher {
             // jieba's extractor keeps any token of two characters, even
             // whitespace; only words with letters or digits are features.
             .filter(|(word, _)| has_alphanumeric(word) && !is_number(word) && !is_stop_word(word))
-            .map(|(word, score)| (word, (score * TFIDF_SCALE).round().max(1.0) as i64))
+            .map(|(word, score)| (word, scaled_score(score)))
             .collect();
         ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         ranked.truncate(keep);

@@ -62,7 +62,7 @@ impl BitVotes {
         }
         for (bit, sum) in self.set.iter_mut().enumerate() {
             // Bit 0 of the array is the most significant bit of the hash.
-            let is_set = ((hash >> (63 - bit)) & 1) as i64;
+            let is_set = i64::from(((hash >> (63 - bit)) & 1) == 1);
             *sum += is_set * weight;
         }
         self.total += weight;

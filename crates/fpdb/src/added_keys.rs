@@ -106,6 +106,10 @@ impl AddedKeys {
         self.len
     }
 
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "at most MAX_BUCKET_BITS bits are left after the shift"
+    )]
     fn bucket_of(&self, key: u64) -> usize {
         (key >> (64 - self.bucket_bits)) as usize
     }

@@ -32,6 +32,15 @@
 // Library code returns errors instead of panicking on bad indexes or
 // values; test code may unwrap (clippy.toml).
 #![deny(clippy::unwrap_used, clippy::indexing_slicing)]
+// Numeric conversions say how they stay in range: `From` where lossless,
+// `try_from` where a value can be out of range, or an `#[expect]` with the
+// reason the value fits.
+#![warn(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    clippy::cast_lossless
+)]
 
 mod added_keys;
 mod backup;

@@ -29,9 +29,15 @@ pub(crate) fn sort_by_key<'a, T: Copy + Default, K: Ord + 'a>(
     }
     let bits = (usize::BITS - (n / BUCKET_KEYS).leading_zeros()).clamp(1, MAX_BITS);
     let shift = 64 - bits;
+    // A key's top `bits` bits (at most MAX_BITS): its bucket.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "at most MAX_BITS bits are left after the shift"
+    )]
+    let bucket = |item: &T| (key(item) >> shift) as usize;
     let mut starts = vec![0usize; (1 << bits) + 1];
     for item in items.iter() {
-        if let Some(count) = starts.get_mut((key(item) >> shift) as usize + 1) {
+        if let Some(count) = starts.get_mut(bucket(item) + 1) {
             *count += 1;
         }
     }
@@ -45,7 +51,7 @@ pub(crate) fn sort_by_key<'a, T: Copy + Default, K: Ord + 'a>(
     scratch.resize(n, T::default());
     let mut next = starts.clone();
     for item in items.iter() {
-        if let Some(slot) = next.get_mut((key(item) >> shift) as usize) {
+        if let Some(slot) = next.get_mut(bucket(item)) {
             if let Some(target) = scratch.get_mut(*slot) {
                 *target = *item;
             }

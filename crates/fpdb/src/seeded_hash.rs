@@ -53,6 +53,10 @@ const MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Multiplies into 128 bits and folds the halves: every input bit reaches
 /// every output bit.
 #[inline]
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "taking the low half of the product is the point"
+)]
 fn fold_multiply(a: u64, b: u64) -> u64 {
     let product = u128::from(a) * u128::from(b);
     (product as u64) ^ ((product >> 64) as u64)

@@ -75,7 +75,8 @@ pub(crate) fn stats(
     extract: Extract,
 ) -> Stats {
     let state = tables.read();
-    let in_blocks = (state.fingerprints as usize + state.delta.removed_len())
+    let fingerprints = usize::try_from(state.fingerprints).unwrap_or(usize::MAX);
+    let in_blocks = (fingerprints.saturating_add(state.delta.removed_len()))
         .saturating_sub(state.delta.added_len());
     let design = &tables.design;
     let table_stats = design
@@ -92,7 +93,7 @@ pub(crate) fn stats(
             bits_per_fingerprint: if in_blocks == 0 {
                 0.0
             } else {
-                bits_per_fingerprint(bytes as usize, in_blocks)
+                bits_per_fingerprint(usize::try_from(bytes).unwrap_or(usize::MAX), in_blocks)
             },
         })
         .collect();

@@ -501,7 +501,9 @@ impl<'db> BulkLoader<'db> {
             Some(Ok((fp.to_be_bytes(), 0)))
         }))?;
         fp_runs.remove();
-        let fps = if (fingerprints as usize).saturating_mul(8 * 4) <= budget {
+        let in_memory =
+            usize::try_from(fingerprints).is_ok_and(|count| count.saturating_mul(8 * 4) <= budget);
+        let fps = if in_memory {
             let fps = read_keys(&fps_run)?;
             fps_run.remove();
             Fingerprints::Memory(fps)
