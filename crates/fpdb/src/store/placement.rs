@@ -81,7 +81,7 @@ pub(crate) fn place(dir: &Path, files: &[PathBuf]) -> Result<Placed> {
         rewritten.dedup();
         let mut compact = CompactOptions::default();
         compact.set_bottommost_level_compaction(BottommostLevelCompaction::Force);
-        for family in rewritten {
+        for &family in &rewritten {
             db.compact_range_cf_opt(
                 family_handle(&db, family)?,
                 None::<&[u8]>,
@@ -89,9 +89,15 @@ pub(crate) fn place(dir: &Path, files: &[PathBuf]) -> Result<Placed> {
                 &compact,
             );
         }
+        // Only the rewritten families' files (never the scratch family's).
         let live = db
             .live_files()
-            .map_err(storage(|| "the rewritten files".into()))?;
+            .map_err(storage(|| "the rewritten files".into()))?
+            .into_iter()
+            .filter(|file| {
+                Family::from_name(&file.column_family_name)
+                    .is_some_and(|family| rewritten.contains(&family))
+            });
         let numbers = highest_file_number(dir)? + 1..;
         for (number, file) in numbers.zip(live) {
             let from = scratch.join(file.name.trim_start_matches('/'));
