@@ -12,8 +12,9 @@
 //! later write, removals included, must still win over them.
 //!
 //! A file that is missing altogether can only be placed by what RocksDB
-//! wrote in its info logs when the file was made ([`family_in_logs`]).
+//! wrote in its info logs when the file was made ([`LoggedFiles`]).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use rocksdb::{BottommostLevelCompaction, CompactOptions, IngestExternalFileOptions, DB};
@@ -307,50 +308,51 @@ fn family_of_ingested(path: &str) -> Option<Family> {
         .flatten()
 }
 
-/// The family of table file `number` of the database in `dir`, as
-/// RocksDB's info logs recorded it when the file was made; `None` when no
-/// log says.
-pub(crate) fn family_in_logs(dir: &Path, number: u64) -> Option<Family> {
-    logged(dir).into_iter().find_map(|event| match event {
-        Logged::Made { number: n, family } | Logged::Ingested { number: n, family }
-            if n == number =>
-        {
-            family
-        }
-        _ => None,
-    })
+/// What RocksDB's info logs say of a database's table files, read once.
+#[derive(Debug, Default)]
+pub(crate) struct LoggedFiles {
+    /// Each file made or ingested, with its family when the log names it.
+    made: BTreeMap<u64, Option<Family>>,
+    deleted: BTreeSet<u64>,
 }
 
-/// Every family RocksDB's info logs in `dir` name a file of.
-pub(crate) fn families_in_logs(dir: &Path) -> Vec<Family> {
-    let mut families: Vec<Family> = logged(dir)
-        .into_iter()
-        .filter_map(|event| match event {
-            Logged::Made { family, .. } | Logged::Ingested { family, .. } => family,
-            Logged::Deleted { .. } => None,
-        })
-        .collect();
-    families.sort_unstable();
-    families.dedup();
-    families
-}
-
-/// The table files of the database in `dir` that RocksDB's info logs say
-/// were made or ingested and never deleted, yet are not in `dir`.
-pub(crate) fn missing_files(dir: &Path) -> Vec<u64> {
-    let mut made = Vec::new();
-    let mut deleted = Vec::new();
-    for event in logged(dir) {
-        match event {
-            Logged::Made { number, .. } | Logged::Ingested { number, .. } => made.push(number),
-            Logged::Deleted { number } => deleted.push(number),
+impl LoggedFiles {
+    /// Reads the info logs of the database in `dir`.
+    pub fn read(dir: &Path) -> LoggedFiles {
+        let mut files = LoggedFiles::default();
+        for event in logged(dir) {
+            match event {
+                Logged::Made { number, family } | Logged::Ingested { number, family } => {
+                    let known = files.made.entry(number).or_insert(None);
+                    *known = known.or(family);
+                }
+                Logged::Deleted { number } => {
+                    files.deleted.insert(number);
+                }
+            }
         }
+        files
     }
-    made.sort_unstable();
-    made.dedup();
-    deleted.sort_unstable();
-    made.retain(|number| {
-        deleted.binary_search(number).is_err() && !dir.join(format!("{number:06}.sst")).exists()
-    });
-    made
+
+    /// The family of table file `number`, as the log recorded it when the
+    /// file was made; `None` when no log says.
+    pub fn family(&self, number: u64) -> Option<Family> {
+        self.made.get(&number).copied().flatten()
+    }
+
+    /// Every family the logs name a file of.
+    pub fn families(&self) -> impl Iterator<Item = Family> + '_ {
+        self.made.values().filter_map(|family| *family)
+    }
+
+    /// The files made or ingested and never deleted, yet not in `dir`.
+    pub fn missing(&self, dir: &Path) -> Vec<u64> {
+        self.made
+            .keys()
+            .copied()
+            .filter(|number| {
+                !self.deleted.contains(number) && !dir.join(format!("{number:06}.sst")).exists()
+            })
+            .collect()
+    }
 }

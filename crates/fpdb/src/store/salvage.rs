@@ -18,7 +18,7 @@ use super::error::{io, storage};
 use super::families;
 use super::keys::{Family, FIXED_FAMILIES};
 use super::paths::parent_dir;
-use super::placement;
+use super::placement::{self, LoggedFiles};
 use super::reader::open_following;
 use crate::error::Result;
 
@@ -37,6 +37,9 @@ pub(crate) struct Salvage {
     dir: PathBuf,
     /// The database it copies.
     source: PathBuf,
+    /// What RocksDB's info logs say of the database's files (read when the
+    /// MANIFEST is rebuilt; empty otherwise).
+    logged: LoggedFiles,
     /// Files left out of the copy (or, for CURRENT, rewritten).
     pub set_aside: Vec<SetAside>,
     /// Files RocksDB's repairer could not place in a column family (a bulk
@@ -65,6 +68,7 @@ impl Salvage {
         let mut salvage = Salvage {
             dir,
             source: path.into(),
+            logged: LoggedFiles::default(),
             set_aside: Vec::new(),
             placed: Vec::new(),
             table_files: Vec::new(),
@@ -108,7 +112,10 @@ impl Salvage {
         self.run_repairer()?;
         let (unplaced, damaged) = self.repairer_set_aside(&[]);
         self.note_set_aside(damaged);
-        let missing = placement::missing_files(&self.source)
+        self.logged = LoggedFiles::read(&self.source);
+        let missing = self
+            .logged
+            .missing(&self.source)
             .into_iter()
             .map(|number| SetAside {
                 file: format!("{number:06}.sst"),
@@ -176,9 +183,9 @@ impl Salvage {
     }
 
     /// The family a file set aside belonged to, when RocksDB's logs
-    /// recorded it ([`placement::family_in_logs`]).
+    /// recorded it ([`LoggedFiles`]).
     pub fn family_of(&self, file: &str) -> Option<Family> {
-        placement::family_in_logs(&self.source, placement::file_number(file)?)
+        self.logged.family(placement::file_number(file)?)
     }
 
     /// The family of a table file set aside (one of
@@ -241,7 +248,7 @@ impl Salvage {
         let tables = names
             .iter()
             .filter_map(|name| Family::from_name(name))
-            .chain(placement::families_in_logs(&self.source))
+            .chain(self.logged.families())
             .filter_map(|family| match family {
                 Family::Table(index) => Some(index),
                 _ => None,
