@@ -86,10 +86,10 @@ fn han_typos(text: &str, rng: &mut Rng) -> String {
     let replacements: Vec<char> = HAN_REPLACEMENTS.chars().collect();
     let count = ((positions.len() as f64 * 0.01).round() as usize).max(1);
     for _ in 0..count {
-        let at = *rng.pick(&positions);
-        let mut with = *rng.pick(&replacements);
+        let at = *rng.pick(&positions).expect("a non-empty list");
+        let mut with = *rng.pick(&replacements).expect("a non-empty list");
         while with == chars[at] {
-            with = *rng.pick(&replacements);
+            with = *rng.pick(&replacements).expect("a non-empty list");
         }
         chars[at] = with;
     }
@@ -235,9 +235,9 @@ fn header_footer(text: &str, lang: Lang, rng: &mut Rng) -> String {
         .copied()
         .filter(|_| rng.below(3) > 0)
         .collect();
-    let section = *rng.pick(&portal.sections[1..]);
-    let site = *rng.pick(portal.sites);
-    let editor = *rng.pick(portal.editors);
+    let section = *rng.pick(&portal.sections[1..]).expect("a non-empty list");
+    let site = *rng.pick(portal.sites).expect("a non-empty list");
+    let editor = *rng.pick(portal.editors).expect("a non-empty list");
     let year = 2015 + rng.below(10);
     match lang {
         Lang::Zh => format!(
@@ -299,26 +299,25 @@ fn dates_counters(text: &str, lang: Lang, rng: &mut Rng) -> String {
 fn drop_sentence(text: &str, lang: Lang, rng: &mut Rng) -> String {
     let pieces = sentences(text, lang);
     if pieces.len() >= 2 {
-        let skip = rng.below(pieces.len());
-        return pieces
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != skip)
-            .map(|(_, p)| *p)
-            .collect();
+        return without_one(&pieces, rng);
     }
     // One sentence: drop a clause.
     let clauses: Vec<&str> = text.split_inclusive([',', '，']).collect();
     if clauses.len() >= 2 {
-        let skip = rng.below(clauses.len());
-        return clauses
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != skip)
-            .map(|(_, p)| *p)
-            .collect();
+        return without_one(&clauses, rng);
     }
     text.to_string()
+}
+
+/// `pieces` joined, less one picked at random.
+fn without_one(pieces: &[&str], rng: &mut Rng) -> String {
+    let skip = rng.below(pieces.len());
+    pieces
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != skip)
+        .map(|(_, p)| *p)
+        .collect()
 }
 
 #[cfg(test)]

@@ -62,19 +62,30 @@ impl AtK {
 /// Histogram of pair distances 0..=MAX_K of documents from different
 /// groups of `group` consecutive fingerprints.
 fn cross_group_histogram(fps: &[u64], group: usize) -> [usize; MAX_K + 1] {
-    (0..fps.len())
+    histogram(fps.len(), |i, hist| {
+        let a = fps[i];
+        let next_group = (i / group + 1) * group;
+        for &b in &fps[next_group.min(fps.len())..] {
+            let d = (a ^ b).count_ones() as usize;
+            if d <= MAX_K {
+                hist[d] += 1;
+            }
+        }
+    })
+}
+
+/// Histogram of distances 0..=MAX_K that `count(i, hist)` adds for each
+/// `i` in `0..n`, the `i` spread over every core.
+fn histogram(
+    n: usize,
+    count: impl Fn(usize, &mut [usize; MAX_K + 1]) + Sync,
+) -> [usize; MAX_K + 1] {
+    (0..n)
         .into_par_iter()
         .fold(
             || [0usize; MAX_K + 1],
             |mut hist, i| {
-                let a = fps[i];
-                let next_group = (i / group + 1) * group;
-                for &b in &fps[next_group.min(fps.len())..] {
-                    let d = (a ^ b).count_ones() as usize;
-                    if d <= MAX_K {
-                        hist[d] += 1;
-                    }
-                }
+                count(i, &mut hist);
                 hist
             },
         )
@@ -138,29 +149,14 @@ pub fn score_pages(site_a: &[u64], site_b: &[u64]) -> Vec<PagesAtK> {
     let same_a = cross_group_histogram(site_a, 1);
     let same_b = cross_group_histogram(site_b, 1);
     // Pages of article i on site a against pages of other articles on b.
-    let cross = (0..site_a.len())
-        .into_par_iter()
-        .fold(
-            || [0usize; MAX_K + 1],
-            |mut hist, i| {
-                for (j, &b) in site_b.iter().enumerate() {
-                    let d = (site_a[i] ^ b).count_ones() as usize;
-                    if j != i && d <= MAX_K {
-                        hist[d] += 1;
-                    }
-                }
-                hist
-            },
-        )
-        .reduce(
-            || [0usize; MAX_K + 1],
-            |mut x, y| {
-                for (a, b) in x.iter_mut().zip(y) {
-                    *a += b;
-                }
-                x
-            },
-        );
+    let cross = histogram(site_a.len(), |i, hist| {
+        for (j, &b) in site_b.iter().enumerate() {
+            let d = (site_a[i] ^ b).count_ones() as usize;
+            if j != i && d <= MAX_K {
+                hist[d] += 1;
+            }
+        }
+    });
     KS.map(|k| {
         let upto = |h: &[usize; MAX_K + 1]| h[..=k as usize].iter().sum::<usize>();
         PagesAtK {

@@ -36,7 +36,7 @@ pub fn pages(articles: &[Original], lang: Lang) -> [Vec<Vec<u8>>; 2] {
     let mut rng = Rng::new(0x4854_4d4c);
     Template::BOTH.map(|template| {
         let hot: Vec<&str> = (0..HOT)
-            .map(|_| rng.pick(articles).title.as_str())
+            .map(|_| rng.pick(articles).expect("a non-empty list").title.as_str())
             .collect();
         articles
             .iter()
@@ -152,7 +152,7 @@ fn page(
         rng.below(60)
     );
     let views = rng.below(100_000);
-    let section = *rng.pick(&w.nav[1..]);
+    let section = *rng.pick(&w.nav[1..]).expect("a non-empty list");
     match template {
         Template::Portal => {
             let site = w.site[0];

@@ -26,7 +26,7 @@ mod edits;
 mod eval;
 mod html;
 mod proto;
-mod rng;
+use fpdb_bench_rng as rng;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

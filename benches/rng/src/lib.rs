@@ -1,5 +1,9 @@
 //! A small seeded generator (SplitMix64), so every bench and report is
-//! repeatable without pulling in a random-number crate.
+//! repeatable without pulling in a random-number crate. Shared by
+//! fpdb-benches and the quality report (which must not link RocksDB).
+//! fpdb's own tests keep theirs: the golden database's answers were drawn
+//! with it, and it picks below `n` by remainder.
+#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 /// SplitMix64: fast, statistically solid for test data, fully determined by
 /// its seed.
@@ -26,12 +30,19 @@ impl Rng {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
 
-    /// One element of a non-empty slice.
+    /// One element of `items`; `None` when it is empty.
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
         if items.is_empty() {
             None
         } else {
             items.get(self.below(items.len()))
+        }
+    }
+
+    /// `items` in a uniformly random order (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
         }
     }
 }
