@@ -4,6 +4,7 @@
 //! ```text
 //! cargo bench -p fpdb-benches --bench query                                # N = 10,000,000
 //! FPDB_QUERY_BENCH_N=1000000 cargo bench -p fpdb-benches --bench query
+//! FPDB_QUERY_BENCH_DESIGN=split-5 cargo bench -p fpdb-benches --bench query
 //! ```
 //!
 //! N random fingerprints with URL-like ids are bulk loaded (a few seconds
@@ -11,7 +12,9 @@
 //! store bench's probe mix (half stored fingerprints with 0–3 bits flipped,
 //! half random) is timed at k = 3: criterion means for `Db::query` and a
 //! brute-force scan of the same fingerprints, then percentiles of single
-//! queries, first and second pass, with fpdb's block cache. A bulk-loaded
+//! queries, first, second (fpdb keeps a block from its second read) and
+//! third pass, with fpdb's block cache. The design is the auto one unless
+//! `FPDB_QUERY_BENCH_DESIGN` names another. A bulk-loaded
 //! database has fuller blocks, per-table codes and fewer RocksDB files
 //! than one built online, so its numbers differ from the store bench's.
 #![allow(
@@ -38,7 +41,8 @@ fn query(c: &mut Criterion) {
     let mut rng = Rng::new(7);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    let (mut db, stored) = latency::new_store(&path, n, &mut rng);
+    let design = std::env::var("FPDB_QUERY_BENCH_DESIGN").unwrap_or_else(|_| "auto".into());
+    let (mut db, stored) = latency::new_store(&path, n, &design, &mut rng);
     let started = Instant::now();
     let mut loader = db.bulk_loader(BulkOptions::default()).unwrap();
     for (i, &fp) in stored.iter().enumerate() {
@@ -58,8 +62,9 @@ fn query(c: &mut Criterion) {
     let probes = latency::probes(&stored, &mut rng, 4096);
     let first = latency::percentiles(&db, &probes, K);
     let second = latency::percentiles(&db, &probes, K);
+    let third = latency::percentiles(&db, &probes, K);
     println!(
-        "Db::query k={K} n={n}, bulk loaded, {} queries: first pass {first}; second pass {second}",
+        "Db::query k={K} n={n}, bulk loaded, {} queries: first pass {first}; second pass {second}; third pass {third}",
         probes.len()
     );
 

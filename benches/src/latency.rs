@@ -11,10 +11,13 @@ use fpdb::{Db, Fingerprint, Options};
 use crate::rng::Rng;
 
 /// The store benches' start: `n` random fingerprints from `rng`, and a
-/// new, empty database at `path` sized for them (auto design, k = 3).
-pub fn new_store(path: &Path, n: usize, rng: &mut Rng) -> (Db, Vec<u64>) {
+/// new, empty database at `path` sized for them (`design`, e.g. `auto`;
+/// k = 3).
+pub fn new_store(path: &Path, n: usize, design: &str, rng: &mut Rng) -> (Db, Vec<u64>) {
     let stored: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
-    let options = Options::default().expected_size(n as u64);
+    let options = Options::default()
+        .expected_size(n as u64)
+        .design(design.parse().unwrap());
     (Db::create(path, options).unwrap(), stored)
 }
 

@@ -290,7 +290,7 @@ pub struct QueryArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     pub format: OutputFormat,
-    /// Queries answered together. Batches of 10,000 or more are merged
+    /// Queries answered together. Batches of 1,000 or more are merged
     /// against each table in one sequential pass, which costs less per
     /// query the larger the batch; answers are written when a batch is
     /// done, so use 1 to answer a stream line by line.

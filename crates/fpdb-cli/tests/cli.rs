@@ -238,7 +238,7 @@ fn bad_line_stops_with_nothing_applied_and_skip_bad_goes_on() {
 }
 
 /// `--batch` changes how many queries are answered together (and so the
-/// strategy: small batches probe, batches of 10,000 or more merge), never
+/// strategy: small batches probe, batches of 1,000 or more merge), never
 /// the answers or their order.
 #[test]
 fn query_answers_do_not_depend_on_the_batch_size() {

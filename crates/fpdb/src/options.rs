@@ -126,10 +126,11 @@ pub struct OpenOptions {
     /// fingerprints, or 1/8 of the set if that is more (see
     /// [`OpenOptions::merge_threshold`]).
     pub delta_limit: usize,
-    /// Table blocks kept in memory once read, in bytes (still compressed:
-    /// about 6 bytes per fingerprint per table, plus 64 bytes per block
-    /// for its sync points). 0 reads every block through RocksDB's own
-    /// cache.
+    /// Table blocks kept in memory from their second read, in bytes
+    /// (still compressed: about 6 bytes per fingerprint per table, plus 64
+    /// bytes per block for its sync points; a block read once, as most of
+    /// a one-shot process's are, is not worth the copy). 0 reads every
+    /// block through RocksDB's own cache.
     pub block_cache_bytes: usize,
     /// Open for reading only: no lock is taken, so another process may
     /// have the database open for writing; this handle sees the database

@@ -114,7 +114,7 @@ fn matching_fingerprints(
                         .map_err(|e| block_damage(index, block, &e))?,
                     None => {
                         let bytes = read_block(store, state, index, block)?;
-                        if state.blocks.has_room_for(bytes.len()) {
+                        if state.blocks.admit(index, block, bytes.len()) {
                             // Decoded whole (and checked) once, to keep it
                             // with its sync points.
                             decoder

@@ -22,7 +22,7 @@ pub struct Stats {
     pub tables: Vec<TableStats>,
     /// Memory of the in-memory block directories.
     pub directory_bytes: usize,
-    /// Memory of the blocks kept after their first read
+    /// Memory of the table blocks kept in memory
     /// (`OpenOptions::block_cache_bytes`).
     pub block_cache_bytes: usize,
     /// Fingerprints added since the last merge.

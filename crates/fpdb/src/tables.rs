@@ -265,7 +265,7 @@ impl Tables {
     /// Decodes block `block` of table `index` whole into `keys`: from
     /// memory when it is kept (its checksum passed when it was read), else
     /// from the store with its checksum verified, then, with `keep`, kept
-    /// if the cache has room. Returns the block's encoded size.
+    /// if the cache admits it. Returns the block's encoded size.
     pub fn decode_block(
         &self,
         store: &Store,
@@ -285,11 +285,18 @@ impl Tables {
         BlockDecoder::new(code, ChecksumPolicy::Verify)
             .decode(&bytes, keys)
             .map_err(|e| block_damage(index, block, &e))?;
-        if keep {
+        if keep && state.blocks.admit(index, block, bytes.len()) {
             state.blocks.keep(index, block, &bytes, keys, code);
         }
         Ok(bytes.len())
     }
+}
+
+/// Whether a read of a table block should fill RocksDB's cache: not
+/// while fpdb keeps the blocks it reads itself (1 KiB is a block's usual
+/// size), where a second copy would cost memory and page faults.
+pub(crate) fn fill_rocksdb_cache(state: &State) -> bool {
+    !state.blocks.has_room_for(1 << 10)
 }
 
 /// The stored bytes of block `block` of table `index`, as its directory
@@ -311,12 +318,14 @@ pub(crate) fn read_block<'s>(
                 "past the end of its directory",
             )
         })?;
-    store.block(index, last_key)?.ok_or_else(|| {
-        Error::corrupt(
-            format!("table {index}, block {block}"),
-            "missing from the store",
-        )
-    })
+    store
+        .block(index, last_key, fill_rocksdb_cache(state))?
+        .ok_or_else(|| {
+            Error::corrupt(
+                format!("table {index}, block {block}"),
+                "missing from the store",
+            )
+        })
 }
 
 /// A block that fails to decode.

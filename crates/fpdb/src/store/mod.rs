@@ -278,20 +278,57 @@ impl Store {
     }
 
     /// The stored bytes of the block of table `table` whose last key is
-    /// `last_key`, without copying them out of RocksDB.
+    /// `last_key`, without copying them out of RocksDB. `fill_cache`: keep
+    /// RocksDB's data block in its cache (pointless when fpdb keeps the
+    /// block itself: the copy would cost memory and a page fault per page).
     pub fn block(
         &self,
         table: usize,
         last_key: u64,
+        fill_cache: bool,
     ) -> Result<Option<impl Deref<Target = [u8]> + '_>> {
+        let mut read = ReadOptions::default();
+        read.fill_cache(fill_cache);
         self.db()
-            .get_pinned_cf(
+            .get_pinned_cf_opt(
                 self.family(Family::Table(table))?,
                 keys::block_key(last_key),
+                &read,
             )
             .map_err(storage(|| {
                 format!("table {table}, block with key {last_key:016x}")
             }))
+    }
+
+    /// [`Store::block`] for many blocks of table `table` at once, through
+    /// one RocksDB MultiGet: `last_keys` ascending; `each` gets every
+    /// block's position in `last_keys` and its bytes, in that order.
+    /// Sorted keys share index searches and data-block reads (a RocksDB
+    /// data block holds several fpdb blocks), which a get each repeats.
+    pub fn blocks(
+        &self,
+        table: usize,
+        last_keys: &[u64],
+        fill_cache: bool,
+        mut each: impl FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut read = ReadOptions::default();
+        read.fill_cache(fill_cache);
+        let keys: Vec<[u8; 8]> = last_keys.iter().map(|&key| keys::block_key(key)).collect();
+        let values = self.db().batched_multi_get_cf_opt(
+            self.family(Family::Table(table))?,
+            keys.iter(),
+            true,
+            &read,
+        );
+        for ((position, last_key), value) in last_keys.iter().enumerate().zip(values) {
+            let what = || format!("table {table}, block with key {last_key:016x}");
+            match value.map_err(storage(what))? {
+                Some(bytes) => each(position, &bytes)?,
+                None => return Err(Error::corrupt(what(), "missing from the store")),
+            }
+        }
+        Ok(())
     }
 
     /// The fingerprint stored for document `id`.
@@ -449,6 +486,17 @@ impl Store {
         if files.is_empty() {
             return Ok(());
         }
+        if let Family::Table(_) = family {
+            // RocksDB's SST writer has the kernel drop what it wrote from
+            // the page cache (its C API cannot say otherwise), so the first
+            // queries after a bulk load read every block from the disk:
+            // 1.6 s for 10,000 queries against 10M, 0.15 s warm. The
+            // tables are what queries read next: ask for them back, read
+            // in the background. Advice only; a failure changes nothing.
+            for file in &files {
+                read_in_background(file);
+            }
+        }
         let mut options = IngestExternalFileOptions::default();
         options.set_move_files(true);
         self.db()
@@ -507,6 +555,23 @@ impl Store {
             .unwrap_or(0)
     }
 
+    /// Asks the kernel to read `family`'s files into the page cache in the
+    /// background. From a cold page cache every block is a random read
+    /// from the disk (about 35 µs each on this project's VM, two threads
+    /// reading) while the four table files of a 10M database (218 MB)
+    /// read in order in 0.13 s; on a warm cache the advice costs a page
+    /// lookup per 4 KiB (under a millisecond for a 55 MB table). Advice
+    /// only; a failure changes nothing.
+    pub fn read_ahead(&self, family: Family) {
+        let Ok(files) = self.db().live_files() else {
+            return;
+        };
+        let name = family.name();
+        for file in files.iter().filter(|file| file.column_family_name == *name) {
+            read_in_background(&self.path.join(file.name.trim_start_matches('/')));
+        }
+    }
+
     /// Deletes whatever an interrupted bulk load may have ingested (the
     /// database was empty before it) and the mark, in one synced write.
     fn roll_back_interrupted_load(&self) -> Result<()> {
@@ -556,4 +621,31 @@ fn fingerprint_value(id: &str, value: &[u8]) -> Result<Fingerprint> {
 /// Names a key of a family for an error message.
 fn describe(family: Family, key: &[u8]) -> String {
     format!("{} key {}", family.name(), String::from_utf8_lossy(key))
+}
+
+/// Asks the kernel to read `path` into the page cache in the background.
+/// Linux reads at most its readahead window (128 KiB by default, 8 MiB on
+/// this project's VM) per request, so the file is asked for window by
+/// window.
+fn read_in_background(path: &Path) {
+    const WINDOW: u64 = 128 << 10;
+    let Ok(file) = File::open(path) else {
+        return;
+    };
+    let Ok(len) = file.metadata().map(|metadata| metadata.len()) else {
+        return;
+    };
+    let mut offset = 0;
+    while offset < len {
+        let advice = rustix::fs::fadvise(
+            &file,
+            offset,
+            std::num::NonZeroU64::new(WINDOW),
+            rustix::fs::Advice::WillNeed,
+        );
+        if advice.is_err() {
+            return;
+        }
+        offset += WINDOW;
+    }
 }
