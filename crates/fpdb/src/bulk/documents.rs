@@ -95,9 +95,16 @@ impl Documents {
                 keys.extend_from_slice(self.id_at(span));
                 ends.push((keys.len(), fp));
             }
+            let mut rest = keys.as_slice();
             let mut start = 0;
             for &(end, fp) in &ends {
-                write(keys.get(start..end).unwrap_or_default(), fp)?;
+                let (key, after) = rest
+                    .split_at_checked(end.saturating_sub(start))
+                    .ok_or_else(|| {
+                        crate::Error::corrupt("a bulk load's id buffer", "a key past its end")
+                    })?;
+                write(key, fp)?;
+                rest = after;
                 start = end;
             }
         }

@@ -352,15 +352,18 @@ impl<'db> BulkLoader<'db> {
             });
         }
         let dir = self.work.path.as_path();
-        let halves = |len: usize| [0..len / 2, len / 2..len];
+        // Two files per id family, written in parallel.
+        fn halves<T>(all: &[T]) -> [&[T]; 2] {
+            let (first, second) = all.split_at(all.len() / 2);
+            [first, second]
+        }
 
         let (id_files, by_fp) = rayon::join(
             || -> Result<Vec<PathBuf>> {
-                let written: Vec<Result<Option<PathBuf>>> = halves(entries.len())
+                let written: Vec<Result<Option<PathBuf>>> = halves(entries)
                     .into_par_iter()
                     .enumerate()
-                    .map(|(part, range)| {
-                        let entries = buffer.entries().get(range).unwrap_or_default();
+                    .map(|(part, entries)| {
                         SstFile::new(dir, Family::IdToFp, part).write(|put| {
                             let pairs = entries.iter().map(|e| (e.fp, e.span));
                             buffer.for_each_key(pairs, false, |id, fp| put(id, &fp.to_be_bytes()))
@@ -390,11 +393,10 @@ impl<'db> BulkLoader<'db> {
         let mut fps: Vec<u64> = by_fp.iter().map(|&(fp, _)| fp).collect();
         fps.dedup();
 
-        let fp_files: Vec<Option<PathBuf>> = halves(by_fp.len())
+        let fp_files: Vec<Option<PathBuf>> = halves(&by_fp)
             .into_par_iter()
             .enumerate()
-            .map(|(part, range)| {
-                let pairs = by_fp.get(range).unwrap_or_default();
+            .map(|(part, pairs)| {
                 SstFile::new(dir, Family::FpToIds, part).write(|put| {
                     buffer.for_each_key(pairs.iter().copied(), true, |key, _| put(key, &[]))
                 })

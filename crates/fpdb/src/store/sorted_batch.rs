@@ -62,28 +62,38 @@ impl SortedBatch {
     /// handle (the families are looked up before the batch is built). A
     /// write to a family `handle` does not know is an error.
     pub fn into_write_batch<'h>(
-        mut self,
+        self,
         handle: impl Fn(Family) -> Option<&'h ColumnFamily>,
     ) -> Result<WriteBatch> {
-        let bytes = &self.bytes;
-        let key = |write: &Write| bytes.get(write.start..write.value).unwrap_or_default();
-        self.writes
-            .sort_by(|a, b| (a.family, key(a)).cmp(&(b.family, key(b))));
+        let bytes = self.bytes.as_slice();
+        // (family, key, value, delete), each slice checked once.
+        let mut writes = self
+            .writes
+            .iter()
+            .map(|write| {
+                let key = bytes.get(write.start..write.value);
+                let value = bytes.get(write.value..write.end);
+                match (key, value) {
+                    (Some(key), Some(value)) => Ok((write.family, key, value, write.delete)),
+                    _ => Err(Error::corrupt("a write batch", "a write past its bytes")),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        writes.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         // Each record adds a tag, a family id and two lengths to its bytes.
         let mut batch =
-            WriteBatch::with_capacity_bytes(self.bytes.len() + self.writes.len() * RECORD_OVERHEAD);
-        for write in &self.writes {
-            let Some(family) = handle(write.family) else {
+            WriteBatch::with_capacity_bytes(bytes.len() + writes.len() * RECORD_OVERHEAD);
+        for (family, key, value, delete) in writes {
+            let Some(handle) = handle(family) else {
                 return Err(Error::corrupt(
-                    format!("column family {}", write.family.name()),
+                    format!("column family {}", family.name()),
                     "missing",
                 ));
             };
-            if write.delete {
-                batch.delete_cf(family, key(write));
+            if delete {
+                batch.delete_cf(handle, key);
             } else {
-                let value = bytes.get(write.value..write.end).unwrap_or_default();
-                batch.put_cf(family, key(write), value);
+                batch.put_cf(handle, key, value);
             }
         }
         Ok(batch)
