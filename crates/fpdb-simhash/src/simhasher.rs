@@ -126,9 +126,7 @@ impl Simhasher {
     /// whitespace, punctuation or stop words) has the fingerprint 0.
     pub fn fingerprint(&self, text: &str) -> Fingerprint {
         let mut votes = BitVotes::default();
-        self.for_each_weighted(text, |feature, weight| {
-            votes.add(hash_feature(feature), weight);
-        });
+        self.for_each_weighted(text, |_, hash, weight| votes.add(hash, weight));
         votes.fingerprint()
     }
 
@@ -144,7 +142,7 @@ impl Simhasher {
     /// by text): what the fingerprint is made of.
     pub fn features(&self, text: &str) -> Vec<Feature> {
         let mut totals: HashMap<String, i64> = HashMap::new();
-        self.for_each_weighted(text, |feature, weight| {
+        self.for_each_weighted(text, |feature, _, weight| {
             *totals.entry(feature.to_string()).or_insert(0) += weight;
         });
         let mut features: Vec<Feature> = totals
@@ -159,23 +157,25 @@ impl Simhasher {
         features
     }
 
-    /// Calls `vote` for every (feature, weight) of `text`. With tf weights a
-    /// feature may come several times; the vote is linear, so that equals
-    /// one call with the summed weight.
-    fn for_each_weighted(&self, text: &str, mut vote: impl FnMut(&str, i64)) {
+    /// Calls `vote` for every (feature, its hash, weight) of `text`. With tf
+    /// weights a feature may come several times; the vote is linear, so that
+    /// equals one call with the summed weight.
+    fn for_each_weighted(&self, text: &str, mut vote: impl FnMut(&str, u64, i64)) {
         match (self.options.tokenizer, self.options.weighting) {
-            (Tokenizer::Chars(n), Weighting::Tf) => for_each_shingle(text, n, |s| vote(s, 1)),
+            (Tokenizer::Chars(n), Weighting::Tf) => {
+                for_each_shingle(text, n, |s| vote(s, hash_feature(s), 1));
+            }
             (tokenizer, Weighting::Tf) => {
                 let mut folded = String::new();
                 for_each_chunk(text, TF_CHUNK_BYTES, |chunk| {
                     folded.clear();
                     fold_into(chunk, &mut folded);
-                    tokenizer.for_each_word(&folded, |w| vote(w, 1));
+                    tokenizer.for_each_word(&folded, |w, hash| vote(w, hash, 1));
                 });
             }
             (_, Weighting::TfIdf { .. }) => {
                 for (feature, weight) in self.tfidf_features(text) {
-                    vote(&feature, weight);
+                    vote(&feature, hash_feature(&feature), weight);
                 }
             }
         }
@@ -267,7 +267,7 @@ impl Simhasher {
                 };
                 match tokenizer {
                     Tokenizer::Chars(n) => for_each_shingle(folded, n, &mut count),
-                    _ => tokenizer.for_each_word(folded, &mut count),
+                    _ => tokenizer.for_each_word(folded, |w, _| count(w)),
                 }
                 for (word, n) in counts {
                     each(word, n as f64 / total as f64);
