@@ -36,8 +36,12 @@ fn is_caseless_cjk(c: char) -> bool {
 pub(crate) fn fold_into(text: &str, out: &mut String) {
     out.reserve(text.len());
     if text.is_ascii() {
-        // Fast path: most of the web's Latin text.
-        out.extend(text.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        // Fast path: most of the web's Latin text, lowered in place.
+        let start = out.len();
+        out.push_str(text);
+        if let Some(added) = out.get_mut(start..) {
+            added.make_ascii_lowercase();
+        }
         return;
     }
     // Runs of characters that fold to themselves (most of a Chinese page)
