@@ -36,11 +36,40 @@ fn is_caseless_cjk(c: char) -> bool {
 pub(crate) fn fold_into(text: &str, out: &mut String) {
     out.reserve(text.len());
     if text.is_ascii() {
-        // Fast path: most of the web's Latin text.
-        out.extend(text.bytes().map(|b| char::from(b.to_ascii_lowercase())));
-    } else {
-        text.chars().for_each(|c| fold_char(c, |f| out.push(f)));
+        // Fast path: most of the web's Latin text, lowered in place.
+        let start = out.len();
+        out.push_str(text);
+        if let Some(added) = out.get_mut(start..) {
+            added.make_ascii_lowercase();
+        }
+        return;
     }
+    // Runs of characters that fold to themselves (most of a Chinese page)
+    // are copied whole; only the others go through `fold_char`. The scan
+    // reads lead bytes only: 0xE3..=0xE9 starts a three-byte character in
+    // U+3000..=U+9FFF, caseless CJK, of which only U+3000 (E3 80 80) folds.
+    let bytes = text.as_bytes();
+    let mut run_start = 0;
+    let mut i = 0;
+    while let Some(&lead) = bytes.get(i) {
+        let unchanged = match lead {
+            0..=0x7F => !lead.is_ascii_uppercase(),
+            0xE3..=0xE9 => lead != 0xE3 || bytes.get(i + 1..i + 3) != Some(&[0x80, 0x80][..]),
+            _ => false,
+        };
+        if unchanged {
+            i += if lead < 0x80 { 1 } else { 3 };
+            continue;
+        }
+        let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        out.push_str(text.get(run_start..i).unwrap_or_default());
+        fold_char(c, |f| out.push(f));
+        i += c.len_utf8();
+        run_start = i;
+    }
+    out.push_str(text.get(run_start..).unwrap_or_default());
 }
 
 /// Whether a token carries meaning: it has at least one letter or digit.
@@ -61,7 +90,11 @@ pub(crate) fn is_meaningful_word(token: &str) -> bool {
             // An ideograph: a letter, not part of a number.
             return true;
         }
-        if c.is_alphanumeric() {
+        if is_common_punctuation(c) {
+            // Neither a letter or digit nor part of a number; the test
+            // below would say so too, through the Unicode tables.
+            number_like = false;
+        } else if c.is_alphanumeric() {
             alphanumeric = true;
             number_like &= c.is_numeric();
         } else {
@@ -69,6 +102,17 @@ pub(crate) fn is_meaningful_word(token: &str) -> bool {
         }
     }
     alphanumeric && !number_like
+}
+
+/// General punctuation (dashes, quotes, ellipsis) and the CJK punctuation
+/// of U+3000..=U+303F (、。《》「」【】): no letter or digit among them (a
+/// test checks), so Chinese punctuation tokens skip the Unicode tables.
+#[inline]
+fn is_common_punctuation(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x2000..=0x206F | 0x3000..=0x3004 | 0x3008..=0x3020 | 0x3030 | 0x303D..=0x303F
+    )
 }
 
 /// Whether a token is only a number, such as a date part, a counter or a
@@ -105,6 +149,37 @@ mod tests {
         assert_eq!(fold("PLAIN ascii"), "plain ascii");
     }
 
+    fn fold_one_by_one(text: &str) -> String {
+        let mut out = String::new();
+        text.chars().for_each(|c| fold_char(c, |f| out.push(f)));
+        out
+    }
+
+    #[test]
+    fn run_copying_folds_every_character_like_fold_char() {
+        let all: String = (0..=0x10_FFFFu32)
+            .filter_map(char::from_u32)
+            .flat_map(|c| [c, '中', c, c, 'a'])
+            .collect();
+        assert_eq!(fold(&all), fold_one_by_one(&all));
+    }
+
+    #[test]
+    fn run_copying_folds_like_one_character_at_a_time() {
+        for text in [
+            "",
+            "中文ＡＢＣ１２３　Hello",
+            "ÄÖ中文İ",
+            "abc中",
+            "　",
+            "ＡＢ",
+            "中文没有大写",
+            "Mixed ａｂｃ Σ ß ǅ 中文。",
+        ] {
+            assert_eq!(fold(text), fold_one_by_one(text), "{text:?}");
+        }
+    }
+
     #[test]
     fn cjk_range_has_no_lower_case() {
         for code in 0x3000..=0x9FFFu32 {
@@ -116,6 +191,16 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn common_punctuation_has_no_letter_or_digit() {
+        for c in (0..=0x10_FFFFu32).filter_map(char::from_u32) {
+            if is_common_punctuation(c) {
+                assert!(!c.is_alphanumeric(), "U+{:04X}", u32::from(c));
+            }
+        }
+        assert!(is_common_punctuation('。') && is_common_punctuation('…'));
     }
 
     #[test]
@@ -142,6 +227,12 @@ mod tests {
             "3中",
             " ",
             "ü",
+            "。",
+            "、a",
+            "——",
+            "〇〇",
+            "1…",
+            "“x”",
         ] {
             assert_eq!(
                 is_meaningful_word(token),

@@ -126,9 +126,7 @@ impl Simhasher {
     /// whitespace, punctuation or stop words) has the fingerprint 0.
     pub fn fingerprint(&self, text: &str) -> Fingerprint {
         let mut votes = BitVotes::default();
-        self.for_each_weighted(text, |feature, weight| {
-            votes.add(hash_feature(feature), weight);
-        });
+        self.for_each_weighted(text, |_, hash, weight| votes.add(hash, weight));
         votes.fingerprint()
     }
 
@@ -144,7 +142,7 @@ impl Simhasher {
     /// by text): what the fingerprint is made of.
     pub fn features(&self, text: &str) -> Vec<Feature> {
         let mut totals: HashMap<String, i64> = HashMap::new();
-        self.for_each_weighted(text, |feature, weight| {
+        self.for_each_weighted(text, |feature, _, weight| {
             *totals.entry(feature.to_string()).or_insert(0) += weight;
         });
         let mut features: Vec<Feature> = totals
@@ -159,23 +157,25 @@ impl Simhasher {
         features
     }
 
-    /// Calls `vote` for every (feature, weight) of `text`. With tf weights a
-    /// feature may come several times; the vote is linear, so that equals
-    /// one call with the summed weight.
-    fn for_each_weighted(&self, text: &str, mut vote: impl FnMut(&str, i64)) {
+    /// Calls `vote` for every (feature, its hash, weight) of `text`. With tf
+    /// weights a feature may come several times; the vote is linear, so that
+    /// equals one call with the summed weight.
+    fn for_each_weighted(&self, text: &str, mut vote: impl FnMut(&str, u64, i64)) {
         match (self.options.tokenizer, self.options.weighting) {
-            (Tokenizer::Chars(n), Weighting::Tf) => for_each_shingle(text, n, |s| vote(s, 1)),
+            (Tokenizer::Chars(n), Weighting::Tf) => {
+                for_each_shingle(text, n, |s| vote(s, hash_feature(s), 1));
+            }
             (tokenizer, Weighting::Tf) => {
                 let mut folded = String::new();
                 for_each_chunk(text, TF_CHUNK_BYTES, |chunk| {
                     folded.clear();
                     fold_into(chunk, &mut folded);
-                    tokenizer.for_each_word(&folded, |w| vote(w, 1));
+                    tokenizer.for_each_word(&folded, |w, hash| vote(w, hash, 1));
                 });
             }
             (_, Weighting::TfIdf { .. }) => {
                 for (feature, weight) in self.tfidf_features(text) {
-                    vote(&feature, weight);
+                    vote(&feature, hash_feature(&feature), weight);
                 }
             }
         }
@@ -188,36 +188,72 @@ impl Simhasher {
     /// jieba's score is tf·idf divided by the chunk's token count, which is
     /// close to proportional to its length. This keeps memory bounded by
     /// the vocabulary rather than by the text.
+    ///
+    /// A text of one chunk asks jieba for only a few more candidates than
+    /// it keeps (ranking and copying every word of the text was most of
+    /// the cost of tf-idf), and asks again for all of them in the rare
+    /// case that those few cannot decide the top keywords (see
+    /// [`ranked_keywords`]).
     fn tfidf_features(&self, text: &str) -> Vec<(String, i64)> {
         let keep = self.options.weighting.keywords_for(text.len());
+        let limited = self.options.tokenizer == Tokenizer::Jieba && text.len() <= TFIDF_CHUNK_BYTES;
+        let mut candidates = if limited {
+            keep.saturating_add(keep / 2).saturating_add(8)
+        } else {
+            // Keywords are summed over chunks, so all of them are needed;
+            // other tokenizers count every candidate anyway.
+            usize::MAX
+        };
+        loop {
+            if let Some(ranked) = self.tfidf_top(text, keep, candidates) {
+                return ranked;
+            }
+            // Rare: the boundary is a tie or many candidates were not
+            // features. Take them all rather than guess again.
+            candidates = usize::MAX;
+        }
+    }
+
+    /// The top `keep` keywords of `text`, from the best `candidates` of each
+    /// chunk; `None` when those candidates are too few to be sure of them.
+    fn tfidf_top(&self, text: &str, keep: usize, candidates: usize) -> Option<Vec<(String, i64)>> {
         let mut scores: HashMap<String, f64> = HashMap::new();
         let mut folded = String::new();
+        // The lowest score jieba returned, when it returned all it was asked
+        // for and so may have left out words scoring as much.
+        let mut cut_off: Option<i64> = None;
         for_each_chunk(text, TFIDF_CHUNK_BYTES, |chunk| {
             folded.clear();
             fold_into(chunk, &mut folded);
             let chunk_share = chunk.len() as f64 / text.len().max(1) as f64;
-            self.for_each_keyword_score(&folded, |word, score| {
-                *scores.entry(word.to_string()).or_insert(0.0) += score * chunk_share;
+            let mut returned = 0usize;
+            let mut lowest = f64::INFINITY;
+            self.for_each_keyword_score(&folded, candidates, |word, score| {
+                let share = score * chunk_share;
+                *scores.entry(word).or_insert(0.0) += share;
+                returned += 1;
+                lowest = lowest.min(share);
             });
+            if returned >= candidates {
+                cut_off = Some(scaled_score(lowest));
+            }
         });
-        let mut ranked: Vec<(String, i64)> = scores
-            .into_iter()
-            // jieba's extractor keeps any token of two characters, even
-            // whitespace; only words with letters or digits are features.
-            .filter(|(word, _)| has_alphanumeric(word) && !is_number(word) && !is_stop_word(word))
-            .map(|(word, score)| (word, scaled_score(score)))
-            .collect();
-        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        ranked.truncate(keep);
-        ranked
+        ranked_keywords(scores, keep, cut_off)
     }
 
     /// Every keyword candidate of one folded chunk with its tf-idf score.
-    fn for_each_keyword_score(&self, folded: &str, mut each: impl FnMut(&str, f64)) {
+    /// With jieba, only the best `candidates` of them (by score, then by
+    /// text); other tokenizers give every candidate.
+    fn for_each_keyword_score(
+        &self,
+        folded: &str,
+        candidates: usize,
+        mut each: impl FnMut(String, f64),
+    ) {
         match self.options.tokenizer {
             Tokenizer::Jieba => {
-                for keyword in KEYWORDS.extract_keywords(&JIEBA, folded, usize::MAX, Vec::new()) {
-                    each(&keyword.keyword, keyword.weight);
+                for keyword in KEYWORDS.extract_keywords(&JIEBA, folded, candidates, Vec::new()) {
+                    each(keyword.keyword, keyword.weight);
                 }
             }
             tokenizer => {
@@ -231,12 +267,44 @@ impl Simhasher {
                 };
                 match tokenizer {
                     Tokenizer::Chars(n) => for_each_shingle(folded, n, &mut count),
-                    _ => tokenizer.for_each_word(folded, &mut count),
+                    _ => tokenizer.for_each_word(folded, |w, _| count(w)),
                 }
                 for (word, n) in counts {
-                    each(&word, n as f64 / total as f64);
+                    each(word, n as f64 / total as f64);
                 }
             }
+        }
+    }
+}
+
+/// The best `keep` features of summed keyword `scores`, heaviest first and
+/// ties by text, as fixed-point weights.
+///
+/// `cut_off` is the lowest weight among the candidates when the scorer may
+/// have left out others weighing as much or less (it returns candidates
+/// best first). The result is then only certain when the last kept feature
+/// weighs strictly more than `cut_off`: a left-out word weighs at most
+/// `cut_off`, so it could not have been kept. Otherwise `None`: ask for
+/// more candidates.
+fn ranked_keywords(
+    scores: HashMap<String, f64>,
+    keep: usize,
+    cut_off: Option<i64>,
+) -> Option<Vec<(String, i64)>> {
+    let mut ranked: Vec<(String, i64)> = scores
+        .into_iter()
+        // jieba's extractor keeps any token of two characters, even
+        // whitespace; only words with letters or digits are features.
+        .filter(|(word, _)| has_alphanumeric(word) && !is_number(word) && !is_stop_word(word))
+        .map(|(word, score)| (word, scaled_score(score)))
+        .collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranked.truncate(keep);
+    match cut_off {
+        None => Some(ranked),
+        Some(lowest) => {
+            let certain = ranked.len() == keep && ranked.last().is_none_or(|(_, w)| *w > lowest);
+            certain.then_some(ranked)
         }
     }
 }
@@ -245,4 +313,134 @@ impl Simhasher {
 #[inline]
 pub fn hash_feature(feature: &str) -> u64 {
     xxh3_64_with_seed(feature.as_bytes(), FEATURE_HASH_SEED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// tf-idf keywords the plain way: every candidate of every chunk,
+    /// summed, filtered, sorted, the first `keep` kept.
+    fn reference_tfidf(simhasher: &Simhasher, text: &str) -> Vec<(String, i64)> {
+        let keep = simhasher.options.weighting.keywords_for(text.len());
+        let mut scores: HashMap<String, f64> = HashMap::new();
+        for_each_chunk(text, TFIDF_CHUNK_BYTES, |chunk| {
+            let mut folded = String::new();
+            fold_into(chunk, &mut folded);
+            let chunk_share = chunk.len() as f64 / text.len().max(1) as f64;
+            for keyword in KEYWORDS.extract_keywords(&JIEBA, &folded, usize::MAX, Vec::new()) {
+                *scores.entry(keyword.keyword).or_insert(0.0) += keyword.weight * chunk_share;
+            }
+        });
+        let mut ranked: Vec<(String, i64)> = scores
+            .into_iter()
+            .filter(|(word, _)| has_alphanumeric(word) && !is_number(word) && !is_stop_word(word))
+            .map(|(word, score)| (word, scaled_score(score)))
+            .collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        ranked.truncate(keep);
+        ranked
+    }
+
+    fn jieba_tfidf(top_n: Option<usize>) -> Simhasher {
+        Simhasher::new(SimhashOptions {
+            tokenizer: Tokenizer::Jieba,
+            weighting: Weighting::TfIdf { top_n },
+        })
+    }
+
+    /// Words that tie often: many have jieba's highest IDF or none at all
+    /// (the median), numbers and punctuation are candidates but not
+    /// features, and stop words are neither.
+    const WORDS: &[&str] = &[
+        "指纹",
+        "数据库",
+        "网页",
+        "爬虫",
+        "近似",
+        "重复",
+        "奇珍",
+        "钟朋荣",
+        "王茂润",
+        "运走",
+        "落脚点",
+        "天安门",
+        "生化学",
+        "劳动防护",
+        "2024",
+        "12.5",
+        "——",
+        "……",
+        "我们",
+        "的",
+        "rust",
+        "Fpdb",
+        "ＡＢＣ",
+        "，",
+        "。",
+        "\n",
+        " ",
+        "x",
+        "中",
+    ];
+    const HAN: &[char] = &[
+        '山', '水', '火', '木', '金', '土', '日', '月', '星', '云', '风', '雨',
+    ];
+
+    /// Text from token codes: a word of [`WORDS`], one of 100 numbers (often
+    /// the best scored candidates, which are no features), or one of 144
+    /// two-character words, in the dictionary or not.
+    fn text_of(codes: &[(u8, usize)]) -> String {
+        let mut text = String::new();
+        for &(kind, i) in codes {
+            match kind % 3 {
+                0 => text.push_str(WORDS[i % WORDS.len()]),
+                1 => text.push_str(&format!(" {} ", i % 100)),
+                _ => {
+                    text.push(HAN[i % HAN.len()]);
+                    text.push(HAN[i / HAN.len() % HAN.len()]);
+                    text.push('，');
+                }
+            }
+        }
+        text
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn few_candidates_give_the_reference_keywords(
+            codes in proptest::collection::vec((0u8..3, 0usize..1000), 0..600),
+            top_n in proptest::option::of(0usize..40),
+        ) {
+            let text = text_of(&codes);
+            let simhasher = jieba_tfidf(top_n);
+            prop_assert_eq!(simhasher.tfidf_features(&text), reference_tfidf(&simhasher, &text));
+        }
+    }
+
+    #[test]
+    fn few_candidates_give_the_reference_keywords_on_articles() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/text");
+        let mut articles = String::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            articles.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+        }
+        let chars: Vec<(usize, char)> = articles.char_indices().collect();
+        for top_n in [Some(1), Some(3), Some(8), Some(30), None] {
+            let simhasher = jieba_tfidf(top_n);
+            // Prefixes of every length class, so that boundaries fall
+            // anywhere in the ranking.
+            for end in (0..chars.len()).step_by(97).chain([chars.len()]) {
+                let text = &articles[..chars.get(end).map_or(articles.len(), |c| c.0)];
+                assert_eq!(
+                    simhasher.tfidf_features(text),
+                    reference_tfidf(&simhasher, text),
+                    "top_n {top_n:?}, {end} chars"
+                );
+            }
+        }
+    }
 }

@@ -5,10 +5,9 @@
 //! pull unrelated pages' fingerprints together. The list is short on purpose;
 //! rarer words are handled by weighting (tf-idf), not by this list.
 
-use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use xxhash_rust::xxh3::Xxh3DefaultBuilder;
+use crate::hash_feature;
 
 const CHINESE: &[&str] = &[
     "的",
@@ -155,17 +154,57 @@ const ENGLISH: &[&str] = &[
     "your", "yours",
 ];
 
-/// Looked up once per token, so hashed with xxh3 rather than SipHash.
-static STOP_WORDS: LazyLock<HashSet<&'static str, Xxh3DefaultBuilder>> =
-    LazyLock::new(|| CHINESE.iter().chain(ENGLISH).copied().collect());
+/// Slots of the stop-word table: a power of two, at least twice the
+/// number of stop words (a test checks), so that probes stay short.
+const TABLE_BITS: u32 = 10;
+const TABLE_MASK: usize = (1 << TABLE_BITS) - 1;
 
-/// Longest stop word in bytes: longer tokens skip the lookup.
-static LONGEST: LazyLock<usize> = LazyLock::new(|| stop_words().map(str::len).max().unwrap_or(0));
+/// The stop words by feature hash ([`hash_feature`]), in an open-addressing
+/// table with linear probing. A token's feature hash is computed once for
+/// its vote anyway, so the lookup costs about one probe and, on a hash
+/// match, one string comparison.
+static STOP_WORDS: LazyLock<Vec<Option<(u64, &'static str)>>> = LazyLock::new(|| {
+    let mut slots = vec![None; TABLE_MASK + 1];
+    for word in stop_words() {
+        let hash = hash_feature(word);
+        let mut slot = home_slot(hash);
+        // The table has more slots than words, so a free one is found.
+        for _ in 0..=TABLE_MASK {
+            match slots.get_mut(slot) {
+                Some(free @ None) => {
+                    *free = Some((hash, word));
+                    break;
+                }
+                _ => slot = (slot + 1) & TABLE_MASK,
+            }
+        }
+    }
+    slots
+});
+
+/// Where the probe for `hash` starts: its top bits.
+#[inline]
+fn home_slot(hash: u64) -> usize {
+    usize::try_from(hash >> (64 - TABLE_BITS)).unwrap_or(0)
+}
 
 /// Whether `word` (already folded to lower case) is a stop word.
 #[inline]
 pub fn is_stop_word(word: &str) -> bool {
-    word.len() <= *LONGEST && STOP_WORDS.contains(word)
+    is_stop_word_hashed(word, hash_feature(word))
+}
+
+/// [`is_stop_word`] for a word whose feature hash is known.
+#[inline]
+pub(crate) fn is_stop_word_hashed(word: &str, hash: u64) -> bool {
+    let mut slot = home_slot(hash);
+    while let Some(Some((stored, stop_word))) = STOP_WORDS.get(slot) {
+        if *stored == hash && *stop_word == word {
+            return true;
+        }
+        slot = (slot + 1) & TABLE_MASK;
+    }
+    false
 }
 
 /// Every stop word, Chinese first, for building other filters from.
@@ -189,8 +228,19 @@ mod tests {
     #[test]
     fn list_is_lower_case_without_duplicates() {
         let all: Vec<&str> = stop_words().collect();
-        let unique: HashSet<&str> = all.iter().copied().collect();
+        let unique: std::collections::HashSet<&str> = all.iter().copied().collect();
         assert_eq!(all.len(), unique.len());
         assert!(all.iter().all(|w| w.to_lowercase() == *w));
+    }
+
+    #[test]
+    fn table_holds_every_stop_word_and_nothing_else() {
+        let all: Vec<&str> = stop_words().collect();
+        assert!(2 * all.len() <= TABLE_MASK + 1, "{} stop words", all.len());
+        assert!(all.iter().all(|w| is_stop_word(w)));
+        assert_eq!(STOP_WORDS.iter().flatten().count(), all.len());
+        for word in ["", "指纹", "fingerprint", "th", "thee", "的的", "我们的"] {
+            assert!(!is_stop_word(word), "{word}");
+        }
     }
 }

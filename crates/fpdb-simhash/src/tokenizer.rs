@@ -8,8 +8,8 @@ use jieba_rs::Jieba;
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::normalize::{fold_char, is_meaningful_word};
-use crate::stop_words::is_stop_word;
-use crate::OptionsError;
+use crate::stop_words::is_stop_word_hashed;
+use crate::{hash_feature, OptionsError};
 
 /// Longest n accepted by [`Tokenizer::Chars`]: longer shingles make every
 /// small edit touch too many features to be useful.
@@ -38,35 +38,34 @@ pub enum Tokenizer {
 }
 
 impl Tokenizer {
-    /// Calls `emit` with every feature of one chunk of already folded text,
-    /// once per occurrence. Only for the word-based tokenizers; character
-    /// shingles run over the whole text (see [`for_each_shingle`]).
-    pub(crate) fn for_each_word(&self, folded: &str, mut emit: impl FnMut(&str)) {
+    /// Calls `emit` with every feature of one chunk of already folded text
+    /// and its [`hash_feature`], once per occurrence. Only for the
+    /// word-based tokenizers; character shingles run over the whole text
+    /// (see [`for_each_shingle`]).
+    pub(crate) fn for_each_word(&self, folded: &str, mut emit: impl FnMut(&str, u64)) {
+        let mut each = |token: &str| {
+            if let Some(hash) = word_feature_hash(token) {
+                emit(token, hash);
+            }
+        };
         match self {
-            Tokenizer::Jieba => {
-                for token in JIEBA.cut(folded, false) {
-                    if is_word_feature(token.word) {
-                        emit(token.word);
-                    }
-                }
-            }
-            Tokenizer::Words => {
-                for word in folded.unicode_words() {
-                    if is_word_feature(word) {
-                        emit(word);
-                    }
-                }
-            }
+            Tokenizer::Jieba => JIEBA.cut(folded, false).iter().for_each(|t| each(t.word)),
+            Tokenizer::Words => folded.unicode_words().for_each(each),
             Tokenizer::Chars(_) => {}
         }
     }
 }
 
 /// A token is a feature unless it is punctuation, whitespace, a stop word or
-/// a bare number.
+/// a bare number; its feature hash if it is one. The hash is computed once
+/// for both the stop-word lookup and the vote.
 #[inline]
-fn is_word_feature(token: &str) -> bool {
-    is_meaningful_word(token) && !is_stop_word(token)
+fn word_feature_hash(token: &str) -> Option<u64> {
+    if !is_meaningful_word(token) {
+        return None;
+    }
+    let hash = hash_feature(token);
+    (!is_stop_word_hashed(token, hash)).then_some(hash)
 }
 
 /// Calls `emit` with every `n`-character shingle of `text`: folded, with
@@ -147,7 +146,10 @@ mod tests {
         let mut folded = String::new();
         fold_into(text, &mut folded);
         let mut out = Vec::new();
-        tokenizer.for_each_word(&folded, |w| out.push(w.to_string()));
+        tokenizer.for_each_word(&folded, |w, hash| {
+            assert_eq!(hash, hash_feature(w));
+            out.push(w.to_string());
+        });
         out
     }
 
