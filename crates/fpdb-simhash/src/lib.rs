@@ -45,6 +45,7 @@
 
 mod chunks;
 mod error;
+mod feature_hash;
 mod normalize;
 mod simhasher;
 mod stop_words;
@@ -53,8 +54,9 @@ mod votes;
 mod weighting;
 
 pub use error::OptionsError;
+pub use feature_hash::{hash_feature, FEATURE_HASH_SEED};
 pub use fpdb_fingerprint::{Fingerprint, ParseFingerprintError};
-pub use simhasher::{hash_feature, Feature, SimhashOptions, Simhasher, FEATURE_HASH_SEED};
+pub use simhasher::{Feature, SimhashOptions, Simhasher};
 pub use stop_words::is_stop_word;
 pub use tokenizer::{Tokenizer, MAX_SHINGLE_CHARS};
 pub use weighting::Weighting;

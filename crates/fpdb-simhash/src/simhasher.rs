@@ -5,18 +5,14 @@ use std::fmt;
 use std::sync::LazyLock;
 
 use jieba_rs::{KeywordExtract, KeywordExtractConfig, TfIdf};
-use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::chunks::for_each_chunk;
+use crate::feature_hash::hash_feature;
 use crate::normalize::{fold_into, has_alphanumeric, is_number};
 use crate::stop_words::{is_stop_word, stop_words};
 use crate::tokenizer::{for_each_shingle, JIEBA};
 use crate::votes::BitVotes;
 use crate::{Fingerprint, Tokenizer, Weighting};
-
-/// Seed of the xxh3-64 hash of each feature's UTF-8 bytes. Part of the
-/// fingerprint definition: changing it changes every fingerprint.
-pub const FEATURE_HASH_SEED: u64 = 0x6670_6462_5f73_6831; // "fpdb_sh1"
 
 /// Longest piece of text segmented at once with term-frequency weights.
 const TF_CHUNK_BYTES: usize = 64 * 1024;
@@ -307,12 +303,6 @@ fn ranked_keywords(
             certain.then_some(ranked)
         }
     }
-}
-
-/// The 64-bit hash of one feature.
-#[inline]
-pub fn hash_feature(feature: &str) -> u64 {
-    xxh3_64_with_seed(feature.as_bytes(), FEATURE_HASH_SEED)
 }
 
 #[cfg(test)]

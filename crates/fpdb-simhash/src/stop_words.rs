@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use crate::hash_feature;
+use crate::feature_hash::hash_feature;
 
 const CHINESE: &[&str] = &[
     "的",

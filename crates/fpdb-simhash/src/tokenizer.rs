@@ -7,9 +7,10 @@ use std::sync::LazyLock;
 use jieba_rs::Jieba;
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::feature_hash::hash_feature;
 use crate::normalize::{fold_char, is_meaningful_word};
 use crate::stop_words::is_stop_word_hashed;
-use crate::{hash_feature, OptionsError};
+use crate::OptionsError;
 
 /// Longest n accepted by [`Tokenizer::Chars`]: longer shingles make every
 /// small edit touch too many features to be useful.
