@@ -311,7 +311,7 @@ mod tests {
     use proptest::prelude::*;
 
     /// tf-idf keywords the plain way: every candidate of every chunk,
-    /// summed, filtered, sorted, the first `keep` kept.
+    /// summed, then ranked with nothing left out.
     fn reference_tfidf(simhasher: &Simhasher, text: &str) -> Vec<(String, i64)> {
         let keep = simhasher.options.weighting.keywords_for(text.len());
         let mut scores: HashMap<String, f64> = HashMap::new();
@@ -323,14 +323,8 @@ mod tests {
                 *scores.entry(keyword.keyword).or_insert(0.0) += keyword.weight * chunk_share;
             }
         });
-        let mut ranked: Vec<(String, i64)> = scores
-            .into_iter()
-            .filter(|(word, _)| has_alphanumeric(word) && !is_number(word) && !is_stop_word(word))
-            .map(|(word, score)| (word, scaled_score(score)))
-            .collect();
-        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        ranked.truncate(keep);
-        ranked
+        // Every candidate was asked for: nothing left out, no cut-off.
+        ranked_keywords(scores, keep, None).expect("without a cut-off the ranking is certain")
     }
 
     fn jieba_tfidf(top_n: Option<usize>) -> Simhasher {

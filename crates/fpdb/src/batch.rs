@@ -222,42 +222,37 @@ fn join_table(
         // Every query in [lo, hi] shares this prefix and its candidates.
         candidates.clear();
         for block in directory.locate(lo, hi) {
-            if let (None, Some(kept)) = (&scan, state.blocks.get(index, block)) {
-                // A kept block is decoded from its sync point nearest the
-                // range, as a single query decodes it.
-                trusted
-                    .for_each_in_range(&kept.bytes, &kept.sync, lo, hi, &mut |key| {
-                        candidates.push(key)
-                    })
-                    .map_err(|e| block_damage(index, block, &e))?;
-                continue;
-            }
-            if decoded != Some(block) {
-                match scan.as_mut() {
-                    Some(blocks) => {
-                        let last_key = directory
-                            .last_keys()
-                            .get(block)
-                            .copied()
-                            .ok_or_else(|| out_of_range(block))?;
-                        let bytes = blocks.advance_to(last_key)?;
-                        decoder
-                            .decode(bytes, &mut keys)
-                            .map_err(|e| block_damage(index, block, &e))?;
-                    }
-                    None => {
-                        keys.clear();
-                        keys.extend_from_slice(ahead.keys_of(
-                            store,
-                            state,
-                            (index, code),
-                            block,
-                        )?);
-                    }
+            let in_range = |key: &u64| (lo..=hi).contains(key);
+            let Some(blocks) = scan.as_mut() else {
+                if let Some(kept) = state.blocks.get(index, block) {
+                    // A kept block is decoded from its sync point nearest
+                    // the range, as a single query decodes it.
+                    trusted
+                        .for_each_in_range(&kept.bytes, &kept.sync, lo, hi, &mut |key| {
+                            candidates.push(key)
+                        })
+                        .map_err(|e| block_damage(index, block, &e))?;
+                } else {
+                    // The read-ahead holds the block's keys until a later
+                    // block is asked for.
+                    let block_keys = ahead.keys_of(store, state, (index, code), block)?;
+                    candidates.extend(block_keys.iter().copied().filter(in_range));
                 }
+                continue;
+            };
+            if decoded != Some(block) {
+                let last_key = directory
+                    .last_keys()
+                    .get(block)
+                    .copied()
+                    .ok_or_else(|| out_of_range(block))?;
+                let bytes = blocks.advance_to(last_key)?;
+                decoder
+                    .decode(bytes, &mut keys)
+                    .map_err(|e| block_damage(index, block, &e))?;
                 decoded = Some(block);
             }
-            candidates.extend(keys.iter().copied().filter(|key| (lo..=hi).contains(key)));
+            candidates.extend(keys.iter().copied().filter(in_range));
         }
         candidates.extend(state.delta.added_in(index, lo, hi));
 
