@@ -61,6 +61,7 @@ pub mod dedup;
 mod design;
 mod directory;
 mod distance;
+pub mod engine;
 mod error;
 mod huffman;
 pub mod manifest;
@@ -86,6 +87,7 @@ pub use design::{
 };
 pub use directory::BlockDirectory;
 pub use distance::within_distance;
+pub use engine::{BlockSource, PairScan};
 pub use error::{CodecError, DesignError};
 pub use huffman::{
     h_histogram, HuffmanCode, CODE_BOOK_BYTES, CODE_BOOK_VERSION, LUT_BITS, MAX_CODE_LEN, SYMBOLS,

@@ -3,36 +3,14 @@
 
 use fpdb_fingerprint::Fingerprint;
 
-use crate::design::{Table, TableDesign};
+use std::ops::Range;
+
+use crate::design::TableDesign;
+use crate::directory::BlockDirectory;
+use crate::engine::{self, BlockSource, PairScan, RangeReader};
 use crate::error::CodecError;
-use crate::match_rule::TableMatcher;
 use crate::prefix_bitmap::PrefixBitmap;
-use crate::prefix_runs;
 use crate::table::EncodedTable;
-
-/// Tables probed together by [`MemIndex::query_with`].
-const PROBE_BATCH: usize = 16;
-
-/// One table's probe while a batch is in flight.
-#[derive(Debug, Clone, Default)]
-struct Probe {
-    permuted: u64,
-    lo: u64,
-    hi: u64,
-    group: usize,
-    blocks: std::ops::Range<usize>,
-}
-
-/// Up to [`PROBE_BATCH`] consecutive tables, from design table
-/// `first_table` on: the design's tables, their encodings and prefix
-/// bitmaps, index for index.
-#[derive(Debug, Clone, Copy)]
-struct Batch<'a> {
-    first_table: usize,
-    tables: &'a [Table],
-    encoded: &'a [EncodedTable],
-    presence: &'a [Option<PrefixBitmap>],
-}
 
 /// Every table of a design, encoded in memory.
 #[derive(Debug, Clone)]
@@ -138,7 +116,7 @@ impl MemIndex {
     }
 
     /// [`MemIndex::query`] reusing an output vector (which is cleared
-    /// first). `buffer` is only cleared: keys are now compared as they are
+    /// first). `buffer` is only cleared: keys are compared as they are
     /// decoded, from the block's sync point nearest the probe's range (the
     /// parameter stays for compatibility).
     pub fn query_with(
@@ -148,184 +126,56 @@ impl MemIndex {
         buffer: &mut Vec<u64>,
         out: &mut Vec<(Fingerprint, u32)>,
     ) -> Result<(), CodecError> {
-        self.check_k(k)?;
         out.clear();
-        // `buffer` is not needed: keys are filtered as they are decoded.
         buffer.clear();
-        // Tables are probed in batches, one step at a time across the
-        // batch: each step is a dependent cache miss per table (directory
-        // group, block info, block bytes), and taking it for all tables of
-        // the batch before the next lets those misses overlap.
-        // `build` made one encoded table and one presence entry per design
-        // table, so the three chunk alike.
-        let batches = self
-            .design
-            .tables()
-            .chunks(PROBE_BATCH)
-            .zip(self.tables.chunks(PROBE_BATCH))
-            .zip(self.presence.chunks(PROBE_BATCH));
-        for (number, ((tables, encoded), presence)) in batches.enumerate() {
-            let batch = Batch {
-                first_table: number * PROBE_BATCH,
-                tables,
-                encoded,
-                presence,
-            };
-            self.probe_batch(batch, query, k, out)?;
-        }
+        let mut source = MemSource {
+            tables: &self.tables,
+            presence: &self.presence,
+        };
+        engine::probe(&self.design, &mut source, query, k, out)?;
         out.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
         Ok(())
     }
 
-    /// Probes the tables of `batch` for `query`.
-    fn probe_batch(
+    /// Answers for a batch of queries, in input order, each as
+    /// [`MemIndex::query`] gives it: the paper's batch mode. Per table the
+    /// batch is sorted under the table's permutation and walked against
+    /// the table in one pass ([`engine::walk_table`]), so each block is
+    /// decoded once however many queries want it.
+    pub fn query_batch(
         &self,
-        batch: Batch<'_>,
-        query: Fingerprint,
+        fps: &[Fingerprint],
         k: u32,
-        out: &mut Vec<(Fingerprint, u32)>,
-    ) -> Result<(), CodecError> {
-        let Some(filler) = batch.encoded.first() else {
-            return Ok(());
-        };
-        let mut probes: [Probe; PROBE_BATCH] = std::array::from_fn(|_| Probe::default());
-        // Step 0: permute; tables whose prefix bitmap says no key has the
-        // query's prefix drop out (one load each, instead of the
-        // directory's and the block's misses). The rest are probed below,
-        // under their index in the batch (`offsets`).
-        let mut offsets = [0usize; PROBE_BATCH];
-        // Slots past `count` keep a filler and are never read.
-        let mut encoded_kept = [filler; PROBE_BATCH];
-        let mut count = 0;
-        let tables = batch.tables.iter().zip(batch.encoded).zip(batch.presence);
-        for (offset, ((table, encoded), presence)) in tables.enumerate() {
-            // An empty table holds no key in any range (and its directory
-            // summary, searched below, would be empty).
-            if encoded.block_count() == 0 {
-                continue;
-            }
-            let permuted = table.permutation().permute(query.0);
-            let present = presence
-                .as_ref()
-                .is_none_or(|bitmap| bitmap.has_prefix_of(permuted));
-            if !present {
-                continue;
-            }
-            let (lo, hi) = table.prefix_range(permuted);
-            if let (Some(probe), Some(at), Some(kept_encoded)) = (
-                probes.get_mut(count),
-                offsets.get_mut(count),
-                encoded_kept.get_mut(count),
-            ) {
-                *probe = Probe {
-                    permuted,
-                    lo,
-                    hi,
-                    group: 0,
-                    blocks: 0..0,
-                };
-                *at = offset;
-                *kept_encoded = encoded;
-                count += 1;
-            }
-        }
-        #[expect(
-            clippy::indexing_slicing,
-            reason = "count grows once per table of the batch, which has at most PROBE_BATCH"
-        )]
-        let encoded = &encoded_kept[..count];
-        // Step 1: find each table's directory group. The binary searches
-        // over the summaries run in lockstep, one level for every table
-        // before the next level, so their cache misses overlap instead of
-        // forming one long chain per table.
-        let mut searches = [(0usize, 0usize); PROBE_BATCH];
-        let mut summaries: [&[u64]; PROBE_BATCH] = [&[]; PROBE_BATCH];
-        for ((summary, search), encoded) in
-            summaries.iter_mut().zip(searches.iter_mut()).zip(encoded)
-        {
-            *summary = encoded.directory().summary_top();
-            *search = (0, summary.len());
-        }
-        let mut lows = [0u64; PROBE_BATCH];
-        for (low, probe) in lows.iter_mut().zip(&probes) {
-            *low = probe.lo;
-        }
-        loop {
-            let mut searching = false;
-            for ((&low, (base, size)), summary) in lows
-                .iter()
-                .zip(searches.iter_mut())
-                .zip(&summaries)
-                .take(count)
+    ) -> Result<Vec<Vec<(Fingerprint, u32)>>, CodecError> {
+        self.check_k(k)?;
+        let mut answers = vec![Vec::new(); fps.len()];
+        // Query numbers are u32 in the walk: a longer batch goes in parts.
+        const PART: usize = 1 << 31;
+        for (part, answers) in fps.chunks(PART).zip(answers.chunks_mut(PART)) {
+            for (index, (table, encoded)) in
+                self.design.tables().iter().zip(&self.tables).enumerate()
             {
-                let half = *size / 2;
-                // Every step keeps `base + size ≤ summary.len()` and
-                // `size ≥ 1` (from `size = len ≥ 1`: empty tables are not
-                // probed), so `base + half < summary.len()`.
-                #[expect(
-                    clippy::indexing_slicing,
-                    reason = "base + half < base + size ≤ summary.len() (see above)"
-                )]
-                let last = summary[*base + half];
-                // Select without branching on the loaded key.
-                *base += half * usize::from(last < low);
-                *size -= half;
-                searching |= half > 0;
-            }
-            if !searching {
-                break;
-            }
-        }
-        // The segment of the summary to look in: the first whose last key
-        // is not below `lo`. Then count the group keys below `lo` in it
-        // (no branches on the keys, whose lines arrive in parallel).
-        let mut segments = [0usize; PROBE_BATCH];
-        for ((segment, &(base, size)), (summary, &low)) in segments
-            .iter_mut()
-            .zip(&searches)
-            .zip(summaries.iter().zip(&lows))
-            .take(count)
-        {
-            #[expect(
-                clippy::indexing_slicing,
-                reason = "the search ends with base < base + size ≤ summary.len() (size ≥ 1)"
-            )]
-            let last = summary[base];
-            *segment = base + usize::from(size == 1 && last < low);
-        }
-        let mut touched = 0u64;
-        for ((probe, &segment), encoded) in probes.iter_mut().zip(&segments).zip(encoded) {
-            let keys = encoded.directory().summary_segment(segment);
-            let below = keys.iter().filter(|&&last| last < probe.lo).count();
-            probe.group = segment * crate::directory::GROUP + below;
-            touched ^= encoded.touch_group(probe.group);
-        }
-        // Step 2: search the group; touch the first block's info line.
-        for (probe, encoded) in probes.iter_mut().zip(encoded) {
-            probe.blocks = encoded.locate_in_group(probe.group, probe.lo, probe.hi);
-            if let Some(info) = encoded.info(probe.blocks.start) {
-                touched ^= info.touch(probe.lo);
+                let queries = engine::sorted_queries(table, part);
+                let mut reader = MemReader { table: encoded };
+                engine::walk_table(
+                    &self.design,
+                    index,
+                    k,
+                    &queries,
+                    part,
+                    &mut reader,
+                    &mut |number, stored, distance| {
+                        if let Some(answer) = answers.get_mut(number as usize) {
+                            answer.push((stored, distance));
+                        }
+                    },
+                )?;
             }
         }
-        // Step 3: touch the bytes where decoding will start.
-        for (probe, encoded) in probes.iter().zip(encoded) {
-            touched ^= encoded.touch_start(probe.blocks.start, probe.lo);
+        for answer in &mut answers {
+            answer.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
         }
-        std::hint::black_box(touched);
-        // Step 4: decode and compare.
-        for ((probe, &offset), encoded) in probes.iter().zip(&offsets).zip(encoded) {
-            let table_index = batch.first_table + offset;
-            let Some(matcher) = TableMatcher::new(&self.design, table_index, k) else {
-                continue;
-            };
-            let permuted_query = probe.permuted;
-            encoded.for_each_in_range(probe.blocks.clone(), probe.lo, probe.hi, &mut |key| {
-                if let Some(hit) = matcher.probe(key, permuted_query, query) {
-                    out.push(hit);
-                }
-            })?;
-        }
-        Ok(())
+        Ok(answers)
     }
 
     /// Every unordered pair of distinct stored fingerprints within distance
@@ -339,46 +189,101 @@ impl MemIndex {
     pub fn near_pairs(&self, k: u32) -> Result<Vec<(Fingerprint, Fingerprint, u32)>, CodecError> {
         self.check_k(k)?;
         let mut pairs = Vec::new();
-        let mut run: Vec<u64> = Vec::new();
-        for (table_index, (table, encoded)) in
-            self.design.tables().iter().zip(&self.tables).enumerate()
-        {
-            let prefix_mask = table.prefix_mask();
-            run.clear();
-            encoded.for_each_block(|keys| {
-                for &key in keys {
-                    if run
-                        .first()
-                        .is_some_and(|&head| (head ^ key) & prefix_mask != 0)
-                    {
-                        self.pairs_in_run(table_index, &run, k, &mut pairs);
-                        run.clear();
-                    }
-                    run.push(key);
-                }
-            })?;
-            self.pairs_in_run(table_index, &run, k, &mut pairs);
+        for (table_index, encoded) in self.tables.iter().enumerate() {
+            let mut scan = PairScan::new(&self.design, table_index, k, &mut pairs)?;
+            encoded.for_each_block(|keys| keys.iter().for_each(|&key| scan.push(key)))?;
+            scan.finish();
         }
         pairs.sort_unstable();
         Ok(pairs)
     }
+}
 
-    /// Pairs within `k` among permuted keys sharing one prefix in table
-    /// `table_index` (long runs are split on their remaining bits rather
-    /// than compared pair by pair).
-    fn pairs_in_run(
-        &self,
-        table_index: usize,
-        run: &[u64],
-        k: u32,
-        pairs: &mut Vec<(Fingerprint, Fingerprint, u32)>,
-    ) {
-        let (Some(matcher), Some(table)) = (
-            TableMatcher::new(&self.design, table_index, k),
-            self.design.tables().get(table_index),
-        ) else {
-            return;
-        };
-        prefix_runs::pairs_among_keys(&matcher, table.prefix_bits(), run, k, pairs);
+/// One encoded table as a sorted batch walk reads it.
+struct MemReader<'a> {
+    table: &'a EncodedTable,
+}
+
+impl RangeReader for MemReader<'_> {
+    type Error = CodecError;
+
+    fn keys_in(&mut self, lo: u64, hi: u64, out: &mut Vec<u64>) -> Result<(), CodecError> {
+        let blocks = self.table.directory().locate(lo, hi);
+        self.table
+            .for_each_in_range(blocks, lo, hi, &mut |key| out.push(key))
+    }
+}
+
+/// The encoded tables as the engine reads them.
+struct MemSource<'a> {
+    tables: &'a [EncodedTable],
+    /// Per table, a bit per prefix where that pays.
+    presence: &'a [Option<PrefixBitmap>],
+}
+
+impl BlockSource for MemSource<'_> {
+    type Error = CodecError;
+
+    #[inline]
+    fn directory(&self, table: usize) -> Option<&BlockDirectory> {
+        self.tables.get(table).map(EncodedTable::directory)
+    }
+
+    #[inline]
+    fn may_hold_prefix(&self, table: usize, permuted: u64) -> bool {
+        // No bitmap (or no such table: `directory` reports that) means
+        // "maybe".
+        self.presence
+            .get(table)
+            .and_then(Option::as_ref)
+            .is_none_or(|bitmap| bitmap.has_prefix_of(permuted))
+    }
+
+    #[inline]
+    fn touch_group(&self, table: usize, group: usize) -> u64 {
+        self.tables
+            .get(table)
+            .map_or(0, |encoded| encoded.touch_group(group))
+    }
+
+    #[inline]
+    fn locate_in_group(&self, table: usize, group: usize, lo: u64, hi: u64) -> Range<usize> {
+        self.tables
+            .get(table)
+            .map_or(0..0, |encoded| encoded.locate_in_group(group, lo, hi))
+    }
+
+    #[inline]
+    fn touch_block(&self, table: usize, block: usize, lo: u64) -> u64 {
+        self.tables
+            .get(table)
+            .and_then(|encoded| encoded.info(block))
+            .map_or(0, |info| info.touch(lo))
+    }
+
+    #[inline]
+    fn touch_bytes(&self, table: usize, block: usize, lo: u64) -> u64 {
+        self.tables
+            .get(table)
+            .map_or(0, |encoded| encoded.touch_start(block, lo))
+    }
+
+    #[inline]
+    fn for_each_in_range<F: FnMut(u64)>(
+        &mut self,
+        table: usize,
+        blocks: Range<usize>,
+        lo: u64,
+        hi: u64,
+        visit: &mut F,
+    ) -> Result<(), CodecError> {
+        if blocks.is_empty() {
+            return Ok(());
+        }
+        let encoded = self.tables.get(table).ok_or(CodecError::NoSuchTable {
+            table,
+            tables: self.tables.len(),
+        })?;
+        encoded.for_each_in_range(blocks, lo, hi, visit)
     }
 }

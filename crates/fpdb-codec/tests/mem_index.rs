@@ -114,9 +114,14 @@ proptest! {
         let mut queries: Vec<Fingerprint> = stored.iter().step_by(5).copied().collect();
         queries.extend(stored.iter().step_by(3).map(|fp| Fingerprint(fp.0 ^ (flips & flips.rotate_left(17)))));
         queries.extend(extra_queries.into_iter().map(Fingerprint));
-        for query in queries {
-            for k in 0..=max_k {
-                prop_assert_eq!(index.query(query, k).unwrap(), brute_query(&stored, query, k), "k = {}", k);
+        for k in 0..=max_k {
+            let batch = index.query_batch(&queries, k).unwrap();
+            prop_assert_eq!(batch.len(), queries.len());
+            for (&query, answer) in queries.iter().zip(batch) {
+                let expected = brute_query(&stored, query, k);
+                prop_assert_eq!(&index.query(query, k).unwrap(), &expected, "k = {}", k);
+                // The sorted batch walk answers each query as a probe does.
+                prop_assert_eq!(answer, expected, "batch, k = {}", k);
             }
         }
     }
@@ -149,6 +154,7 @@ fn distance_above_the_design_is_an_error() {
         Err(CodecError::DistanceTooLarge { k: 4, max: 3 })
     );
     assert!(index.near_pairs(4).is_err());
+    assert!(index.query_batch(&[Fingerprint(1)], 4).is_err());
 }
 
 #[test]
@@ -157,6 +163,12 @@ fn empty_index_answers_nothing() {
     assert!(index.is_empty());
     assert!(index.query(Fingerprint(123), 3).unwrap().is_empty());
     assert!(index.near_pairs(3).unwrap().is_empty());
+    assert_eq!(
+        index
+            .query_batch(&[Fingerprint(1), Fingerprint(2)], 3)
+            .unwrap(),
+        vec![Vec::new(), Vec::new()]
+    );
 }
 
 /// Many fingerprints in one prefix group of every table (all differ only

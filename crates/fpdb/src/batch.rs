@@ -14,14 +14,15 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use fpdb_codec::{BlockDecoder, ChecksumPolicy, HuffmanCode, Table, TableMatcher};
+use fpdb_codec::engine::{self, RangeReader};
+use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, Table};
 use fpdb_simhash::Fingerprint;
 
 use crate::error::{Error, Result};
 use crate::parallel::{cores, in_parallel};
 use crate::query::{query, Match};
 use crate::radix;
-use crate::store::{Family, Store};
+use crate::store::{BlockCursor, Family, Store};
 use crate::tables::{block_damage, fill_rocksdb_cache, State, Tables};
 
 /// Batches of at least this many queries are merged against the tables
@@ -162,8 +163,9 @@ fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
     Ok(all)
 }
 
-/// Every hit of the batch in table `index`: the sorted batch walks the
-/// table's blocks in order, each needed block decoded once.
+/// Every hit of the batch in table `index`: the codec's sorted walk
+/// ([`engine::walk_table`]) over the table's blocks in order, each needed
+/// block decoded once ([`TableReader`]).
 fn join_table(
     store: &Store,
     tables: &Tables,
@@ -174,7 +176,6 @@ fn join_table(
 ) -> Result<Vec<Hit>> {
     let table: &Table = tables.table(index)?;
     let permutation = table.permutation();
-    let matcher = TableMatcher::new(&tables.design, index, k).ok_or_else(|| out_of_range(index))?;
     let mut queries: Vec<(u64, u32)> = (0u32..)
         .zip(fps)
         .map(|(i, fp)| (permutation.permute(fp.0), i))
@@ -183,21 +184,18 @@ fn join_table(
 
     let directory = state.directory(index)?;
     let code = tables.code(index)?;
-    let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
-    // Kept blocks passed their checksum when they were read.
-    let trusted = BlockDecoder::new(code, ChecksumPolicy::Skip);
     // A batch that needs most blocks reads the table front to back
     // with one cursor; a sparse one reads its blocks by key, many at a
     // time (a RocksDB seek costs several point lookups).
     let dense = queries.len().saturating_mul(tables.design.tables().len()) >= directory.len();
-    let mut scan = if dense {
+    let scan = if dense {
         Some(store.block_cursor(index)?)
     } else {
         None
     };
     let mut ahead = ReadAhead::default();
     if !dense {
-        for (lo, hi, _) in prefix_groups(table, &queries) {
+        for (lo, hi, _) in engine::prefix_groups(table, &queries) {
             for block in directory.locate(lo, hi) {
                 let last_key = directory
                     .last_keys()
@@ -213,80 +211,95 @@ fn join_table(
         // cost more than reading the whole table in order.
         store.read_ahead(Family::Table(index));
     }
-    let mut decoded: Option<usize> = None;
-    let mut keys = Vec::new();
-    let mut candidates = Vec::new();
+    let mut reader = TableReader {
+        store,
+        state,
+        table: index,
+        code,
+        directory,
+        scan,
+        ahead,
+        decoded: None,
+        keys: Vec::new(),
+    };
     let mut hits = Vec::new();
+    engine::walk_table(
+        &tables.design,
+        index,
+        k,
+        &queries,
+        fps,
+        &mut reader,
+        &mut |number, stored, distance| {
+            if !state.delta.is_removed(stored) {
+                hits.push((number, stored, distance));
+            }
+        },
+    )?;
+    Ok(hits)
+}
 
-    for (lo, hi, group) in prefix_groups(table, &queries) {
-        // Every query in [lo, hi] shares this prefix and its candidates.
-        candidates.clear();
-        for block in directory.locate(lo, hi) {
-            let in_range = |key: &u64| (lo..=hi).contains(key);
-            let Some(blocks) = scan.as_mut() else {
-                if let Some(kept) = state.blocks.get(index, block) {
+/// One table's keys as a sorted walk reads them: through a cursor over
+/// the whole table (dense), or block by block (kept blocks from memory,
+/// others read ahead in sorted batches); plus the delta's added keys.
+struct TableReader<'a> {
+    store: &'a Store,
+    state: &'a State,
+    table: usize,
+    code: &'a HuffmanCode,
+    directory: &'a BlockDirectory,
+    scan: Option<BlockCursor<'a>>,
+    ahead: ReadAhead,
+    /// The block whose keys are in `keys` (dense walks).
+    decoded: Option<usize>,
+    keys: Vec<u64>,
+}
+
+impl RangeReader for TableReader<'_> {
+    type Error = Error;
+
+    fn keys_in(&mut self, lo: u64, hi: u64, candidates: &mut Vec<u64>) -> Result<()> {
+        let table = self.table;
+        let in_range = |key: &u64| (lo..=hi).contains(key);
+        for block in self.directory.locate(lo, hi) {
+            let Some(cursor) = self.scan.as_mut() else {
+                if let Some(kept) = self.state.blocks.get(table, block) {
                     // A kept block is decoded from its sync point nearest
-                    // the range, as a single query decodes it.
-                    trusted
+                    // the range, as a single query decodes it (kept blocks
+                    // passed their checksum when they were read).
+                    BlockDecoder::new(self.code, ChecksumPolicy::Skip)
                         .for_each_in_range(&kept.bytes, &kept.sync, lo, hi, &mut |key| {
                             candidates.push(key)
                         })
-                        .map_err(|e| block_damage(index, block, &e))?;
+                        .map_err(|e| block_damage(table, block, &e))?;
                 } else {
                     // The read-ahead holds the block's keys until a later
                     // block is asked for.
-                    let block_keys = ahead.keys_of(store, state, (index, code), block)?;
+                    let block_keys =
+                        self.ahead
+                            .keys_of(self.store, self.state, (table, self.code), block)?;
                     candidates.extend(block_keys.iter().copied().filter(in_range));
                 }
                 continue;
             };
-            if decoded != Some(block) {
-                let last_key = directory
+            if self.decoded != Some(block) {
+                let last_key = self
+                    .directory
                     .last_keys()
                     .get(block)
                     .copied()
                     .ok_or_else(|| out_of_range(block))?;
-                let bytes = blocks.advance_to(last_key)?;
-                decoder
-                    .decode(bytes, &mut keys)
-                    .map_err(|e| block_damage(index, block, &e))?;
-                decoded = Some(block);
+                let bytes = cursor.advance_to(last_key)?;
+                BlockDecoder::new(self.code, ChecksumPolicy::Verify)
+                    .decode(bytes, &mut self.keys)
+                    .map_err(|e| block_damage(table, block, &e))?;
+                self.decoded = Some(block);
             }
-            candidates.extend(keys.iter().copied().filter(in_range));
+            candidates.extend(self.keys.iter().copied().filter(in_range));
         }
-        candidates.extend(state.delta.added_in(index, lo, hi));
-
-        for &(query, number) in group {
-            let fp = fps
-                .get(number as usize)
-                .copied()
-                .ok_or_else(|| out_of_range(number as usize))?;
-            for &key in &candidates {
-                if let Some((stored, distance)) = matcher.probe(key, query, fp) {
-                    if !state.delta.is_removed(stored) {
-                        hits.push((number, stored, distance));
-                    }
-                }
-            }
-        }
+        candidates.extend(self.state.delta.added_in(table, lo, hi));
+        Ok(())
     }
-    Ok(hits)
-}
-
-/// The sorted (permuted query, number) list cut into runs sharing a
-/// prefix of `table`: each run with its prefix's key range.
-fn prefix_groups<'q>(
-    table: &'q Table,
-    queries: &'q [(u64, u32)],
-) -> impl Iterator<Item = (u64, u64, &'q [(u64, u32)])> + 'q {
-    let mut rest = queries;
-    std::iter::from_fn(move || {
-        let &(first, _) = rest.first()?;
-        let (lo, hi) = table.prefix_range(first);
-        let (group, tail) = rest.split_at(rest.partition_point(|&(q, _)| q <= hi));
-        rest = tail;
-        Some((lo, hi, group))
-    })
 }
 
 /// A sparse walk that wants at least 1 / `READ_AHEAD_SHARE` of a table's

@@ -3,8 +3,9 @@
 //! Each table is already sorted under its permutation, so the pairs come
 //! from one sequential pass per table: decode the blocks in directory
 //! order, merge in the delta's added keys (also sorted per table), leave
-//! out removed fingerprints, and compare only keys that share the table's
-//! prefix (consecutive "runs"). By the pigeonhole design every pair within
+//! out removed fingerprints, and hand the keys to the codec's
+//! [`PairScan`], which compares only keys that share the table's prefix
+//! (consecutive "runs"). By the pigeonhole design every pair within
 //! `k` shares the prefix in some table; it is reported by the first such
 //! table only, so nothing is de-duplicated afterwards and memory holds one
 //! block and one run, not the set.
@@ -18,10 +19,10 @@
 use std::collections::HashMap;
 
 use fpdb_codec::dedup::FingerprintPair;
-use fpdb_codec::{BlockDecoder, ChecksumPolicy, TableMatcher};
+use fpdb_codec::{BlockDecoder, ChecksumPolicy, PairScan};
 use fpdb_simhash::Fingerprint;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::store::Store;
 use crate::tables::{block_damage, read_block, State, Tables};
 
@@ -90,9 +91,7 @@ fn table_pairs(
     let mut removed: Vec<u64> = removed.iter().map(|fp| permutation.permute(fp.0)).collect();
     removed.sort_unstable();
     let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
-    let matcher = TableMatcher::new(&tables.design, index, k)
-        .ok_or_else(|| Error::corrupt(format!("design of table {index}"), "missing"))?;
-    let mut runs = RunScan::new(matcher, table.prefix_mask(), found);
+    let mut runs = PairScan::new(&tables.design, index, k, found)?;
     let mut added = state.delta.added_in(index, 0, u64::MAX).peekable();
     let mut keys = Vec::new();
     for block in 0..directory.len() {
@@ -177,57 +176,4 @@ fn ids_of_many(
 struct FoundIds {
     wanted: HashMap<Fingerprint, Vec<String>>,
     shared: Vec<(Fingerprint, Vec<String>)>,
-}
-
-/// Pairs among the sorted permuted keys of one table, compared only
-/// within runs of keys that share the table's prefix.
-struct RunScan<'a> {
-    matcher: TableMatcher<'a>,
-    prefix_mask: u64,
-    run: Vec<u64>,
-    found: &'a mut Vec<(Fingerprint, Fingerprint, u32)>,
-}
-
-impl<'a> RunScan<'a> {
-    fn new(
-        matcher: TableMatcher<'a>,
-        prefix_mask: u64,
-        found: &'a mut Vec<(Fingerprint, Fingerprint, u32)>,
-    ) -> Self {
-        RunScan {
-            matcher,
-            prefix_mask,
-            run: Vec::new(),
-            found,
-        }
-    }
-
-    /// The next key, in increasing order.
-    fn push(&mut self, key: u64) {
-        if self
-            .run
-            .first()
-            .is_some_and(|&head| (head ^ key) & self.prefix_mask != 0)
-        {
-            self.flush();
-        }
-        self.run.push(key);
-    }
-
-    fn finish(mut self) {
-        self.flush();
-    }
-
-    fn flush(&mut self) {
-        let mut rest = self.run.as_slice();
-        while let Some((&x, tail)) = rest.split_first() {
-            for &y in tail {
-                if let Some(pair) = self.matcher.pair(x, y) {
-                    self.found.push(pair);
-                }
-            }
-            rest = tail;
-        }
-        self.run.clear();
-    }
 }

@@ -1,14 +1,16 @@
 //! One query: every stored fingerprint within `k` bits of a fingerprint,
 //! with the ids of each.
 //!
-//! Per table: permute the query, take the range of keys sharing its
-//! prefix, ask the directory which blocks hold it (usually one), decode
-//! them (a kept block from its sync point nearest the range, only up to
-//! its end), compare on permuted keys, probe the delta's added keys with
-//! the same range; keep a hit only in the first table sharing its prefix
-//! and drop fingerprints the delta removed. Then read each hit's ids.
+//! The codec's engine ([`engine::probe`]) permutes the query per table,
+//! takes the range of keys sharing its prefix, asks the directory which
+//! blocks hold it (usually one) and compares; this module is where those
+//! keys come from ([`StoreSource`]: kept blocks, the store, the delta's
+//! added keys). Fingerprints the delta removed are dropped, then each
+//! hit's ids are read.
 
-use fpdb_codec::{BlockDecoder, ChecksumPolicy, TableMatcher};
+use std::ops::Range;
+
+use fpdb_codec::{engine, BlockDecoder, BlockDirectory, BlockSource, ChecksumPolicy};
 use fpdb_simhash::Fingerprint;
 
 use crate::error::{Error, Result};
@@ -25,17 +27,6 @@ pub struct Match {
     pub distance: u32,
     /// The documents with this fingerprint, in byte order.
     pub ids: Vec<String>,
-}
-
-/// One table's part of a query: the permuted query, the range of keys
-/// sharing its prefix, and the blocks that can hold them.
-struct TableProbe {
-    query: u64,
-    lo: u64,
-    hi: u64,
-    /// The directory group holding `lo` (the first step of the search).
-    group: usize,
-    blocks: std::ops::Range<usize>,
 }
 
 /// Every stored fingerprint within `k` of `fp`, nearest first (ties by
@@ -85,50 +76,85 @@ fn matching_fingerprints(
     k: u32,
 ) -> Result<Vec<(Fingerprint, u32)>> {
     let mut found = Vec::new();
-    let mut keys = Vec::new();
-    let probes = locate_probes(tables, state, fp);
-    for (index, probe) in probes.into_iter().enumerate() {
-        let TableProbe {
-            query,
-            lo,
-            hi,
-            blocks,
-            ..
-        } = probe;
-        let matcher = TableMatcher::new(&tables.design, index, k)
-            .ok_or_else(|| Error::corrupt(format!("design of table {index}"), "missing"))?;
-        let mut consider = |key: u64| {
-            if let Some(hit) = matcher.probe(key, query, fp) {
-                found.push(hit);
-            }
-        };
+    let mut source = StoreSource {
+        store,
+        tables,
+        state,
+        keys: Vec::new(),
+    };
+    engine::probe(&tables.design, &mut source, fp, k, &mut found)?;
+    found.retain(|&(f, _)| !state.delta.is_removed(f));
+    Ok(found)
+}
+
+/// The tables as the engine reads them: kept blocks from memory (from
+/// their sync point nearest the range, only up to its end), other blocks
+/// from the store, and the delta's added keys.
+struct StoreSource<'a> {
+    store: &'a Store,
+    tables: &'a Tables,
+    state: &'a State,
+    /// Keys of the last block read from the store.
+    keys: Vec<u64>,
+}
+
+impl BlockSource for StoreSource<'_> {
+    type Error = Error;
+
+    #[inline]
+    fn directory(&self, table: usize) -> Option<&BlockDirectory> {
+        self.state.directories.get(table)
+    }
+
+    #[inline]
+    fn touch_block(&self, table: usize, block: usize, lo: u64) -> u64 {
+        self.state
+            .blocks
+            .get(table, block)
+            .map_or(0, |kept| kept.touch(lo))
+    }
+
+    fn for_each_in_range<F: FnMut(u64)>(
+        &mut self,
+        table: usize,
+        blocks: Range<usize>,
+        lo: u64,
+        hi: u64,
+        visit: &mut F,
+    ) -> Result<()> {
+        let StoreSource {
+            store,
+            tables,
+            state,
+            keys,
+        } = self;
         if !blocks.is_empty() {
-            let code = tables.code(index)?;
+            let code = tables.code(table)?;
             let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
             // Kept blocks passed their checksum when they were read.
             let trusted = BlockDecoder::new(code, ChecksumPolicy::Skip);
             for block in blocks {
-                let past_hi = match state.blocks.get(index, block) {
+                let past_hi = match state.blocks.get(table, block) {
                     Some(kept) => trusted
-                        .for_each_in_range(&kept.bytes, &kept.sync, lo, hi, &mut consider)
-                        .map_err(|e| block_damage(index, block, &e))?,
+                        .for_each_in_range(&kept.bytes, &kept.sync, lo, hi, visit)
+                        .map_err(|e| block_damage(table, block, &e))?,
                     None => {
-                        let bytes = read_block(store, state, index, block)?;
-                        if state.blocks.admit(index, block, bytes.len()) {
+                        let bytes = read_block(store, state, table, block)?;
+                        if state.blocks.admit(table, block, bytes.len()) {
                             // Decoded whole (and checked) once, to keep it
                             // with its sync points.
                             decoder
-                                .decode(&bytes, &mut keys)
-                                .map_err(|e| block_damage(index, block, &e))?;
-                            state.blocks.keep(index, block, &bytes, &keys, code);
+                                .decode(&bytes, keys)
+                                .map_err(|e| block_damage(table, block, &e))?;
+                            state.blocks.keep(table, block, &bytes, keys, code);
                         } else {
                             decoder
-                                .decode_until(&bytes, hi, &mut keys)
-                                .map_err(|e| block_damage(index, block, &e))?;
+                                .decode_until(&bytes, hi, keys)
+                                .map_err(|e| block_damage(table, block, &e))?;
                         }
                         keys.iter()
                             .filter(|&&key| key >= lo && key <= hi)
-                            .for_each(|&key| consider(key));
+                            .for_each(|&key| visit(key));
                         // (A decode that stopped at `hi` says nothing about
                         // later blocks: look at them.)
                         keys.last().is_some_and(|&last| last > hi)
@@ -139,51 +165,7 @@ fn matching_fingerprints(
                 }
             }
         }
-        state.delta.added_in(index, lo, hi).for_each(&mut consider);
+        state.delta.added_in(table, lo, hi).for_each(visit);
+        Ok(())
     }
-    found.retain(|&(f, _)| !state.delta.is_removed(f));
-    Ok(found)
-}
-
-/// Each table's permuted query, prefix range and blocks to read.
-///
-/// Finding them takes a chain of dependent cache misses per table
-/// (directory group, the group's keys, the kept blocks' slots, their
-/// bytes). Each step is taken for every table before the next, so the
-/// tables' misses overlap instead of adding up.
-fn locate_probes(tables: &Tables, state: &State, fp: Fingerprint) -> Vec<TableProbe> {
-    let directories = &state.directories;
-    let mut probes: Vec<TableProbe> = tables
-        .design
-        .tables()
-        .iter()
-        .zip(directories)
-        .map(|(table, directory)| {
-            let query = table.permutation().permute(fp.0);
-            let (lo, hi) = table.prefix_range(query);
-            TableProbe {
-                query,
-                lo,
-                hi,
-                group: directory.group_for(lo),
-                blocks: 0..0,
-            }
-        })
-        .collect();
-    let mut touched = 0u64;
-    for (directory, probe) in directories.iter().zip(&probes) {
-        touched ^= directory.touch_group(probe.group);
-    }
-    for (index, (probe, directory)) in probes.iter_mut().zip(directories).enumerate() {
-        if probe.lo <= probe.hi {
-            probe.blocks = directory.locate_in_group(probe.group, probe.lo, probe.hi);
-        }
-        for block in probe.blocks.clone() {
-            if let Some(kept) = state.blocks.get(index, block) {
-                touched ^= kept.touch(probe.lo);
-            }
-        }
-    }
-    std::hint::black_box(touched);
-    probes
 }

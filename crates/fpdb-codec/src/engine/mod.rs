@@ -1,0 +1,23 @@
+//! The one probe-and-scan engine: how a query, or a whole table, is
+//! matched against a design's tables, wherever their blocks live
+//! ([`BlockSource`]). [`crate::MemIndex`] and the database both run it.
+//!
+//! - [`probe`]: one query against every table.
+//! - [`walk_table`]: a sorted batch of queries against one table in one
+//!   pass (the paper's batch mode).
+//! - [`PairScan`]: every near pair among one table's keys in one pass.
+//!
+//! Both report a match only from the first table in which the two
+//! fingerprints share the prefix ([`crate::TableMatcher`]), so nothing is
+//! de-duplicated afterwards.
+
+mod batch_walk;
+mod pair_scan;
+mod probe;
+mod source;
+
+pub(crate) use batch_walk::sorted_queries;
+pub use batch_walk::{prefix_groups, walk_table, RangeReader};
+pub use pair_scan::PairScan;
+pub use probe::probe;
+pub use source::BlockSource;

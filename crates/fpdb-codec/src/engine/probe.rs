@@ -1,0 +1,203 @@
+//! One query against every table of a design: permute, take the range of
+//! keys sharing the query's prefix, find its blocks (usually one), decode
+//! and compare.
+//!
+//! Finding the blocks is a chain of dependent cache misses per table
+//! (directory summary, directory group, block info, block bytes). The
+//! tables are probed in batches, each step taken for every table of the
+//! batch before the next, so that the tables' misses overlap instead of
+//! adding up.
+
+use std::ops::Range;
+
+use fpdb_fingerprint::Fingerprint;
+
+use super::source::BlockSource;
+use crate::design::TableDesign;
+use crate::directory::GROUP;
+use crate::error::CodecError;
+use crate::match_rule::TableMatcher;
+
+/// Tables probed together.
+const PROBE_BATCH: usize = 16;
+
+/// One table's probe while a batch is in flight.
+#[derive(Debug, Clone, Copy, Default)]
+struct TableProbe {
+    table: usize,
+    permuted: u64,
+    lo: u64,
+    hi: u64,
+}
+
+/// Appends to `out` every key of `source` within `k` of `query`, as
+/// (fingerprint, distance), each found match once (by the first table in
+/// which it shares the prefix), in no particular order. `k` may not
+/// exceed the design's.
+pub fn probe<S: BlockSource>(
+    design: &TableDesign,
+    source: &mut S,
+    query: Fingerprint,
+    k: u32,
+    out: &mut Vec<(Fingerprint, u32)>,
+) -> Result<(), S::Error> {
+    if k > design.k() {
+        return Err(CodecError::DistanceTooLarge { k, max: design.k() }.into());
+    }
+    let tables = design.tables().len();
+    let mut first = 0;
+    while first < tables {
+        let end = tables.min(first + PROBE_BATCH);
+        probe_batch(design, source, first..end, query, k, out)?;
+        first = end;
+    }
+    Ok(())
+}
+
+/// Probes tables `batch` (at most [`PROBE_BATCH`]) for `query`.
+fn probe_batch<S: BlockSource>(
+    design: &TableDesign,
+    source: &mut S,
+    batch: Range<usize>,
+    query: Fingerprint,
+    k: u32,
+    out: &mut Vec<(Fingerprint, u32)>,
+) -> Result<(), S::Error> {
+    // Step 0: permute; a table whose prefix bitmap says no key has the
+    // query's prefix drops out (one load, instead of the directory's and
+    // the block's misses).
+    let mut probes = [TableProbe::default(); PROBE_BATCH];
+    let mut count = 0;
+    for (table_index, table) in design
+        .tables()
+        .iter()
+        .enumerate()
+        .take(batch.end)
+        .skip(batch.start)
+    {
+        let permuted = table.permutation().permute(query.0);
+        if !source.may_hold_prefix(table_index, permuted) {
+            continue;
+        }
+        let (lo, hi) = table.prefix_range(permuted);
+        if let Some(probe) = probes.get_mut(count) {
+            *probe = TableProbe {
+                table: table_index,
+                permuted,
+                lo,
+                hi,
+            };
+            count += 1;
+        }
+    }
+    let probes = probes.get(..count).unwrap_or_default();
+    let groups = find_groups(source, probes, design.tables().len())?;
+    // Step 2: search each group; start loading each first block's info.
+    let mut touched = 0u64;
+    for (probe, &group) in probes.iter().zip(&groups) {
+        touched ^= source.touch_group(probe.table, group);
+    }
+    let mut blocks: [Range<usize>; PROBE_BATCH] = std::array::from_fn(|_| 0..0);
+    for ((probe, &group), range) in probes.iter().zip(&groups).zip(blocks.iter_mut()) {
+        // An empty table has no group to search (`find_groups` says so
+        // with `usize::MAX`), but its source may still hold keys.
+        if group != usize::MAX {
+            *range = source.locate_in_group(probe.table, group, probe.lo, probe.hi);
+        }
+        if !Range::is_empty(range) {
+            touched ^= source.touch_block(probe.table, range.start, probe.lo);
+        }
+    }
+    // Step 3: start loading the bytes where decoding will start.
+    for (probe, range) in probes.iter().zip(&blocks) {
+        if !range.is_empty() {
+            touched ^= source.touch_bytes(probe.table, range.start, probe.lo);
+        }
+    }
+    std::hint::black_box(touched);
+    // Step 4: decode and compare.
+    for (probe, range) in probes.iter().zip(blocks) {
+        let matcher = TableMatcher::new(design, probe.table, k).ok_or(CodecError::NoSuchTable {
+            table: probe.table,
+            tables: design.tables().len(),
+        })?;
+        let permuted = probe.permuted;
+        source.for_each_in_range(probe.table, range, probe.lo, probe.hi, &mut |key| {
+            if let Some(hit) = matcher.probe(key, permuted, query) {
+                out.push(hit);
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// Step 1: each probe's directory group (`usize::MAX` for an empty
+/// table). The binary searches over the directories' summaries run in
+/// lockstep, one level for every table before the next level, so their
+/// cache misses overlap instead of forming one long chain per table.
+fn find_groups<S: BlockSource>(
+    source: &S,
+    probes: &[TableProbe],
+    tables: usize,
+) -> Result<[usize; PROBE_BATCH], S::Error> {
+    let mut groups = [usize::MAX; PROBE_BATCH];
+    let mut summaries: [&[u64]; PROBE_BATCH] = [&[]; PROBE_BATCH];
+    let mut searches = [(0usize, 0usize); PROBE_BATCH];
+    for ((probe, summary), search) in probes.iter().zip(&mut summaries).zip(&mut searches) {
+        let directory = source
+            .directory(probe.table)
+            .ok_or(CodecError::NoSuchTable {
+                table: probe.table,
+                tables,
+            })?;
+        *summary = directory.summary_top();
+        *search = (0, summary.len());
+    }
+    loop {
+        let mut searching = false;
+        for ((probe, (base, size)), summary) in
+            probes.iter().zip(searches.iter_mut()).zip(&summaries)
+        {
+            let half = *size / 2;
+            // A non-empty search keeps `base + size ≤ summary.len()` and
+            // `size ≥ 1`, so `base + half < summary.len()`; an empty one
+            // (an empty table) has `half = 0` and reads nothing.
+            if half == 0 {
+                continue;
+            }
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "base + half < base + size ≤ summary.len() (see above)"
+            )]
+            let last = summary[*base + half];
+            // Select without branching on the loaded key.
+            *base += half * usize::from(last < probe.lo);
+            *size -= half;
+            searching = true;
+        }
+        if !searching {
+            break;
+        }
+    }
+    // The segment of the summary to look in: the first whose last key is
+    // not below `lo`. Then count the group keys below `lo` in it (no
+    // branches on the keys, whose lines arrive in parallel).
+    for (((probe, &(base, size)), summary), group) in probes
+        .iter()
+        .zip(&searches)
+        .zip(&summaries)
+        .zip(&mut groups)
+    {
+        let Some(&last) = summary.get(base).filter(|_| size > 0) else {
+            continue;
+        };
+        let segment = base + usize::from(size == 1 && last < probe.lo);
+        let Some(directory) = source.directory(probe.table) else {
+            continue;
+        };
+        let keys = directory.summary_segment(segment);
+        let below = keys.iter().filter(|&&last| last < probe.lo).count();
+        *group = segment * GROUP + below;
+    }
+    Ok(groups)
+}
