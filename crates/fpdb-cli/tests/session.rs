@@ -232,7 +232,9 @@ fn verify_names_a_damaged_block_and_exits_1() {
         let rocks = rocksdb::DB::open_cf(&rocksdb::Options::default(), &path, names).unwrap();
         let meta = rocks.cf_handle("meta").unwrap();
         let directory = rocks.get_cf(meta, "dir/002").unwrap().unwrap();
-        let key = &directory[3 * 8..4 * 8];
+        // Block 3's last key: after the directory frame's 10-byte header
+        // (magic, kind, version, length), 8 bytes per block.
+        let key = &directory[10 + 3 * 8..10 + 4 * 8];
         let table = rocks.cf_handle("table-002").unwrap();
         let mut block = rocks.get_cf(table, key).unwrap().unwrap();
         let middle = block.len() / 2;

@@ -4,15 +4,21 @@
 //! Blocks of a table partition its key space in order: block `j` holds keys
 //! in `(last[j-1], last[j]]`. So the blocks that may hold a key in
 //! `[lo, hi]` run from the first block whose last key is `≥ lo` to the first
-//! whose last key is `≥ hi`. The byte form is just the last keys, 8 bytes
-//! each, big-endian, strictly ascending.
+//! whose last key is `≥ hi`. The byte form is a frame (`crate::format`) of
+//! kind `Directory`, version 2, around the last keys, 8 bytes each,
+//! big-endian, strictly ascending; version 1 (database format 1) was the
+//! bare keys.
 
 use std::ops::Range;
 
 use crate::block::EncodedBlock;
 use crate::error::CodecError;
+use crate::format::{decode_frame, encode_frame, Kind};
 
-const WHAT: &str = "block directory";
+/// Version of the directory byte format (1: bare keys, database format 1).
+pub const DIRECTORY_FORMAT_VERSION: u8 = 2;
+
+const WHAT: &str = Kind::Directory.name();
 
 /// Blocks per group of the in-memory summary.
 pub(crate) const GROUP: usize = 16;
@@ -164,21 +170,30 @@ impl BlockDirectory {
         start..end
     }
 
-    /// 8 bytes per block, big-endian.
+    /// The last keys, 8 bytes each, big-endian, in a frame.
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.last_keys
+        let keys: Vec<u8> = self
+            .last_keys
             .iter()
             .flat_map(|key| key.to_be_bytes())
-            .collect()
+            .collect();
+        encode_frame(Kind::Directory, DIRECTORY_FORMAT_VERSION, &keys)
     }
 
     /// Parses [`BlockDirectory::to_bytes`] output.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CodecError> {
+        let (_, keys) = decode_frame(bytes, Kind::Directory, &[DIRECTORY_FORMAT_VERSION])?;
+        Self::from_v1_bytes(keys)
+    }
+
+    /// Parses a directory of database format 1: the bare keys (which are
+    /// also the payload of a framed one).
+    pub fn from_v1_bytes(bytes: &[u8]) -> Result<Self, CodecError> {
         let (chunks, rest) = bytes.as_chunks::<8>();
         if !rest.is_empty() {
             return Err(CodecError::corrupt(
                 WHAT,
-                format!("{} bytes is not a multiple of 8", bytes.len()),
+                format!("{} bytes of keys is not a multiple of 8", bytes.len()),
             ));
         }
         Self::new(
@@ -223,8 +238,10 @@ mod tests {
             lasts.dedup();
             let directory = BlockDirectory::new(lasts).unwrap();
             let bytes = directory.to_bytes();
-            prop_assert_eq!(bytes.len(), directory.len() * 8);
-            prop_assert_eq!(BlockDirectory::from_bytes(&bytes).unwrap(), directory);
+            prop_assert_eq!(bytes.len(), directory.len() * 8 + crate::format::FRAME_OVERHEAD);
+            prop_assert_eq!(&BlockDirectory::from_bytes(&bytes).unwrap(), &directory);
+            let keys: Vec<u8> = directory.last_keys().iter().flat_map(|key| key.to_be_bytes()).collect();
+            prop_assert_eq!(BlockDirectory::from_v1_bytes(&keys).unwrap(), directory);
         }
     }
 
@@ -232,12 +249,37 @@ mod tests {
     fn damaged_bytes_are_errors() {
         let directory = BlockDirectory::new(vec![1, 5, 9]).unwrap();
         let bytes = directory.to_bytes();
-        assert!(BlockDirectory::from_bytes(&bytes[..23]).is_err());
-        let mut swapped = bytes.clone();
+        for len in 0..bytes.len() {
+            assert!(matches!(
+                BlockDirectory::from_bytes(&bytes[..len]),
+                Err(CodecError::Truncated { what: WHAT, .. })
+            ));
+        }
+        for bit in 0..bytes.len() * 8 {
+            let mut flipped = bytes.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            assert!(BlockDirectory::from_bytes(&flipped).is_err(), "bit {bit}");
+        }
+        let keys = &bytes[10..34];
+        assert!(BlockDirectory::from_v1_bytes(&keys[..23]).is_err());
+        let mut swapped = keys.to_vec();
         swapped.rotate_left(8);
-        assert!(BlockDirectory::from_bytes(&swapped).is_err());
+        assert!(BlockDirectory::from_v1_bytes(&swapped).is_err());
+        let framed = encode_frame(Kind::Directory, DIRECTORY_FORMAT_VERSION, &swapped);
+        assert!(matches!(
+            BlockDirectory::from_bytes(&framed),
+            Err(CodecError::Corrupt { what: WHAT, .. })
+        ));
         assert!(BlockDirectory::new(vec![3, 3]).is_err());
-        assert_eq!(BlockDirectory::from_bytes(&[]).unwrap().len(), 0);
+        assert_eq!(BlockDirectory::from_v1_bytes(&[]).unwrap().len(), 0);
+        let empty = BlockDirectory::default().to_bytes();
+        assert_eq!(BlockDirectory::from_bytes(&empty).unwrap().len(), 0);
+        // A frame of another structure is named as such.
+        let code = crate::HuffmanCode::uniform().to_bytes();
+        assert!(matches!(
+            BlockDirectory::from_bytes(&code),
+            Err(CodecError::WrongKind { what: WHAT, .. })
+        ));
     }
 
     #[test]

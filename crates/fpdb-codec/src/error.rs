@@ -79,24 +79,42 @@ pub enum CodecError {
         reason: String,
     },
     /// The bytes carry a format version this build does not read.
-    #[error("unsupported {what} format version {got} (expected {expected})")]
+    #[error("unsupported {what} format version {got} (this build reads up to {expected})")]
     Version {
         /// Which structure was being decoded.
         what: &'static str,
-        /// The version this build reads.
+        /// The newest version this build reads.
         expected: u8,
         /// The version found.
         got: u8,
     },
     /// The stored checksum does not match the one computed over the bytes.
-    #[error("{what} checksum mismatch: stored {expected:#010x}, computed {got:#010x}")]
+    #[error("{what} checksum mismatch: stored {expected:#x}, computed {got:#x}")]
     ChecksumMismatch {
         /// Which structure was being decoded.
         what: &'static str,
         /// The checksum stored in the bytes.
-        expected: u32,
+        expected: u64,
         /// The checksum computed from the bytes.
-        got: u32,
+        got: u64,
+    },
+    /// Fewer bytes than the structure's frame or header says it has.
+    #[error("truncated {what}: {found} bytes, needs {needed}")]
+    Truncated {
+        /// Which structure was being decoded.
+        what: &'static str,
+        /// The bytes it needs.
+        needed: usize,
+        /// The bytes there are.
+        found: usize,
+    },
+    /// A well-formed frame of another kind where `what` was expected.
+    #[error("expected a {what}, found a frame of kind {found}")]
+    WrongKind {
+        /// The structure that was expected.
+        what: &'static str,
+        /// The kind byte found.
+        found: u8,
     },
     /// Keys given to an encoder are not strictly ascending.
     #[error("keys must be strictly ascending; key {index} is not above its predecessor")]

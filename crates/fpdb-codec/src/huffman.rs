@@ -13,10 +13,9 @@
 //! flattens the distribution until the longest code fits.
 
 use huffman_compress::CodeBuilder;
-use xxhash_rust::xxh3::xxh3_64;
 
-use crate::bits::low_u32;
 use crate::error::CodecError;
+use crate::format::{decode_frame, encode_frame, legacy, Kind, FRAME_OVERHEAD};
 
 /// Number of symbols: `h` ranges over bit positions `0..=63`.
 pub const SYMBOLS: usize = 64;
@@ -30,13 +29,13 @@ pub const MAX_CODE_LEN: u32 = 24;
 /// canonical search.
 pub const LUT_BITS: u32 = 11;
 
-/// Version of the code book byte format.
-pub const CODE_BOOK_VERSION: u8 = 1;
+/// Version of the code book byte format (1: unframed, database format 1).
+pub const CODE_BOOK_VERSION: u8 = 2;
 
-/// Serialized size: version, 64 lengths, 4-byte checksum.
-pub const CODE_BOOK_BYTES: usize = 1 + SYMBOLS + 4;
+/// Serialized size: the 64 lengths in a frame.
+pub const CODE_BOOK_BYTES: usize = SYMBOLS + FRAME_OVERHEAD;
 
-const WHAT: &str = "code book";
+const WHAT: &str = Kind::CodeBook.name();
 
 /// A canonical, complete prefix code for `h ∈ 0..=63`.
 #[derive(Clone, PartialEq, Eq)]
@@ -331,57 +330,32 @@ impl HuffmanCode {
         None
     }
 
-    /// Serialized form: version, the 64 code lengths, checksum.
-    ///
-    /// ```text
-    /// offset  size  field
-    /// 0       1     format version = 1
-    /// 1       64    code length of h = 0, 1, …, 63 (each 1..=24)
-    /// 65      4     low 32 bits of xxh3-64 over bytes 0..65, big-endian
-    /// ```
+    /// Serialized form: a frame (`crate::format`) of kind `CodeBook`,
+    /// version 2, around the code length of h = 0, 1, …, 63 (each
+    /// 1..=24, one byte each). Version 1 held the same 64 bytes between a
+    /// version byte and a 32-bit checksum ([`HuffmanCode::from_v1_bytes`]).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(CODE_BOOK_BYTES);
-        out.push(CODE_BOOK_VERSION);
-        out.extend_from_slice(&self.lengths);
-        let checksum = low_u32(xxh3_64(&out));
-        out.extend_from_slice(&checksum.to_be_bytes());
-        out
+        encode_frame(Kind::CodeBook, CODE_BOOK_VERSION, &self.lengths)
     }
 
     /// Parses [`HuffmanCode::to_bytes`] output; any damage is a typed error.
     pub fn from_bytes(bytes: &[u8]) -> Result<HuffmanCode, CodecError> {
-        let Some(&version) = bytes.first() else {
-            return Err(CodecError::corrupt(WHAT, "empty"));
-        };
-        if version != CODE_BOOK_VERSION {
-            return Err(CodecError::Version {
-                what: WHAT,
-                expected: CODE_BOOK_VERSION,
-                got: version,
-            });
-        }
-        if bytes.len() != CODE_BOOK_BYTES {
-            return Err(CodecError::corrupt(
+        let (_, payload) = decode_frame(bytes, Kind::CodeBook, &[CODE_BOOK_VERSION])?;
+        Self::from_payload(payload)
+    }
+
+    /// Parses a code book of database format 1 (version 1, unframed).
+    pub fn from_v1_bytes(bytes: &[u8]) -> Result<HuffmanCode, CodecError> {
+        Self::from_payload(legacy::unframe_v1(bytes, Kind::CodeBook)?)
+    }
+
+    fn from_payload(payload: &[u8]) -> Result<HuffmanCode, CodecError> {
+        let lengths: &[u8; SYMBOLS] = payload.try_into().map_err(|_| {
+            CodecError::corrupt(
                 WHAT,
-                format!("{} bytes, expected {CODE_BOOK_BYTES}", bytes.len()),
-            ));
-        }
-        let Some((body, stored)) = bytes.split_last_chunk::<4>() else {
-            return Err(CodecError::corrupt(WHAT, "truncated"));
-        };
-        let stored = u32::from_be_bytes(*stored);
-        let computed = low_u32(xxh3_64(body));
-        if stored != computed {
-            return Err(CodecError::ChecksumMismatch {
-                what: WHAT,
-                expected: stored,
-                got: computed,
-            });
-        }
-        let lengths: &[u8; SYMBOLS] = body
-            .get(1..)
-            .and_then(|tail| tail.try_into().ok())
-            .ok_or_else(|| CodecError::corrupt(WHAT, "truncated"))?;
+                format!("{} code lengths, expected {SYMBOLS}", payload.len()),
+            )
+        })?;
         HuffmanCode::from_lengths(lengths)
     }
 }
@@ -496,13 +470,21 @@ mod tests {
         let bytes = code.to_bytes();
         assert_eq!(bytes.len(), CODE_BOOK_BYTES);
         assert_eq!(HuffmanCode::from_bytes(&bytes).unwrap(), code);
-        for len in 0..bytes.len() {
-            assert!(HuffmanCode::from_bytes(&bytes[..len]).is_err());
-        }
-        for bit in 0..bytes.len() * 8 {
-            let mut flipped = bytes.clone();
-            flipped[bit / 8] ^= 1 << (bit % 8);
-            assert!(HuffmanCode::from_bytes(&flipped).is_err(), "bit {bit}");
+        let v1 = legacy::frame_v1(&code.lengths);
+        assert_eq!(v1.len(), 69);
+        assert_eq!(HuffmanCode::from_v1_bytes(&v1).unwrap(), code);
+        for (bytes, decode) in [
+            (bytes, HuffmanCode::from_bytes as fn(&[u8]) -> _),
+            (v1, HuffmanCode::from_v1_bytes),
+        ] {
+            for len in 0..bytes.len() {
+                assert!(decode(&bytes[..len]).is_err());
+            }
+            for bit in 0..bytes.len() * 8 {
+                let mut flipped = bytes.clone();
+                flipped[bit / 8] ^= 1 << (bit % 8);
+                assert!(decode(&flipped).is_err(), "bit {bit}");
+            }
         }
     }
 

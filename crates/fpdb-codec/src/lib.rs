@@ -63,8 +63,8 @@ mod directory;
 mod distance;
 pub mod engine;
 mod error;
+pub mod format;
 mod huffman;
-pub mod manifest;
 mod match_rule;
 mod mem_index;
 mod permutation;
@@ -85,14 +85,13 @@ pub use design::{
     DesignChoice, DesignShape, Table, TableDesign, AUTO_CANDIDATES_PER_PROBE, AUTO_MAX_TABLES,
     MAX_K, MAX_TABLES,
 };
-pub use directory::BlockDirectory;
+pub use directory::{BlockDirectory, DIRECTORY_FORMAT_VERSION};
 pub use distance::within_distance;
 pub use engine::{BlockSource, PairScan};
 pub use error::{CodecError, DesignError};
 pub use huffman::{
     h_histogram, HuffmanCode, CODE_BOOK_BYTES, CODE_BOOK_VERSION, LUT_BITS, MAX_CODE_LEN, SYMBOLS,
 };
-pub use manifest::{Manifest, ManifestError};
 pub use match_rule::TableMatcher;
 pub use mem_index::MemIndex;
 pub use permutation::{BitRange, Permutation};

@@ -300,7 +300,11 @@ fn errors_are_typed() {
     ));
     assert!(matches!(
         decoder.decode(&block[..5], &mut out),
-        Err(CodecError::Corrupt { .. })
+        Err(CodecError::Truncated {
+            what: "block",
+            needed: 8,
+            found: 5
+        })
     ));
 }
 

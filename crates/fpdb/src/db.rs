@@ -20,6 +20,7 @@ use crate::repair::{repair, RepairReport};
 use crate::stats::{stats, Stats};
 use crate::store::{Access, Store};
 use crate::tables::Tables;
+use crate::upgrade;
 use crate::verify::{verify, VerifyReport};
 use crate::write::{self, check_and_insert, Checked, Op};
 use fpdb_codec::dedup::FingerprintPair;
@@ -75,6 +76,10 @@ impl OpenOptions {
             Access::Write { sync: self.sync }
         };
         let store = Store::open(path, access)?;
+        if !self.read_only {
+            // Read-only handles read older formats as they are.
+            upgrade::to_current(&store)?;
+        }
         let (tables, simhash) = Tables::load(&store, self)?;
         let extract = Tables::read_extract(&store)?;
         Ok(Db {
@@ -130,6 +135,13 @@ impl Db {
     /// How many permuted tables the database keeps.
     pub fn table_count(&self) -> usize {
         self.tables.design.tables().len()
+    }
+
+    /// The database format the handle reads: [`crate::FORMAT_VERSION`],
+    /// or an older one that a read-only handle reads as it is (a writable
+    /// open upgrades it).
+    pub fn format_version(&self) -> u32 {
+        self.tables.format_version
     }
 
     /// Whether this handle was opened read-only.

@@ -63,6 +63,7 @@ mod seeded_hash;
 mod stats;
 mod store;
 mod tables;
+mod upgrade;
 mod verify;
 mod write;
 

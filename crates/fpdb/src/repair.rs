@@ -152,12 +152,14 @@ fn salvage_documents(
     salvage: &Salvage,
     report: &mut RepairReport,
 ) -> Result<(Options, BTreeMap<String, Fingerprint>)> {
-    let manifest = read_manifest(store).map_err(|error| {
-        Error::corrupt(
-            "manifest",
-            format!("unreadable, so the database's options are unknown and it cannot be repaired: {error}"),
-        )
-    })?;
+    let manifest = read_manifest(store)
+        .map_err(|error| {
+            Error::corrupt(
+                "manifest",
+                format!("unreadable, so the database's options are unknown and it cannot be repaired: {error}"),
+            )
+        })?
+        .manifest;
     let tables = ParsedManifest::parse(&manifest)?;
     let extract = Tables::read_extract(store)?;
     let mut options = Options::default()

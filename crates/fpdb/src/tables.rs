@@ -22,7 +22,7 @@ use fpdb_simhash::SimhashOptions;
 use crate::block_cache::BlockCache;
 use crate::delta::Delta;
 use crate::error::{Error, Result};
-use crate::manifest::Manifest;
+use crate::manifest::{self, Manifest, Stored, FORMAT_VERSION};
 use crate::options::{OpenOptions, Options};
 use crate::store::keys::{
     directory_key, table_bytes_key, EXTRACT_KEY, FINGERPRINT_COUNT_KEY, ID_COUNT_KEY, MANIFEST_KEY,
@@ -64,6 +64,9 @@ pub(crate) struct Tables {
     pub block_bytes: usize,
     /// Replaced only by a bulk load, which has the database to itself.
     pub codes: Vec<HuffmanCode>,
+    /// The database format the store holds (1 only in read-only handles:
+    /// writable opens upgrade first).
+    pub format_version: u32,
     pub delta_limit: usize,
     pub block_cache_bytes: usize,
     state: RwLock<State>,
@@ -120,7 +123,11 @@ impl Tables {
         batch.put(Family::Meta, MANIFEST_KEY, manifest.to_bytes()?)?;
         batch.put(Family::Meta, EXTRACT_KEY, options.extract.to_string())?;
         for index in 0..tables {
-            batch.put(Family::Meta, directory_key(index), [])?;
+            batch.put(
+                Family::Meta,
+                directory_key(index),
+                BlockDirectory::default().to_bytes(),
+            )?;
             batch.put(Family::Meta, table_bytes_key(index), 0u64.to_be_bytes())?;
         }
         batch.put(Family::Meta, FINGERPRINT_COUNT_KEY, 0u64.to_be_bytes())?;
@@ -133,7 +140,10 @@ impl Tables {
     /// with.
     pub fn load(store: &Store, open: &OpenOptions) -> Result<(Tables, SimhashOptions)> {
         let tables = store.tables();
-        let manifest = read_manifest(store)?;
+        let Stored {
+            manifest,
+            version: format_version,
+        } = read_manifest(store)?;
         let parsed = ParsedManifest::parse(&manifest)?;
         if parsed.design.tables().len() != tables {
             return Err(Error::corrupt(
@@ -155,12 +165,7 @@ impl Tables {
         let mut directories = Vec::with_capacity(tables);
         let mut table_bytes = Vec::with_capacity(tables);
         for index in 0..tables {
-            let bytes = store
-                .get(Family::Meta, &directory_key(index))?
-                .ok_or_else(|| Error::corrupt(format!("directory of table {index}"), "missing"))?;
-            directories.push(BlockDirectory::from_bytes(&bytes).map_err(|e| {
-                Error::corrupt(format!("directory of table {index}"), e.to_string())
-            })?);
+            directories.push(read_directory(store, index, format_version)?);
             table_bytes.push(store.counter(&table_bytes_key(index))?);
         }
         let fingerprints = store.counter(FINGERPRINT_COUNT_KEY)?;
@@ -186,6 +191,7 @@ impl Tables {
                 k: manifest.k,
                 block_bytes,
                 codes,
+                format_version,
                 delta_limit: open.delta_limit,
                 block_cache_bytes: open.block_cache_bytes,
                 state: RwLock::new(state),
@@ -333,12 +339,31 @@ pub(crate) fn block_damage(index: usize, block: usize, error: &CodecError) -> Er
     Error::corrupt(format!("table {index}, block {block}"), error.to_string())
 }
 
-/// The manifest, checked.
-pub(crate) fn read_manifest(store: &Store) -> Result<Manifest> {
+/// The manifest, checked, and the database format it was stored in.
+pub(crate) fn read_manifest(store: &Store) -> Result<Stored> {
     let bytes = store
         .get(Family::Meta, MANIFEST_KEY)?
         .ok_or_else(|| Error::corrupt("manifest", "missing"))?;
-    Ok(Manifest::from_bytes(&bytes)?)
+    Manifest::from_bytes(&bytes).map_err(manifest::damage)
+}
+
+/// Table `index`'s stored directory, in the layout of database format
+/// `format_version` (framed from format 2 on, bare keys in format 1).
+pub(crate) fn read_directory(
+    store: &Store,
+    index: usize,
+    format_version: u32,
+) -> Result<BlockDirectory> {
+    let what = || format!("directory of table {index}");
+    let bytes = store
+        .get(Family::Meta, &directory_key(index))?
+        .ok_or_else(|| Error::corrupt(what(), "missing"))?;
+    let directory = if format_version == FORMAT_VERSION {
+        BlockDirectory::from_bytes(&bytes)
+    } else {
+        BlockDirectory::from_v1_bytes(&bytes)
+    };
+    directory.map_err(|e| Error::corrupt(what(), e.to_string()))
 }
 
 /// What a manifest says, checked: the design (agreeing with k and with

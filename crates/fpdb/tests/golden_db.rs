@@ -4,6 +4,10 @@
 //! queries answer. The test opens a copy (never the committed files) and
 //! compares. A format change that cannot read it fails here.
 //!
+//! The database is of format 1, so this is also the test of the upgrade
+//! to format 2: opened read-only it is read as it is, opened for writing
+//! it is upgraded in place and must answer and verify the same.
+//!
 //! Regenerate only together with a new format version (and keep the old
 //! directory as `db-v<N>` with an upgrade test):
 //! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb --test golden_db`.
@@ -129,7 +133,9 @@ fn the_golden_database_opens_and_answers_as_recorded() {
     let copy = tempfile::tempdir().unwrap();
     let path = copy.path().join("db");
     copy_dir(&db_dir, &path);
-    for read_only in [true, false] {
+    // Format 1 read as it is, then upgraded by the writable open, then
+    // read again in format 2.
+    for (read_only, format) in [(true, 1), (false, 2), (true, 2)] {
         let db = if read_only {
             fpdb::OpenOptions::new()
                 .read_only(true)
@@ -138,6 +144,7 @@ fn the_golden_database_opens_and_answers_as_recorded() {
         } else {
             Db::open(&path).unwrap()
         };
+        assert_eq!(db.format_version(), format);
         common::assert_verifies(&db);
         let model: Model = common::export(&db);
         let stats = db.stats();
@@ -162,11 +169,29 @@ fn the_golden_database_opens_and_answers_as_recorded() {
             assert!(matches.iter().any(|m| m.ids.iter().any(|i| i == id)));
         }
     }
+    assert_eq!(stored_format(&path), fpdb::FORMAT_VERSION);
     // Opening the copy for writing and writing must work too.
     let db = Db::open(&path).unwrap();
     db.insert("new", Fingerprint(42)).unwrap();
     db.merge().unwrap();
     common::assert_verifies(&db);
+}
+
+/// The database format of the manifest stored in `path`, read from its
+/// bytes (docs/FORMAT.md): `fpdbMAN\x01` then a u32 in format 1; a frame
+/// (`fpdb`, kind 1, version byte) from format 2 on.
+fn stored_format(path: &Path) -> u32 {
+    let names = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).unwrap();
+    let rocks =
+        rocksdb::DB::open_cf_for_read_only(&rocksdb::Options::default(), path, names, false)
+            .unwrap();
+    let meta = rocks.cf_handle("meta").unwrap();
+    let bytes = rocks.get_cf(meta, "manifest").unwrap().unwrap();
+    if bytes.starts_with(b"fpdbMAN\x01") {
+        return u32::from_be_bytes(bytes[8..12].try_into().unwrap());
+    }
+    assert_eq!(&bytes[..5], b"fpdb\x01");
+    u32::from(bytes[5])
 }
 
 /// This crate's directory. Cargo sets it when it runs the binary; the

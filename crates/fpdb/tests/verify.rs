@@ -50,9 +50,11 @@ fn directory(rocks: &rocksdb::DB, index: usize) -> Vec<[u8; 8]> {
         .get_cf(meta, format!("dir/{index:03}"))
         .unwrap()
         .unwrap();
-    bytes
-        .chunks(8)
-        .map(|chunk| chunk.try_into().unwrap())
+    fpdb_codec::BlockDirectory::from_bytes(&bytes)
+        .unwrap()
+        .last_keys()
+        .iter()
+        .map(|key| key.to_be_bytes())
         .collect()
 }
 
@@ -154,7 +156,9 @@ fn a_block_missing_from_the_directory_is_named() {
         let meta = rocks.cf_handle("meta").unwrap();
         let mut keys = directory(&rocks, 2);
         keys.remove(1);
-        rocks.put_cf(meta, "dir/002", keys.concat()).unwrap();
+        let keys = keys.into_iter().map(u64::from_be_bytes).collect();
+        let directory = fpdb_codec::BlockDirectory::new(keys).unwrap();
+        rocks.put_cf(meta, "dir/002", directory.to_bytes()).unwrap();
     }
     let report = verify(&path);
     assert!(

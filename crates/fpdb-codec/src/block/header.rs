@@ -13,7 +13,10 @@
 //!
 //! The payload's bit length is `8 × (block length − 8) − padding`. The header
 //! is small on purpose: at ~170 keys per 1 KiB block every header byte costs
-//! 0.05 bits per key. It is validated before any key is decoded so that the
+//! 0.05 bits per key, so blocks are not framed like the other structures
+//! (`crate::format`; a frame would add 10 bytes) — their length is the
+//! stored value's — but their version and checksum go through the same
+//! checks and errors. It is validated before any key is decoded so that the
 //! decoder's work and allocation are bounded by the block's length: every
 //! key after the first takes at least one bit, so
 //! `count − 1 ≤ payload bits − 64`.
@@ -22,6 +25,7 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::bits::low_u32;
 use crate::error::CodecError;
+use crate::format::{check, Kind};
 
 /// Version of the block format written by this build.
 pub const BLOCK_FORMAT_VERSION: u8 = 1;
@@ -29,7 +33,7 @@ pub const BLOCK_FORMAT_VERSION: u8 = 1;
 /// Most keys one block can hold (the count is a `u16`).
 pub const MAX_BLOCK_KEYS: usize = u16::MAX as usize;
 
-const WHAT: &str = "block";
+const WHAT: &str = Kind::Block.name();
 
 /// A parsed block header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,19 +75,21 @@ impl BlockHeader {
     /// padding bits are zero (full decodes check both).
     pub fn parse(block: &[u8]) -> Result<(BlockHeader, &[u8]), CodecError> {
         let Some(&version) = block.first() else {
-            return Err(CodecError::corrupt(WHAT, "empty"));
-        };
-        if version != BLOCK_FORMAT_VERSION {
-            return Err(CodecError::Version {
+            return Err(CodecError::Truncated {
                 what: WHAT,
-                expected: BLOCK_FORMAT_VERSION,
-                got: version,
+                needed: BlockHeader::LEN,
+                found: 0,
             });
-        }
+        };
+        check::version(Kind::Block, version, &[BLOCK_FORMAT_VERSION])?;
         let Some((&[_, count_high, count_low, padding, c0, c1, c2, c3], payload)) =
             block.split_first_chunk::<{ BlockHeader::LEN }>()
         else {
-            return Err(CodecError::corrupt(WHAT, "shorter than its header"));
+            return Err(CodecError::Truncated {
+                what: WHAT,
+                needed: BlockHeader::LEN,
+                found: block.len(),
+            });
         };
         let header = BlockHeader {
             count: u16::from_be_bytes([count_high, count_low]),
@@ -120,15 +126,7 @@ impl BlockHeader {
     /// Compares the stored checksum with the payload's.
     pub fn verify(&self, payload: &[u8]) -> Result<(), CodecError> {
         let computed = checksum(self.count, self.padding, payload);
-        if computed == self.checksum {
-            Ok(())
-        } else {
-            Err(CodecError::ChecksumMismatch {
-                what: WHAT,
-                expected: self.checksum,
-                got: computed,
-            })
-        }
+        check::checksum(Kind::Block, u64::from(self.checksum), u64::from(computed))
     }
 }
 

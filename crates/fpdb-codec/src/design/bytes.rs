@@ -1,36 +1,35 @@
-//! The byte form of a design, stored in a database manifest.
-//!
-//! Layout (version 1), every multi-byte integer big-endian:
+//! The byte form of a design, stored in a database manifest: a frame
+//! (`crate::format`) of kind `Design`, version 2, around this payload
+//! (every multi-byte integer big-endian):
 //!
 //! ```text
 //! offset  size  field
-//! 0       1     format version = 1
-//! 1       1     k
-//! 2       1     shape kind: 0 = evenly split levels, 1 = explicit widths
-//! 3       1     n = number of shape entries
-//! 4       n     shape entries (blocks per level, or block widths), u8 each
-//! 4+n     2     t = number of tables
+//! 0       1     k
+//! 1       1     shape kind: 0 = evenly split levels, 1 = explicit widths
+//! 2       1     n = number of shape entries
+//! 3       n     shape entries (blocks per level, or block widths), u8 each
+//! 3+n     2     t = number of tables
 //! …             t times: prefix bits (u8), r = range count (u8),
 //!               r times (start bit u8, length u8), MSB = bit 0
-//! end-4   4     checksum: low 32 bits of xxh3-64 over all preceding bytes
 //! ```
+//!
+//! Version 1 (database format 1) held the same payload between a version
+//! byte and a 32-bit checksum ([`TableDesign::from_v1_bytes`]).
 //!
 //! The tables are stored explicitly and, on decoding, compared with the
 //! tables this build generates from the shape: a design whose data was laid
 //! out under different permutations is rejected instead of silently
 //! answering wrongly.
 
-use xxhash_rust::xxh3::xxh3_64;
-
 use super::{DesignShape, Table, TableDesign, MAX_K, MAX_TABLES};
-use crate::bits::low_u32;
 use crate::error::CodecError;
+use crate::format::{decode_frame, encode_frame, legacy, Kind};
 use crate::permutation::{BitRange, Permutation};
 
 /// Version of the design byte format.
-pub const DESIGN_FORMAT_VERSION: u8 = 1;
+pub const DESIGN_FORMAT_VERSION: u8 = 2;
 
-const WHAT: &str = "table design";
+const WHAT: &str = Kind::Design.name();
 
 impl TableDesign {
     /// Serializes the design (see the module docs for the layout).
@@ -43,12 +42,7 @@ impl TableDesign {
             DesignShape::Levels(levels) => (0u8, levels),
             DesignShape::Widths(widths) => (1u8, widths),
         };
-        let mut out = vec![
-            DESIGN_FORMAT_VERSION,
-            self.k() as u8,
-            kind,
-            entries.len() as u8,
-        ];
+        let mut out = vec![self.k() as u8, kind, entries.len() as u8];
         out.extend(entries.iter().map(|&entry| entry as u8));
         out.extend_from_slice(&(self.tables().len() as u16).to_be_bytes());
         for table in self.tables() {
@@ -60,34 +54,23 @@ impl TableDesign {
                 out.push(range.len);
             }
         }
-        let checksum = low_u32(xxh3_64(&out));
-        out.extend_from_slice(&checksum.to_be_bytes());
-        out
+        encode_frame(Kind::Design, DESIGN_FORMAT_VERSION, &out)
     }
 
     /// Parses [`TableDesign::to_bytes`] output; any damage is a typed error.
     pub fn from_bytes(bytes: &[u8]) -> Result<TableDesign, CodecError> {
-        let Some((body, stored)) = bytes.split_last_chunk::<4>() else {
-            return Err(CodecError::corrupt(WHAT, "shorter than its checksum"));
-        };
-        let stored = u32::from_be_bytes(*stored);
-        let computed = low_u32(xxh3_64(body));
-        let mut reader = ByteReader { rest: body };
-        let version = reader.u8()?;
-        if version != DESIGN_FORMAT_VERSION {
-            return Err(CodecError::Version {
-                what: WHAT,
-                expected: DESIGN_FORMAT_VERSION,
-                got: version,
-            });
-        }
-        if stored != computed {
-            return Err(CodecError::ChecksumMismatch {
-                what: WHAT,
-                expected: stored,
-                got: computed,
-            });
-        }
+        let (_, payload) = decode_frame(bytes, Kind::Design, &[DESIGN_FORMAT_VERSION])?;
+        Self::from_payload(payload)
+    }
+
+    /// Parses a design of database format 1 (version 1, unframed).
+    pub fn from_v1_bytes(bytes: &[u8]) -> Result<TableDesign, CodecError> {
+        Self::from_payload(legacy::unframe_v1(bytes, Kind::Design)?)
+    }
+
+    /// The payload both versions share.
+    fn from_payload(payload: &[u8]) -> Result<TableDesign, CodecError> {
+        let mut reader = ByteReader { rest: payload };
         let k = u32::from(reader.u8()?);
         if k > MAX_K {
             return Err(CodecError::corrupt(WHAT, format!("k = {k} above {MAX_K}")));
@@ -187,12 +170,22 @@ impl<'a> ByteReader<'a> {
 mod tests {
     use super::*;
 
+    fn payload(design: &TableDesign) -> Vec<u8> {
+        let bytes = design.to_bytes();
+        decode_frame(&bytes, Kind::Design, &[DESIGN_FORMAT_VERSION])
+            .unwrap()
+            .1
+            .to_vec()
+    }
+
     #[test]
     fn every_family_design_round_trips() {
         for k in 0..=MAX_K {
             for design in TableDesign::family(k).unwrap() {
                 let bytes = design.to_bytes();
                 assert_eq!(TableDesign::from_bytes(&bytes).unwrap(), design);
+                let v1 = legacy::frame_v1(&payload(&design));
+                assert_eq!(TableDesign::from_v1_bytes(&v1).unwrap(), design);
             }
         }
         let uneven = TableDesign::split(2, &[30, 20, 14]).unwrap();
@@ -201,14 +194,18 @@ mod tests {
 
     #[test]
     fn every_truncation_and_bit_flip_is_an_error() {
-        let bytes = TableDesign::levels(3, &[4, 4]).unwrap().to_bytes();
-        for len in 0..bytes.len() {
-            assert!(TableDesign::from_bytes(&bytes[..len]).is_err());
-        }
-        for bit in 0..bytes.len() * 8 {
-            let mut flipped = bytes.clone();
-            flipped[bit / 8] ^= 1 << (bit % 8);
-            assert!(TableDesign::from_bytes(&flipped).is_err(), "bit {bit}");
+        let design = TableDesign::levels(3, &[4, 4]).unwrap();
+        for bytes in [design.to_bytes(), legacy::frame_v1(&payload(&design))] {
+            for len in 0..bytes.len() {
+                assert!(TableDesign::from_bytes(&bytes[..len]).is_err());
+                assert!(TableDesign::from_v1_bytes(&bytes[..len]).is_err());
+            }
+            for bit in 0..bytes.len() * 8 {
+                let mut flipped = bytes.clone();
+                flipped[bit / 8] ^= 1 << (bit % 8);
+                assert!(TableDesign::from_bytes(&flipped).is_err(), "bit {bit}");
+                assert!(TableDesign::from_v1_bytes(&flipped).is_err(), "bit {bit}");
+            }
         }
     }
 
@@ -216,9 +213,11 @@ mod tests {
     /// tables are never reached): corrupt, not a panic.
     #[test]
     fn widths_past_64_bits_are_corrupt() {
-        let mut bytes = vec![DESIGN_FORMAT_VERSION, 1, 1, 2, 30, 50, 0, 0];
-        let checksum = low_u32(xxh3_64(&bytes));
-        bytes.extend_from_slice(&checksum.to_be_bytes());
+        let bytes = encode_frame(
+            Kind::Design,
+            DESIGN_FORMAT_VERSION,
+            &[1, 1, 2, 30, 50, 0, 0],
+        );
         assert!(matches!(
             TableDesign::from_bytes(&bytes),
             Err(CodecError::Corrupt { .. })
@@ -227,34 +226,35 @@ mod tests {
 
     #[test]
     fn other_versions_are_reported_as_such() {
-        let mut bytes = TableDesign::levels(3, &[4]).unwrap().to_bytes();
-        bytes[0] = 2;
+        let design = TableDesign::levels(3, &[4]).unwrap();
+        let bytes = encode_frame(Kind::Design, 9, &payload(&design));
         assert_eq!(
             TableDesign::from_bytes(&bytes),
             Err(CodecError::Version {
                 what: WHAT,
-                expected: 1,
-                got: 2
+                expected: 2,
+                got: 9
             })
         );
+        // A version-1 design is not read as a frame, and the other way round.
+        let v1 = legacy::frame_v1(&payload(&design));
+        assert!(TableDesign::from_bytes(&v1).is_err());
+        assert!(TableDesign::from_v1_bytes(&design.to_bytes()).is_err());
     }
 
     #[test]
     fn consistent_but_wrong_tables_are_rejected() {
-        // Swap two tables and fix the checksum: structurally valid, wrong.
+        // Swap two tables and frame again: structurally valid, wrong.
         let design = TableDesign::levels(2, &[3]).unwrap();
-        let mut bytes = design.to_bytes();
-        bytes.truncate(bytes.len() - 4);
-        let header_len = 4 + 1 + 2;
+        let mut bytes = payload(&design);
+        let header_len = 3 + 1 + 2;
         let mut body: Vec<u8> = bytes.split_off(header_len);
         let first_len = 2 + 2 * usize::from(body[1]);
         let first: Vec<u8> = body.drain(..first_len).collect();
         body.extend(first);
         bytes.extend(body);
-        let checksum = low_u32(xxh3_64(&bytes));
-        bytes.extend_from_slice(&checksum.to_be_bytes());
         assert!(matches!(
-            TableDesign::from_bytes(&bytes),
+            TableDesign::from_bytes(&encode_frame(Kind::Design, DESIGN_FORMAT_VERSION, &bytes)),
             Err(CodecError::Corrupt { .. })
         ));
     }

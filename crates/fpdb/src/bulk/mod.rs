@@ -687,7 +687,7 @@ fn commit(
         directories.push(table.directory);
         table_bytes.push(table.bytes);
     }
-    let mut manifest = read_manifest(store)?;
+    let mut manifest = read_manifest(store)?.manifest;
     manifest.codes = codes.iter().map(HuffmanCode::to_bytes).collect();
     let mut batch = store.write_set(0);
     batch.put(Family::Meta, MANIFEST_KEY, manifest.to_bytes()?)?;

@@ -1,0 +1,225 @@
+//! The manifest's bytes: what a database is, in a frame of kind
+//! `Manifest` whose version is the database format.
+//!
+//! This is the only module of fpdb that uses bincode (2.0.1, pinned: the
+//! crate is unmaintained and 3.0.0 is an empty release), so it can be
+//! replaced by rewriting this file alone. bincode only sees a payload
+//! whose frame (`fpdb_codec::format`) checked out. The file imports
+//! nothing from the rest of this crate, so that the fuzz workspace can
+//! compile it (`fuzz/fuzz_targets/manifest_decoder.rs`) without RocksDB.
+
+use bincode::{Decode, Encode};
+use fpdb_codec::format::{decode_frame, encode_frame, legacy, Kind};
+use fpdb_codec::{CodecError, HuffmanCode, TableDesign};
+
+/// The database format this build writes. It also reads format 1, whose
+/// writable opens upgrade it (docs/FORMAT.md).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// [`FORMAT_VERSION`] as the frame stores it.
+const FRAME_VERSION: u8 = 2;
+
+/// Bound on what bincode may allocate while decoding a manifest: the
+/// largest design has 4096 tables with an 82-byte code book each.
+const DECODE_LIMIT: usize = 4 * 1024 * 1024;
+
+const WHAT: &str = Kind::Manifest.name();
+
+/// Everything needed to interpret a database's stored tables. The design
+/// and code books are in this build's format, whatever the stored one.
+#[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
+pub struct Manifest {
+    /// Largest distance the tables answer.
+    pub k: u32,
+    /// Target block size in bytes.
+    pub block_bytes: u32,
+    /// `TableDesign::to_bytes`.
+    pub design: Vec<u8>,
+    /// Each table's Huffman code book, `HuffmanCode::to_bytes`.
+    pub codes: Vec<Vec<u8>>,
+    /// Simhash tokenizer, as `Tokenizer`'s display form.
+    pub tokenizer: String,
+    /// Simhash weighting, as `Weighting`'s display form.
+    pub weighting: String,
+}
+
+/// A manifest as read, with the database format it was stored in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The manifest, converted to this build's format.
+    pub manifest: Manifest,
+    /// The stored database format: [`FORMAT_VERSION`] or 1.
+    pub version: u32,
+}
+
+impl Manifest {
+    /// The manifest in a frame of the current format.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, CodecError> {
+        Ok(encode_frame(Kind::Manifest, FRAME_VERSION, &encode(self)?))
+    }
+
+    /// Reads what [`Manifest::to_bytes`] wrote, or a manifest of database
+    /// format 1 (its design and code books converted); any other bytes
+    /// are an error, never a panic.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Stored, CodecError> {
+        if legacy::is_manifest_v1(bytes) {
+            let stored = decode(legacy::unframe_manifest_v1(bytes)?)?;
+            return Ok(Stored {
+                manifest: stored.upgraded()?,
+                version: u32::from(legacy::V1),
+            });
+        }
+        let (_, payload) = decode_frame(bytes, Kind::Manifest, &[FRAME_VERSION])?;
+        Ok(Stored {
+            manifest: decode(payload)?,
+            version: FORMAT_VERSION,
+        })
+    }
+
+    /// A format-1 manifest's design and code books in this build's format.
+    fn upgraded(self) -> Result<Manifest, CodecError> {
+        let design = TableDesign::from_v1_bytes(&self.design)?.to_bytes();
+        let codes = self
+            .codes
+            .iter()
+            .map(|code| HuffmanCode::from_v1_bytes(code).map(|code| code.to_bytes()))
+            .collect::<Result<_, _>>()?;
+        Ok(Manifest {
+            design,
+            codes,
+            ..self
+        })
+    }
+}
+
+/// The bincode payload (standard config: varint integers).
+fn encode(manifest: &Manifest) -> Result<Vec<u8>, CodecError> {
+    // Encoding into a Vec cannot fail for these field types; the error is
+    // kept rather than unwrapped.
+    bincode::encode_to_vec(manifest, bincode::config::standard())
+        .map_err(|e| corrupt(format!("cannot encode: {e}")))
+}
+
+fn decode(payload: &[u8]) -> Result<Manifest, CodecError> {
+    let config = bincode::config::standard().with_limit::<DECODE_LIMIT>();
+    let (manifest, used): (Manifest, usize) = bincode::decode_from_slice(payload, config)
+        .map_err(|e| corrupt(format!("cannot decode: {e}")))?;
+    if used != payload.len() {
+        return Err(corrupt("trailing bytes after the payload"));
+    }
+    // bincode also accepts wider-than-needed varints; fpdb never writes
+    // them, so bytes that do not re-encode identically were not written
+    // by fpdb (found by fuzz/fuzz_targets/manifest_decoder.rs).
+    if encode(&manifest)? != payload {
+        return Err(corrupt("payload is not in canonical form"));
+    }
+    Ok(manifest)
+}
+
+fn corrupt(reason: impl Into<String>) -> CodecError {
+    CodecError::Corrupt {
+        what: WHAT,
+        reason: reason.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Manifest {
+        let design = TableDesign::levels(3, &[4]).unwrap();
+        Manifest {
+            k: 3,
+            block_bytes: 1024,
+            design: design.to_bytes(),
+            codes: vec![HuffmanCode::uniform().to_bytes(); 4],
+            tokenizer: "jieba".into(),
+            weighting: "tfidf:8".into(),
+        }
+    }
+
+    /// `sample()` as database format 1 stored it.
+    fn sample_v1() -> Vec<u8> {
+        let unframe = |bytes: &[u8], kind| decode_frame(bytes, kind, &[2]).unwrap().1.to_vec();
+        let v1 = Manifest {
+            design: legacy::frame_v1(&unframe(&sample().design, Kind::Design)),
+            codes: sample()
+                .codes
+                .iter()
+                .map(|code| legacy::frame_v1(&unframe(code, Kind::CodeBook)))
+                .collect(),
+            ..sample()
+        };
+        legacy::frame_manifest_v1(&encode(&v1).unwrap())
+    }
+
+    #[test]
+    fn round_trips_and_reads_format_1() {
+        assert_eq!(u32::from(FRAME_VERSION), FORMAT_VERSION);
+        let bytes = sample().to_bytes().unwrap();
+        let stored = Manifest::from_bytes(&bytes).unwrap();
+        assert_eq!((stored.manifest, stored.version), (sample(), 2));
+        let stored = Manifest::from_bytes(&sample_v1()).unwrap();
+        assert_eq!((stored.manifest, stored.version), (sample(), 1));
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_an_error() {
+        for bytes in [sample().to_bytes().unwrap(), sample_v1()] {
+            for len in 0..bytes.len() {
+                assert!(
+                    Manifest::from_bytes(&bytes[..len]).is_err(),
+                    "truncated to {len}"
+                );
+            }
+            for bit in 0..bytes.len() * 8 {
+                let mut damaged = bytes.clone();
+                damaged[bit / 8] ^= 1 << (bit % 8);
+                assert!(Manifest::from_bytes(&damaged).is_err(), "bit {bit} flipped");
+            }
+        }
+    }
+
+    #[test]
+    fn other_versions_are_named() {
+        let payload = encode(&sample()).unwrap();
+        let bytes = encode_frame(Kind::Manifest, 3, &payload);
+        assert_eq!(
+            Manifest::from_bytes(&bytes),
+            Err(CodecError::Version {
+                what: "manifest",
+                expected: 2,
+                got: 3
+            })
+        );
+    }
+
+    /// The fuzzer's first finding: the code book count written as a
+    /// 4-byte varint (marker 252) where one byte suffices decoded, and
+    /// re-encoded to different bytes.
+    #[test]
+    fn non_canonical_varints_are_corrupt() {
+        let framed = |payload: &[u8]| encode_frame(Kind::Manifest, FRAME_VERSION, payload);
+        let wide = [0, 1, 4, 33, 0, 1, 189, 252, 1, 0, 0, 0, 0, 0, 1, 0];
+        assert!(matches!(
+            Manifest::from_bytes(&framed(&wide)),
+            Err(CodecError::Corrupt { ref reason, .. }) if reason.contains("canonical")
+        ));
+        let narrow = [0, 1, 4, 33, 0, 1, 189, 1, 0, 0, 1, 0];
+        let stored = Manifest::from_bytes(&framed(&narrow)).unwrap();
+        assert_eq!(stored.manifest.to_bytes().unwrap(), framed(&narrow));
+    }
+
+    #[test]
+    fn a_valid_frame_around_a_bad_payload_is_corrupt() {
+        let bytes = encode_frame(Kind::Manifest, FRAME_VERSION, &[0xff; 16]);
+        assert!(matches!(
+            Manifest::from_bytes(&bytes),
+            Err(CodecError::Corrupt {
+                what: "manifest",
+                ..
+            })
+        ));
+    }
+}
