@@ -1,8 +1,9 @@
 //! A small seeded generator (SplitMix64), so every bench and report is
 //! repeatable without pulling in a random-number crate. Shared by
 //! fpdb-benches and the quality report (which must not link RocksDB).
-//! fpdb's own tests keep theirs: the golden database's answers were drawn
-//! with it, and it picks below `n` by remainder.
+//! fpdb's tests draw from `fpdb-testkit`'s `Rng`, which wraps this one's
+//! step but picks below `n` by remainder (the golden database's answers
+//! were drawn that way).
 #![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 /// SplitMix64: fast, statistically solid for test data, fully determined by

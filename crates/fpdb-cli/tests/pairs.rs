@@ -6,31 +6,25 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use common::{fpdb, ok};
+use fpdb_testkit::Rng;
 use serde_json::Value;
 
 /// Documents `(id, fingerprint)`: random fingerprints and planted
 /// near-duplicates 0 to 4 bits from an earlier one (0: an exact duplicate).
 fn corpus(seed: u64, n: usize) -> Vec<(String, u64)> {
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut rng = Rng::new(seed);
     let mut docs: Vec<(String, u64)> = Vec::new();
     for i in 0..n {
-        let fp = if !docs.is_empty() && next() % 5 < 2 {
-            let mut fp = docs[(next() % docs.len() as u64) as usize].1;
-            for _ in 0..next() % 5 {
-                fp ^= 1 << (next() % 64);
+        let fp = if !docs.is_empty() && rng.below(5) < 2 {
+            let mut fp = docs[rng.below(docs.len() as u64) as usize].1;
+            for _ in 0..rng.below(5) {
+                fp ^= 1 << rng.below(64);
             }
             fp
         } else {
-            next()
+            rng.next_u64()
         };
-        docs.push((format!("u{:03}-{i}", next() % 1000), fp));
+        docs.push((format!("u{:03}-{i}", rng.below(1000)), fp));
     }
     docs
 }

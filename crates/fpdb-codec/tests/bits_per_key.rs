@@ -2,19 +2,11 @@
 //! first keys of every block included.
 
 use fpdb_codec::{bits_per_fingerprint, EncodedTable, DEFAULT_BLOCK_BYTES};
+use fpdb_testkit::Rng;
 
 fn random_sorted_keys(n: usize, seed: u64) -> Vec<u64> {
-    // splitmix64
-    let mut state = seed;
-    let mut keys: Vec<u64> = (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        })
-        .collect();
+    let mut rng = Rng::new(seed);
+    let mut keys: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
     keys.sort_unstable();
     keys.dedup();
     keys

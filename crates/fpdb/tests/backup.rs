@@ -5,16 +5,14 @@
 //! of a backup leaves either no backup or a whole one
 //! (`FPDB_BACKUP_KILL_ROUNDS` kills, default 20).
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{assert_equals_model, assert_verifies, clustered_documents, export, Model, Rng};
 use fpdb::{BackupMethod, Db, Error, Fingerprint, OpenOptions};
+use fpdb_testkit::{assert_equals_model, assert_verifies, clustered_documents, export, Model, Rng};
 
 const CHILD_DB: &str = "FPDB_BACKUP_CHILD_DB";
 const CHILD_DEST: &str = "FPDB_BACKUP_CHILD_DEST";
@@ -26,7 +24,7 @@ fn filled(path: &Path) -> Model {
     let mut rng = Rng::new(11);
     let documents = clustered_documents(&mut rng, 20_000);
     let db = OpenOptions::new()
-        .create_new(common::small_options())
+        .create_new(fpdb_testkit::small_options())
         .delta_limit(4_096)
         .open(path)
         .unwrap();
@@ -164,7 +162,7 @@ fn backups_beside_a_writer(rounds: u64, spacing: u64, take: impl Fn(&Db, &Path, 
     let path = dir.path().join("db");
     let db = Arc::new(
         OpenOptions::new()
-            .create_new(common::small_options())
+            .create_new(fpdb_testkit::small_options())
             .delta_limit(2_000)
             .open(&path)
             .unwrap(),
@@ -252,7 +250,7 @@ fn a_backup_killed_at_any_point_leaves_no_backup_or_a_whole_one() {
     // Where the kills landed: before the backup began, while it was
     // staged, after it was in place.
     let mut outcomes = [0u32; 3];
-    for round in 0..common::env_rounds("FPDB_BACKUP_KILL_ROUNDS", 20) {
+    for round in 0..fpdb_testkit::env_rounds("FPDB_BACKUP_KILL_ROUNDS", 20) {
         let dest = dir.path().join(format!("backup-{round}"));
         let read_only = round % 2 == 1;
         let mut child = backup_command(&path, &dest, read_only).spawn().unwrap();

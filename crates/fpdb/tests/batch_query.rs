@@ -5,9 +5,7 @@
 use fpdb::DesignChoice;
 use fpdb::{BatchStrategy, Db, Fingerprint, Match, OpenOptions, Options};
 
-mod common;
-
-use common::{brute_force, ids_by_fingerprint, Model, Rng};
+use fpdb_testkit::{brute_force, ids_by_fingerprint, Model, Rng};
 
 fn check(design: &str, k: u32, block_bytes: usize, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
@@ -126,7 +124,7 @@ fn single_queries_are_exact_whatever_the_block_cache_keeps() {
         .block_bytes(256)
         .expected_size(1 << 12);
     let mut rng = Rng::new(41);
-    let documents = common::clustered_documents(&mut rng, 3000);
+    let documents = fpdb_testkit::clustered_documents(&mut rng, 3000);
     let db = Db::create(&path, options).unwrap();
     db.insert_batch(&documents[..2500]).unwrap();
     db.merge().unwrap();
@@ -139,7 +137,7 @@ fn single_queries_are_exact_whatever_the_block_cache_keeps() {
             .open(&path)
             .unwrap();
         for _pass in 0..3 {
-            common::assert_equals_model(&db, &model, 300, &mut rng);
+            fpdb_testkit::assert_equals_model(&db, &model, 300, &mut rng);
         }
         let kept = db.stats().block_cache_bytes;
         assert!(kept <= cache_bytes, "{kept} bytes kept of {cache_bytes}");

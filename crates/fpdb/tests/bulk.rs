@@ -4,9 +4,7 @@
 
 use fpdb::{BulkOptions, Db, Error, Fingerprint, Options};
 
-mod common;
-
-use common::Rng;
+use fpdb_testkit::Rng;
 
 /// Documents with repeated ids (the last wins), shared fingerprints and
 /// planted near-duplicates within 1..=3 bits.

@@ -5,16 +5,14 @@
 //!
 //! `FPDB_SOAK_SECONDS` sets how long the threads run (default 5).
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{assert_equals_model, export, Model, Rng};
 use fpdb::{Db, Error, Fingerprint, OpenOptions};
+use fpdb_testkit::{assert_equals_model, export, Model, Rng};
 
 const CHILD_PATH: &str = "FPDB_LOCK_CHILD";
 
@@ -57,9 +55,7 @@ fn run_lock_child(path: &std::path::Path) -> String {
 
 #[test]
 fn a_second_process_gets_locked_and_may_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let db = Db::create(&path, common::small_options()).unwrap();
+    let (_dir, path, db) = fpdb_testkit::create_temp_db(fpdb_testkit::small_options());
     db.insert("written-by-parent", Fingerprint(5)).unwrap();
     assert_eq!(
         run_lock_child(&path),
@@ -90,7 +86,7 @@ fn stable_fp(i: u64) -> Fingerprint {
 fn threads_query_while_others_insert_remove_and_merge() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("db");
-    drop(Db::create(&path, common::small_options()).unwrap());
+    drop(Db::create(&path, fpdb_testkit::small_options()).unwrap());
     let db = Arc::new(OpenOptions::default().delta_limit(500).open(&path).unwrap());
     let deadline = Instant::now() + soak_time();
     // Documents stable-0 .. stable-(n-1) have returned from insert and are
@@ -255,11 +251,9 @@ fn threads_query_while_others_insert_remove_and_merge() {
 
 #[test]
 fn a_reader_beside_a_writer_with_a_long_log_sees_a_consistent_earlier_state() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let writer = Db::create(&path, common::small_options()).unwrap();
+    let (_dir, path, writer) = fpdb_testkit::create_temp_db(fpdb_testkit::small_options());
     let mut rng = Rng::new(37);
-    let documents = common::clustered_documents(&mut rng, 40_000);
+    let documents = fpdb_testkit::clustered_documents(&mut rng, 40_000);
     for chunk in documents.chunks(50) {
         writer.insert_batch(chunk).unwrap();
     }
@@ -276,7 +270,7 @@ fn a_reader_beside_a_writer_with_a_long_log_sees_a_consistent_earlier_state() {
         .read_only(true)
         .open(&path)
         .unwrap();
-    let seen = common::export(&reader);
+    let seen = fpdb_testkit::export(&reader);
     assert!(seen.len() < written.len());
     assert!(seen.iter().all(|(id, fp)| written.get(id) == Some(fp)));
     assert_equals_model(&reader, &seen, 200, &mut rng);
@@ -292,11 +286,9 @@ fn a_reader_beside_a_writer_with_a_long_log_sees_a_consistent_earlier_state() {
 
 #[test]
 fn read_only_handles_beside_a_writer_see_their_snapshot() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
-    let writer = Db::create(&path, common::small_options()).unwrap();
+    let (_dir, path, writer) = fpdb_testkit::create_temp_db(fpdb_testkit::small_options());
     let mut rng = Rng::new(31);
-    let documents = common::clustered_documents(&mut rng, 2000);
+    let documents = fpdb_testkit::clustered_documents(&mut rng, 2000);
     writer.insert_batch(&documents[..1000]).unwrap();
     writer.merge().unwrap();
     writer.insert_batch(&documents[1000..1500]).unwrap();
@@ -383,7 +375,7 @@ fn a_killed_readers_directory_is_removed_by_the_next_reader() {
     std::fs::create_dir(&tmp).unwrap();
     // Readers keep a private directory only beside a live writer (they
     // are secondary instances then): this process is that writer.
-    let writer = Db::create(&path, common::small_options()).unwrap();
+    let writer = Db::create(&path, fpdb_testkit::small_options()).unwrap();
     writer.insert("a", Fingerprint(1)).unwrap();
     let reader = |path: &std::path::Path| {
         let mut child = Command::new(std::env::current_exe().unwrap())

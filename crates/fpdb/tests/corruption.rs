@@ -4,13 +4,11 @@
 //! problem) naming what is damaged; never a panic, never a wrong answer
 //! presented as right.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{brute_force, ids_by_fingerprint, Model, Rng};
 use fpdb::DesignChoice;
 use fpdb::{Db, Error, Options, Problem};
+use fpdb_testkit::{brute_force, ids_by_fingerprint, Model, Rng};
 
 /// A healthy database to damage copies of: merged blocks, a delta of
 /// inserts and removes, and the column family of each of its files.
@@ -23,16 +21,14 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
     let options = Options::default()
         .k(3)
         .expected_size(100_000)
         .design(DesignChoice::Named("4x16".into()))
         .block_bytes(256);
-    let db = Db::create(&path, options).unwrap();
+    let (dir, path, db) = fpdb_testkit::create_temp_db(options);
     let mut rng = Rng::new(7);
-    let documents = common::clustered_documents(&mut rng, 3000);
+    let documents = fpdb_testkit::clustered_documents(&mut rng, 3000);
     let mut model: Model = documents.iter().cloned().collect();
     db.insert_batch(&documents[..2700]).unwrap();
     db.merge().unwrap();
@@ -41,9 +37,9 @@ fn fixture() -> Fixture {
         db.remove(id).unwrap();
         model.remove(id);
     }
-    common::assert_verifies(&db);
+    fpdb_testkit::assert_verifies(&db);
     drop(db);
-    let files = common::live_files(&path);
+    let files = fpdb_testkit::live_files(&path);
     Fixture {
         _dir: dir,
         path,
@@ -55,7 +51,7 @@ fn fixture() -> Fixture {
 impl Fixture {
     /// A fresh copy of the database to damage.
     fn copy(&self) -> (tempfile::TempDir, PathBuf) {
-        common::temp_copy(&self.path)
+        fpdb_testkit::temp_copy(&self.path)
     }
 }
 

@@ -12,8 +12,6 @@
 //! `FPDB_CRASH_ROUNDS` (default 64) sets the number of kills;
 //! `FPDB_CRASH_SEED` replays a run.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions as FileOptions};
 use std::io::Write;
@@ -21,9 +19,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{assert_equals_model, export, Model, Rng};
 use fpdb::DesignChoice;
 use fpdb::{Db, Fingerprint, OpenOptions, Options};
+use fpdb_testkit::{assert_equals_model, export, Model, Rng};
 
 const CHILD_DIR: &str = "FPDB_CRASH_CHILD";
 const CHILD_SEED: &str = "FPDB_CRASH_CHILD_SEED";

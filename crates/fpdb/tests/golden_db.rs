@@ -12,14 +12,12 @@
 //! directory as `db-v<N>` with an upgrade test):
 //! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb --test golden_db`.
 
-mod common;
-
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use common::{brute_force, copy_dir, ids_by_fingerprint, Model, Rng};
 use fpdb::DesignChoice;
 use fpdb::{Db, Fingerprint, Match, Options};
+use fpdb_testkit::{brute_force, copy_dir, ids_by_fingerprint, Model, Rng};
 
 fn golden_dir() -> PathBuf {
     manifest_dir().join("../../data/golden")
@@ -80,7 +78,7 @@ fn bless(db_dir: &Path, answers: &Path) {
         .block_bytes(256);
     let db = Db::create(&path, options).unwrap();
     let mut rng = Rng::new(2026);
-    let documents = common::clustered_documents(&mut rng, 360);
+    let documents = fpdb_testkit::clustered_documents(&mut rng, 360);
     let mut model: Model = Model::new();
     db.insert_batch(&documents[..300]).unwrap();
     model.extend(documents[..300].iter().cloned());
@@ -145,8 +143,8 @@ fn the_golden_database_opens_and_answers_as_recorded() {
             Db::open(&path).unwrap()
         };
         assert_eq!(db.format_version(), format);
-        common::assert_verifies(&db);
-        let model: Model = common::export(&db);
+        fpdb_testkit::assert_verifies(&db);
+        let model: Model = fpdb_testkit::export(&db);
         let stats = db.stats();
         assert_eq!(stats.ids, model.len() as u64);
         assert!(
@@ -174,7 +172,7 @@ fn the_golden_database_opens_and_answers_as_recorded() {
     let db = Db::open(&path).unwrap();
     db.insert("new", Fingerprint(42)).unwrap();
     db.merge().unwrap();
-    common::assert_verifies(&db);
+    fpdb_testkit::assert_verifies(&db);
 }
 
 /// The database format of the manifest stored in `path`, read from its

@@ -7,14 +7,12 @@
 //! `FPDB_HOSTILE_DUPLICATES` sets the duplicate-id batch size (default one
 //! million; `make soak` uses ten million).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{assert_equals_model, export, Model, Rng};
 use fpdb::DesignChoice;
 use fpdb::{Db, Error, Fingerprint, Options, MAX_ID_BYTES};
+use fpdb_testkit::{assert_equals_model, export, Model, Rng};
 
 fn small_options() -> Options {
     Options::default()
@@ -28,7 +26,7 @@ fn small_options() -> Options {
 fn seeded_db(path: &Path) -> (Db, Model) {
     let db = Db::create(path, small_options()).unwrap();
     let mut rng = Rng::new(11);
-    let documents = common::clustered_documents(&mut rng, 400);
+    let documents = fpdb_testkit::clustered_documents(&mut rng, 400);
     db.insert_batch(&documents[..300]).unwrap();
     db.merge().unwrap();
     db.insert_batch(&documents[300..]).unwrap();
@@ -131,8 +129,8 @@ fn fingerprints_zero_and_all_ones_are_ordinary() {
                 for query in [fp, fp ^ 0b111, fp ^ (0b11 << 62)] {
                     assert_eq!(
                         db.query(Fingerprint(query), k).unwrap(),
-                        common::brute_force(
-                            &common::ids_by_fingerprint(&model),
+                        fpdb_testkit::brute_force(
+                            &fpdb_testkit::ids_by_fingerprint(&model),
                             Fingerprint(query),
                             k
                         ),

@@ -3,31 +3,12 @@
 //! brute-force scan of a `BTreeMap` of id → fingerprint. Exactness is
 //! proven here, not assumed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use fpdb::DesignChoice;
-use fpdb::{Db, Fingerprint, Match, OpenOptions, Options};
+use fpdb::{Db, Fingerprint, OpenOptions, Options};
+use fpdb_testkit::{brute_force, ids_by_fingerprint, memory_temp_dir, Model};
 use proptest::prelude::*;
-
-/// The expected answer: every stored fingerprint within k, nearest first,
-/// with its ids in byte order.
-fn brute_force(model: &BTreeMap<String, Fingerprint>, query: Fingerprint, k: u32) -> Vec<Match> {
-    let mut by_fp: BTreeMap<Fingerprint, BTreeSet<String>> = BTreeMap::new();
-    for (id, fp) in model {
-        by_fp.entry(*fp).or_default().insert(id.clone());
-    }
-    let mut matches: Vec<Match> = by_fp
-        .into_iter()
-        .filter(|(fp, _)| fp.distance(query) <= k)
-        .map(|(fp, ids)| Match {
-            fingerprint: fp,
-            distance: fp.distance(query),
-            ids: ids.into_iter().collect(),
-        })
-        .collect();
-    matches.sort_by_key(|m| (m.distance, m.fingerprint));
-    matches
-}
 
 #[derive(Debug, Clone)]
 enum Step {
@@ -65,30 +46,15 @@ fn near(fp: u64, bits: u64) -> u64 {
     (0..count).fold(fp, |f, i| f ^ (1 << ((bits >> (8 + 6 * i)) & 63)))
 }
 
-fn check_all(db: &Db, model: &BTreeMap<String, Fingerprint>, query: Fingerprint) {
+fn check_all(db: &Db, model: &Model, query: Fingerprint) {
+    let by_fp = ids_by_fingerprint(model);
     for k in 0..=db.k() {
         assert_eq!(
             db.query(query, k).unwrap(),
-            brute_force(model, query, k),
+            brute_force(&by_fp, query, k),
             "query {query} k {k}"
         );
     }
-}
-
-/// A temporary directory in memory when the machine has one: RocksDB
-/// syncs files on create and merge, and thousands of cases would spend
-/// their time waiting for the disk.
-fn temp_dir() -> tempfile::TempDir {
-    let shm = std::path::Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(dir) = tempfile::Builder::new()
-            .prefix("fpdb-model-")
-            .tempdir_in(shm)
-        {
-            return dir;
-        }
-    }
-    tempfile::tempdir().unwrap()
 }
 
 /// Cases per property, `FPDB_MODEL_CASES` to run more (e.g. in a soak).
@@ -100,7 +66,7 @@ fn cases() -> u32 {
 }
 
 fn run(steps: Vec<Step>, design: &str, delta_limit: usize, block_bytes: usize) {
-    let dir = temp_dir();
+    let dir = memory_temp_dir("fpdb-model-");
     let path = dir.path().join("db");
     let options = Options::default()
         .design(design.parse::<DesignChoice>().unwrap())
@@ -108,7 +74,7 @@ fn run(steps: Vec<Step>, design: &str, delta_limit: usize, block_bytes: usize) {
     let open = OpenOptions::default().delta_limit(delta_limit);
     drop(Db::create(&path, options).unwrap());
     let mut db = open.open(&path).unwrap();
-    let mut model: BTreeMap<String, Fingerprint> = BTreeMap::new();
+    let mut model = Model::new();
     for step in steps {
         match step {
             Step::Insert(id, fp) => {

@@ -8,35 +8,20 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use fpdb::dedup::{self, Corpus, DocPair, Representative};
 use fpdb::DesignChoice;
 use fpdb::{id_clusters, Db, Fingerprint, Options};
+use fpdb_testkit::Rng;
 
-/// SplitMix64, so every case is repeatable from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
-
-    fn flip_bits(&mut self, fp: u64, bits: u32) -> u64 {
-        let mut out = fp;
-        let mut flipped = 0;
-        while flipped < bits {
-            let bit = 1u64 << self.below(64);
-            if (out ^ fp) & bit == 0 {
-                out ^= bit;
-                flipped += 1;
-            }
+/// `fp` with exactly `bits` distinct bits flipped, drawn from `rng`.
+fn flip_bits(rng: &mut Rng, fp: u64, bits: u32) -> u64 {
+    let mut out = fp;
+    let mut flipped = 0;
+    while flipped < bits {
+        let bit = 1u64 << rng.below_scaled(64);
+        if (out ^ fp) & bit == 0 {
+            out ^= bit;
+            flipped += 1;
         }
-        out
     }
+    out
 }
 
 /// `n` documents: random fingerprints, a dense family sharing 40 top bits
@@ -44,22 +29,22 @@ impl Rng {
 /// from an earlier document (0 bits: an exact duplicate under a new id;
 /// planting from planted ones makes chains, so clusters grow past pairs).
 fn documents(seed: u64, n: usize) -> Vec<(String, Fingerprint)> {
-    let mut rng = Rng(seed);
-    let dense_top = rng.next() & !0xff_ffff;
+    let mut rng = Rng::new(seed);
+    let dense_top = rng.next_u64() & !0xff_ffff;
     let mut docs: Vec<(String, Fingerprint)> = Vec::with_capacity(n);
     for i in 0..n {
-        let fp = match rng.below(10) {
+        let fp = match rng.below_scaled(10) {
             0..=3 if !docs.is_empty() => {
-                let (_, base) = docs[rng.below(docs.len() as u64) as usize];
-                let bits = rng.below(7) as u32;
-                rng.flip_bits(base.0, bits)
+                let (_, base) = docs[rng.below_scaled(docs.len() as u64) as usize];
+                let bits = rng.below_scaled(7) as u32;
+                flip_bits(&mut rng, base.0, bits)
             }
-            4 => dense_top | (rng.next() & 0xff_ffff),
-            _ => rng.next(),
+            4 => dense_top | (rng.next_u64() & 0xff_ffff),
+            _ => rng.next_u64(),
         };
         // Ids in a shuffled order, so "smallest id" differs from "first seen".
         docs.push((
-            format!("doc-{:04x}-{i}", rng.below(0x1_0000)),
+            format!("doc-{:04x}-{i}", rng.below_scaled(0x1_0000)),
             Fingerprint(fp),
         ));
     }
@@ -211,10 +196,10 @@ fn db_near_pairs_equal_brute_force_in_blocks_delta_and_after_removes() {
 
         // Remove some documents of each half (fingerprints in the blocks
         // become removed, ones in the delta un-added) and move some.
-        let mut rng = Rng(seed ^ 0xdead);
+        let mut rng = Rng::new(seed ^ 0xdead);
         for (id, fp) in docs.iter().step_by(7) {
-            if rng.below(3) == 0 {
-                let moved = Fingerprint(rng.flip_bits(fp.0, 1));
+            if rng.below_scaled(3) == 0 {
+                let moved = Fingerprint(flip_bits(&mut rng, fp.0, 1));
                 db.insert(id, moved).unwrap();
                 model.insert(id.clone(), moved);
             } else {
@@ -239,15 +224,18 @@ fn db_near_pairs_with_few_pairs_and_no_shared_fingerprints() {
     // each paired fingerprint rather than by a whole scan.
     let dir = tempfile::tempdir().unwrap();
     let db = Db::create(dir.path().join("db"), Options::default()).unwrap();
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let mut model = BTreeMap::new();
     for i in 0..3000 {
-        model.insert(format!("r{i}"), Fingerprint(rng.next()));
+        model.insert(format!("r{i}"), Fingerprint(rng.next_u64()));
     }
     let bases: Vec<Fingerprint> = model.values().copied().take(30).collect();
     for (i, base) in bases.iter().enumerate() {
-        let bits = 1 + rng.below(3) as u32;
-        model.insert(format!("p{i}"), Fingerprint(rng.flip_bits(base.0, bits)));
+        let bits = 1 + rng.below_scaled(3) as u32;
+        model.insert(
+            format!("p{i}"),
+            Fingerprint(flip_bits(&mut rng, base.0, bits)),
+        );
     }
     let docs: Vec<(String, Fingerprint)> = model.iter().map(|(i, f)| (i.clone(), *f)).collect();
     db.insert_batch(&docs).unwrap();

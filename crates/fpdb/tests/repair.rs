@@ -7,14 +7,12 @@
 //! database, and the next repair finishes the job
 //! (`FPDB_REPAIR_KILL_ROUNDS` kills, default 8).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{assert_equals_model, export, Model, Rng};
-use fpdb::{BulkOptions, Db, DesignChoice, Error, Fingerprint, Options, VerifyReport};
+use fpdb::{Db, DesignChoice, Error, Fingerprint, Options, VerifyReport};
+use fpdb_testkit::{assert_equals_model, export, Model, Rng};
 
 const CHILD_DB: &str = "FPDB_REPAIR_CHILD_DB";
 
@@ -29,19 +27,15 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db");
     let options = Options::default()
         .k(3)
         .expected_size(100_000)
         .design(DesignChoice::Named("4x16".into()))
         .block_bytes(512);
     let mut rng = Rng::new(23);
-    let documents = common::clustered_documents(&mut rng, 100_000);
-    let mut db = Db::create(&path, options).unwrap();
-    let mut loader = db.bulk_loader(BulkOptions::default()).unwrap();
-    loader.add_all(documents[..90_000].iter().cloned()).unwrap();
-    loader.finish().unwrap();
+    let documents = fpdb_testkit::clustered_documents(&mut rng, 100_000);
+    let (dir, path, mut db) = fpdb_testkit::create_temp_db(options);
+    fpdb_testkit::bulk_load(&mut db, documents[..90_000].iter().cloned());
     db.insert_batch(&documents[90_000..98_000]).unwrap();
     db.merge().unwrap();
     db.insert_batch(&documents[98_000..]).unwrap();
@@ -52,7 +46,7 @@ fn fixture() -> Fixture {
     }
     db.flush().unwrap();
     drop(db);
-    let files = common::live_files(&path);
+    let files = fpdb_testkit::live_files(&path);
     Fixture {
         _dir: dir,
         path,
@@ -63,7 +57,7 @@ fn fixture() -> Fixture {
 
 impl Fixture {
     fn copy(&self) -> (tempfile::TempDir, PathBuf) {
-        common::temp_copy(&self.path)
+        fpdb_testkit::temp_copy(&self.path)
     }
 
     /// The largest live file of column family `cf`.
@@ -254,7 +248,7 @@ fn a_torn_log_tail_is_named_and_repair_keeps_the_writes_before_it() {
         model.extend(documents);
     }
     // What a crash leaves: the log holds the writes; nothing is flushed.
-    let (_dir, path) = common::temp_copy(&live_path);
+    let (_dir, path) = fpdb_testkit::temp_copy(&live_path);
     std::mem::forget(db);
     let log = std::fs::read_dir(&path)
         .unwrap()
@@ -386,7 +380,7 @@ fn a_repair_killed_at_any_point_leaves_either_database() {
     let table = fixture.file_of("table-003");
     let mut rng = Rng::new(31);
     let mut outcomes = [0u32; 2];
-    for round in 0..common::env_rounds("FPDB_REPAIR_KILL_ROUNDS", 8) {
+    for round in 0..fpdb_testkit::env_rounds("FPDB_REPAIR_KILL_ROUNDS", 8) {
         let (_dir, path) = fixture.copy();
         flip_middle(&path.join(&table));
         let mut child = Command::new(std::env::current_exe().unwrap())

@@ -45,3 +45,20 @@ fn only_the_store_names_rocksdb() {
         "rocksdb named outside store/: {offenders:?}"
     );
 }
+
+/// The testkit's pure part (what fpdb-codec's tests use, without the `db`
+/// feature) names neither fpdb nor RocksDB: only its `db` module does.
+/// The compiler checks this only when a pure crate's tests are built
+/// alone; a workspace build turns `db` on for every user.
+#[test]
+fn only_the_testkits_db_module_names_fpdb_or_rocksdb() {
+    let src = workspace_root().join("crates/fpdb-testkit/src");
+    for name in ["fpdb", "rocksdb"] {
+        let offenders = fpdb_layers::files_naming(&src, name, &src.join("db.rs"))
+            .expect("sources are readable");
+        assert!(
+            offenders.is_empty(),
+            "{name} named outside the testkit's db.rs: {offenders:?}"
+        );
+    }
+}
