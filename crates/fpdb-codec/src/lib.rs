@@ -67,6 +67,7 @@ pub mod format;
 mod huffman;
 mod match_rule;
 mod mem_index;
+mod merge_plan;
 mod permutation;
 mod prefix_bitmap;
 pub mod prefix_runs;
@@ -94,6 +95,7 @@ pub use huffman::{
 };
 pub use match_rule::TableMatcher;
 pub use mem_index::MemIndex;
+pub use merge_plan::{plan_merge, MergePlan, PlannedBlock, MAX_RUN_BLOCKS};
 pub use permutation::{BitRange, Permutation};
 pub use prefix_runs::PrefixRuns;
 pub use stats::bits_per_fingerprint;

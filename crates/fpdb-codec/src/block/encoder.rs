@@ -138,6 +138,11 @@ impl<'c> BlockEncoder<'c> {
         self.code
     }
 
+    /// The size in bytes, header included, that blocks are cut to.
+    pub fn target_block_bytes(&self) -> usize {
+        self.target_block_bytes
+    }
+
     /// Cuts a whole table into blocks of about the target size.
     pub fn encode_table(&self, keys: &[u64]) -> Result<Vec<EncodedBlock>, CodecError> {
         let capacity = self.target_block_bytes.min(1 << 20);
