@@ -41,11 +41,11 @@ pub(crate) fn sort_by_key<'a, T: Copy + Default, K: Ord + 'a>(
             *count += 1;
         }
     }
-    for bucket in 1..starts.len() {
-        let previous = starts.get(bucket - 1).copied().unwrap_or(0);
-        if let Some(start) = starts.get_mut(bucket) {
-            *start += previous;
-        }
+    // Counts to starts: a running sum (bucket 0 starts at 0).
+    let mut total = 0;
+    for start in starts.iter_mut() {
+        total += *start;
+        *start = total;
     }
     scratch.clear();
     scratch.resize(n, T::default());
