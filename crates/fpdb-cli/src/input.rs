@@ -25,7 +25,9 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use fpdb::{Extract, Fingerprint, Simhasher};
-use fpdb_input::{check_id, parse_id_line, parse_line_with, LineFormat, WarcItem, WarcReader};
+use fpdb_input::{
+    check_id, parse_id_line, parse_line_with, LineFormat, WarcItem, WarcPage, WarcReader,
+};
 pub use fpdb_input::{Payload, Record, Role};
 
 use crate::cli::{Apply, InputArgs, InputFormat};
@@ -339,28 +341,30 @@ impl Inputs {
                     inner: source.open()?,
                     bytes: &self.bytes_read,
                 };
+                // Pages are extracted a batch at a time on every core
+                // (extraction is most of the work); streaming, each page
+                // as it comes.
+                let mut pages = PageBatch::default();
                 for item in WarcReader::new(gunzipped(counted)?) {
                     match item {
                         Ok(WarcItem::Page(page)) => {
-                            let location = format!("{name}@{}", page.offset);
-                            let record = html_record(
-                                page.uri,
-                                &page.body,
-                                page.content_type.as_deref(),
-                                self.extract,
-                            )
-                            .map_err(|what| BadLine { location, what });
-                            handle(Event::Record(record))?;
+                            if pages.push(page) || eager {
+                                pages.extract(&name, self.extract, &mut handle)?;
+                            }
                         }
                         Ok(WarcItem::Skipped { .. }) => {
                             self.warc_skipped.fetch_add(1, Ordering::Relaxed);
                         }
-                        Err(error) => handle(Event::Record(Err(BadLine {
-                            location: name.clone(),
-                            what: error.to_string(),
-                        })))?,
+                        Err(error) => {
+                            pages.extract(&name, self.extract, &mut handle)?;
+                            handle(Event::Record(Err(BadLine {
+                                location: name.clone(),
+                                what: error.to_string(),
+                            })))?;
+                        }
                     }
                 }
+                pages.extract(&name, self.extract, &mut handle)?;
                 continue;
             }
             let mut reader = BufReader::with_capacity(READ_BUFFER, source.open()?);
@@ -450,6 +454,56 @@ fn read_html_file(path: &Path, extract: Extract) -> Result<Result<Record, BadLin
             what,
         }),
     )
+}
+
+/// WARC pages waiting to be extracted together: at most
+/// [`PAGE_BATCH`] pages or [`PAGE_BATCH_BYTES`] of bodies.
+#[derive(Default)]
+struct PageBatch {
+    pages: Vec<WarcPage>,
+    bytes: usize,
+}
+
+/// Pages extracted together: enough for every core to have several.
+const PAGE_BATCH: usize = 256;
+const PAGE_BATCH_BYTES: usize = 16 << 20;
+
+impl PageBatch {
+    /// Adds a page; true when the batch is full.
+    fn push(&mut self, page: WarcPage) -> bool {
+        self.bytes += page.body.len();
+        self.pages.push(page);
+        self.pages.len() >= PAGE_BATCH || self.bytes >= PAGE_BATCH_BYTES
+    }
+
+    /// Extracts the batch's pages on every core and hands their records
+    /// over in input order; a page that cannot be read is a bad input
+    /// named `input@offset`.
+    fn extract(
+        &mut self,
+        name: &str,
+        extract: Extract,
+        handle: &mut impl FnMut(Event) -> Result<()>,
+    ) -> Result<()> {
+        let pages = std::mem::take(&mut self.pages);
+        self.bytes = 0;
+        let records = on_every_core(&pages, |page| {
+            html_record(
+                page.uri.clone(),
+                &page.body,
+                page.content_type.as_deref(),
+                extract,
+            )
+            .map_err(|what| BadLine {
+                location: format!("{name}@{}", page.offset),
+                what,
+            })
+        });
+        for record in records {
+            handle(Event::Record(record))?;
+        }
+        Ok(())
+    }
 }
 
 /// A page as a record of its extracted text, or what is wrong with it.
@@ -585,26 +639,29 @@ pub fn fingerprints(simhasher: &Simhasher, records: &[Record]) -> Vec<Fingerprin
         .iter()
         .filter(|r| matches!(r.payload, Payload::Text(_)))
         .count();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if texts < 64 || threads == 1 {
+    if texts < 64 {
         return records.iter().map(|r| r.fingerprint(simhasher)).collect();
     }
-    let per_thread = records.len().div_ceil(threads);
+    on_every_core(records, |r| r.fingerprint(simhasher))
+}
+
+/// `each` of `items`, in order, the items split evenly over the cores.
+fn on_every_core<T: Sync, U: Send>(items: &[T], each: impl Fn(&T) -> U + Sync) -> Vec<U> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if items.len() < 2 || threads == 1 {
+        return items.iter().map(&each).collect();
+    }
+    let per_thread = items.len().div_ceil(threads);
+    let each = &each;
     std::thread::scope(|scope| {
-        let workers: Vec<_> = records
+        let workers: Vec<_> = items
             .chunks(per_thread)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|r| r.fingerprint(simhasher))
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|part| scope.spawn(move || part.iter().map(each).collect::<Vec<_>>()))
             .collect();
         workers
             .into_iter()
             .flat_map(|w| match w.join() {
-                Ok(fps) => fps,
+                Ok(done) => done,
                 Err(panic) => std::panic::resume_unwind(panic),
             })
             .collect()

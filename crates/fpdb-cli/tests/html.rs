@@ -229,3 +229,59 @@ fn warc_files_load_their_html_responses_by_uri() {
         "{exported}"
     );
 }
+
+/// Pages are extracted in batches on every core: answers keep the input's
+/// order across batches, and an unreadable page in the middle is named by
+/// its record's offset and skipped alone.
+#[test]
+fn warc_pages_keep_their_order_across_extraction_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let pages = 700;
+    let bad_at = 301;
+    let mut records = Vec::new();
+    let mut bad_offset = 0;
+    for i in 0..pages {
+        let body = if i == bad_at {
+            bad_offset = records.iter().map(Vec::len).sum::<usize>();
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec()
+        } else {
+            format!(
+                "<html><body><p>第 {i} 篇：茶叶 {} 的价格。</p></body></html>",
+                i * 7919
+            )
+            .into_bytes()
+        };
+        records.push(warc_record(
+            "response",
+            &format!("https://a.example/{i}"),
+            &http_html(&body, "utf-8"),
+        ));
+    }
+    std::fs::write(dir.join("crawl.warc"), records.concat()).unwrap();
+    let out = fpdb(dir, &["hash", "--input", "warc", "crawl.warc"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("crawl.warc@{bad_offset}")),
+        "{}",
+        stderr(&out)
+    );
+    let hashed = ok(
+        dir,
+        &["hash", "--skip-bad", "--input", "warc", "crawl.warc"],
+        "",
+    );
+    let ids: Vec<&str> = hashed
+        .lines()
+        .map(|line| line.split('\t').next().unwrap())
+        .collect();
+    let expected: Vec<String> = (0..pages)
+        .filter(|&i| i != bad_at)
+        .map(|i| format!("https://a.example/{i}"))
+        .collect();
+    assert_eq!(ids, expected);
+    // Each page's fingerprint is its own text's, whatever batch it was in.
+    let one = ok(dir, &["hash"], "第 5 篇：茶叶 39595 的价格。\n");
+    let fifth = hashed.lines().nth(5).unwrap().split('\t').nth(1).unwrap();
+    assert_eq!(one.trim().split('\t').nth(1).unwrap(), fifth, "{one}");
+}
