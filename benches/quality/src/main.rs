@@ -176,7 +176,6 @@ fn main() -> Result<()> {
     let started = Instant::now();
     let load_start = load_average();
     let mut detail = String::new();
-    println!("# Detection quality on real text\n");
     let corpora = [
         corpus::chinese(&args.data, args.articles, args.paragraphs)?,
         corpus::english(&args.data, args.articles, args.paragraphs)?,
@@ -184,6 +183,7 @@ fn main() -> Result<()> {
     if let Some(path) = &args.warc {
         return write_warc(path, &corpora);
     }
+    println!("# Detection quality on real text\n");
     for c in &corpora {
         println!(
             "- {}: {} articles (mean {} chars), {} paragraphs (mean {} chars) to measure; {} learn-half documents for the corpus IDF; {} originals left out as reposts of another",

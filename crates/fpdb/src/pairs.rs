@@ -24,7 +24,7 @@ use fpdb_simhash::Fingerprint;
 
 use crate::error::Result;
 use crate::store::Store;
-use crate::tables::{block_damage, read_block, State, Tables};
+use crate::tables::{block_damage, State, Tables};
 
 /// Every near-duplicate pair of stored fingerprints within `k`, each once,
 /// with the ids of each side, plus every fingerprint shared by several
@@ -94,10 +94,13 @@ fn table_pairs(
     let mut runs = PairScan::new(&tables.design, index, k, found)?;
     let mut added = state.delta.added_in(index, 0, u64::MAX).peekable();
     let mut keys = Vec::new();
-    for block in 0..directory.len() {
-        let bytes = read_block(store, state, index, block)?;
+    // Every block, in order: one cursor reads them sequentially (a point
+    // lookup per block cost the 1M pair bench 15-25 %).
+    let mut cursor = store.block_cursor(index)?;
+    for (block, &last_key) in directory.last_keys().iter().enumerate() {
+        let bytes = cursor.advance_to(last_key)?;
         decoder
-            .decode(&bytes, &mut keys)
+            .decode(bytes, &mut keys)
             .map_err(|e| block_damage(index, block, &e))?;
         for &key in &keys {
             // The delta's added keys are not in the blocks; merge them
