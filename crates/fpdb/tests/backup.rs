@@ -233,7 +233,6 @@ fn backup_command(path: &Path, dest: &Path, read_only: bool) -> Command {
 }
 
 #[test]
-#[ignore = "known bug (docs/RELIABILITY.md, Backups): 2-4 of 10 runs on the 2-core VM copy a view inconsistent across families, at 299e936 too; run with --ignored"]
 fn a_backup_by_another_process_while_this_one_writes_holds_every_acknowledged_write() {
     // A read-only handle replaying the writer's log: a copy.
     backups_beside_a_writer(3, 5_000, |_, path, dest| {

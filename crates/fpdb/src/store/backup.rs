@@ -40,7 +40,13 @@ impl Store {
     /// Writes a consistent copy of what this handle sees to `dest`, which
     /// must not exist (its parent is created if missing). A leftover `<dest>.tmp` of an interrupted backup is
     /// removed first; anything else there is [`Error::AlreadyExists`].
-    pub fn backup(&self, dest: &Path) -> Result<BackupMethod> {
+    /// A read-only handle's copy is put in place only if `accept` says
+    /// so of the staged copy; `None` when it does not (nothing is left).
+    pub fn backup(
+        &self,
+        dest: &Path,
+        accept: impl Fn(&Path) -> Result<bool>,
+    ) -> Result<Option<BackupMethod>> {
         if dest.exists() {
             return Err(Error::AlreadyExists { path: dest.into() });
         }
@@ -51,17 +57,21 @@ impl Store {
         remove_staging(&staging)?;
         if self.is_read_only() {
             self.copy_into(&staging)?;
+            if !accept(&staging)? {
+                remove_staging(&staging)?;
+                return Ok(None);
+            }
             sync_tree(&staging)?;
             std::fs::rename(&staging, dest).map_err(io(&staging))?;
             sync_parent(dest)?;
-            Ok(BackupMethod::Copy)
+            Ok(Some(BackupMethod::Copy))
         } else {
             // RocksDB stages in `<dest>.tmp` too, flushes every family at
             // once (atomic flush) and renames when done.
             Checkpoint::new(self.db())
                 .and_then(|checkpoint| checkpoint.create_checkpoint(dest))
                 .map_err(storage(|| format!("checkpoint into {}", dest.display())))?;
-            Ok(BackupMethod::Checkpoint)
+            Ok(Some(BackupMethod::Checkpoint))
         }
     }
 
