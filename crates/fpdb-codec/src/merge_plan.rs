@@ -44,7 +44,6 @@ pub struct MergePlan {
     last_keys: Vec<u64>,
     deleted: Vec<u64>,
     bytes_removed: u64,
-    bytes_added: u64,
 }
 
 impl MergePlan {
@@ -73,7 +72,9 @@ impl MergePlan {
 
     /// Bytes of the new blocks.
     pub fn bytes_added(&self) -> u64 {
-        self.bytes_added
+        self.new_blocks()
+            .map(|block| block.bytes().len() as u64)
+            .sum()
     }
 
     /// The new blocks, in key order.
@@ -165,7 +166,6 @@ pub fn plan_merge<E: From<CodecError>>(
             };
             rest = tail;
             new_block(plan.blocks.len(), &block, block_keys);
-            plan.bytes_added += block.bytes().len() as u64;
             plan.last_keys.push(block.last_key());
             plan.blocks.push(PlannedBlock::New(block));
         }

@@ -14,6 +14,7 @@ use fpdb_fingerprint::Fingerprint;
 
 use super::source::BlockSource;
 use crate::design::TableDesign;
+use crate::directory::BlockDirectory;
 use crate::directory::GROUP;
 use crate::error::CodecError;
 use crate::match_rule::TableMatcher;
@@ -141,16 +142,23 @@ fn find_groups<S: BlockSource>(
     tables: usize,
 ) -> Result<[usize; PROBE_BATCH], S::Error> {
     let mut groups = [usize::MAX; PROBE_BATCH];
+    let mut directories: [Option<&BlockDirectory>; PROBE_BATCH] = [None; PROBE_BATCH];
     let mut summaries: [&[u64]; PROBE_BATCH] = [&[]; PROBE_BATCH];
     let mut searches = [(0usize, 0usize); PROBE_BATCH];
-    for ((probe, summary), search) in probes.iter().zip(&mut summaries).zip(&mut searches) {
-        let directory = source
+    for (((probe, directory), summary), search) in probes
+        .iter()
+        .zip(&mut directories)
+        .zip(&mut summaries)
+        .zip(&mut searches)
+    {
+        let found = source
             .directory(probe.table)
             .ok_or(CodecError::NoSuchTable {
                 table: probe.table,
                 tables,
             })?;
-        *summary = directory.summary_top();
+        *directory = Some(found);
+        *summary = found.summary_top();
         *search = (0, summary.len());
     }
     loop {
@@ -182,19 +190,18 @@ fn find_groups<S: BlockSource>(
     // The segment of the summary to look in: the first whose last key is
     // not below `lo`. Then count the group keys below `lo` in it (no
     // branches on the keys, whose lines arrive in parallel).
-    for (((probe, &(base, size)), summary), group) in probes
+    for ((((probe, &(base, size)), summary), directory), group) in probes
         .iter()
         .zip(&searches)
         .zip(&summaries)
+        .zip(&directories)
         .zip(&mut groups)
     {
-        let Some(&last) = summary.get(base).filter(|_| size > 0) else {
+        let (Some(&last), Some(directory)) = (summary.get(base).filter(|_| size > 0), directory)
+        else {
             continue;
         };
         let segment = base + usize::from(size == 1 && last < probe.lo);
-        let Some(directory) = source.directory(probe.table) else {
-            continue;
-        };
         let keys = directory.summary_segment(segment);
         let below = keys.iter().filter(|&&last| last < probe.lo).count();
         *group = segment * GROUP + below;
