@@ -1,7 +1,9 @@
 """`fpdb` as a user meets it: fresh processes against N stored fingerprints.
 
 In one run, on this machine:
-- `fpdb load` of N lines `doc<i>\\t<hex>` into a new database;
+- `fpdb load` of N lines `<id>\\t<hex>` into a new database, ids
+  `doc<i>` or, with `--ids url`, URL-like ones (a crawl's: sites of
+  unequal size, dated paths, slugs), and what the ids take on disk;
 - `fpdb query` in fresh processes, page cache warm: an empty input (start
   and open only), then 1,000 and 10,000 fingerprints (every other one a
   stored fingerprint with 0-3 bits flipped, the rest random), and 10,000
@@ -14,6 +16,7 @@ and checks fpdb's answers to the 1,000 queries against the scan.
 
     make bench-cli                                       # N = 10,000,000
     python benches/scripts/cli_cold.py FPDB --n 1000000  # a quick look
+    python benches/scripts/cli_cold.py FPDB --ids url    # ids on disk
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -70,15 +74,70 @@ def drop_page_cache() -> bool:
     return True
 
 
-def write_fps(path: Path, prefix: str, fps: np.ndarray) -> None:
+def write_fps(path: Path, ids, fps: np.ndarray) -> None:
+    """Lines `<id>\\t<hex>`; `ids[i]` is the id of `fps[i]`."""
     with path.open("w") as out:
         for start in range(0, len(fps), 1_000_000):
             chunk = fps[start : start + 1_000_000].tolist()
             out.write(
-                "".join(
-                    f"{prefix}{start + i}\t{fp:016x}\n" for i, fp in enumerate(chunk)
-                )
+                "".join(f"{ids[start + i]}\t{fp:016x}\n" for i, fp in enumerate(chunk))
             )
+
+
+class NumberedIds:
+    """`<prefix><i>`, without holding N strings."""
+
+    def __init__(self, prefix: str, n: int) -> None:
+        self.prefix, self.n = prefix, n
+
+    def __getitem__(self, i: int) -> str:
+        return f"{self.prefix}{i}"
+
+    def __len__(self) -> int:
+        return self.n
+
+
+def url_ids(n: int, seed: int = 11) -> list[str]:
+    """N distinct URL-like ids: 5,000 sites whose shares fall as 1/rank (the
+    largest has about 11 %), a section, a date and a slug of 1-5
+    pseudo-words, the document number, and a query string on a fifth."""
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("bcdfghjklmnprstvwz")), np.array(list("aeiou"))
+
+    def word() -> str:
+        syllables = rng.integers(2, 5)
+        consonants = rng.choice(letters[0], syllables)
+        vowels = rng.choice(letters[1], syllables)
+        return "".join(c + v for c, v in zip(consonants, vowels))
+
+    words = [word() for _ in range(3000)]
+    tlds = ["com", "com", "com", "org", "net", "cn", "com.cn", "co.uk", "de", "io"]
+    hosts = [
+        ("www." if rng.random() < 0.6 else word() + ".")
+        + word()
+        + word()
+        + "."
+        + tlds[rng.integers(len(tlds))]
+        for _ in range(5000)
+    ]
+    sections = [word() for _ in range(40)]
+    share = 1.0 / np.arange(1, len(hosts) + 1)
+    site = rng.choice(len(hosts), n, p=share / share.sum())
+    section = rng.integers(0, len(sections), n)
+    day = rng.integers(0, 3650, n)
+    slug_len = rng.integers(1, 6, n)
+    slug_words = rng.integers(0, len(words), (n, 5))
+    query = rng.random(n) < 0.2
+    ids = []
+    for i in range(n):
+        d = int(day[i])
+        date = f"{2016 + d // 365}/{d % 365 // 31 + 1:02}/{d % 31 + 1:02}"
+        slug = "-".join(words[w] for w in slug_words[i, : slug_len[i]])
+        tail = f"?from=feed&page={i % 7}" if query[i] else ""
+        ids.append(
+            f"https://{hosts[site[i]]}/{sections[section[i]]}/{date}/{slug}-{i}.html{tail}"
+        )
+    return ids
 
 
 def query_mix(rng: np.random.Generator, stored: np.ndarray, count: int) -> np.ndarray:
@@ -100,7 +159,9 @@ def brute_force(stored: np.ndarray, query: int) -> np.ndarray:
     return np.nonzero(distances <= K)[0]
 
 
-def check_answers(answers_path: Path, stored: np.ndarray, queries: np.ndarray) -> dict:
+def check_answers(
+    answers_path: Path, stored: np.ndarray, ids, queries: np.ndarray
+) -> dict:
     """fpdb's answers against the scan, query by query; times the scan."""
     answers = [json.loads(line) for line in answers_path.read_text().splitlines()]
     if len(answers) != len(queries):
@@ -108,7 +169,7 @@ def check_answers(answers_path: Path, stored: np.ndarray, queries: np.ndarray) -
     matches = 0
     started = time.perf_counter()
     for answer, query in zip(answers, queries.tolist()):
-        expected = {f"doc{i}" for i in brute_force(stored, query).tolist()}
+        expected = {ids[i] for i in brute_force(stored, query).tolist()}
         got = {doc for match in answer["matches"] for doc in match["ids"]}
         if got != expected:
             raise SystemExit(
@@ -166,11 +227,24 @@ def main() -> None:
         "--runs", type=int, default=10, help="fresh processes per input"
     )
     parser.add_argument(
-        "--work", help="directory for the files (default: a temporary one)"
+        "--work",
+        help="directory for the files, kept after the run (default: a temporary one)",
+    )
+    parser.add_argument(
+        "--ids",
+        choices=["doc", "url"],
+        default="doc",
+        help="stored ids: doc<i>, or URL-like ones",
     )
     args = parser.parse_args()
-    work_dir = tempfile.TemporaryDirectory(dir=args.work)
-    work = Path(work_dir.name)
+    if args.work:
+        # Kept after the run, database included, to look into.
+        work = Path(args.work)
+        work.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(work / "db", ignore_errors=True)
+    else:
+        work_dir = tempfile.TemporaryDirectory()
+        work = Path(work_dir.name)
     fpdb = str(Path(args.fpdb).resolve())
     log(f"started; {os.popen('uptime').read().strip()}")
 
@@ -185,9 +259,11 @@ def main() -> None:
         # probing the tables without reading any ids.
         "r10000": rng.integers(0, 2**64, size=10_000, dtype=np.uint64),
     }
-    write_fps(work / "fps.tsv", "doc", stored)
+    ids = NumberedIds("doc", args.n) if args.ids == "doc" else url_ids(args.n)
+    raw_id_bytes = sum(len(ids[i].encode()) for i in range(args.n))
+    write_fps(work / "fps.tsv", ids, stored)
     for name, fps in query_sets.items():
-        write_fps(work / f"{name}.tsv", "q", fps)
+        write_fps(work / f"{name}.tsv", NumberedIds("q", len(fps)), fps)
     log(f"wrote {args.n:,} stored and {len(queries):,} queries")
 
     db = str(work / "db")
@@ -197,6 +273,13 @@ def main() -> None:
     load = run([fpdb, "load", db, str(work / "fps.tsv")])
     load["lines_per_s"] = args.n / load["wall_s"]
     log(f"load: {load}")
+    stats = json.loads(
+        subprocess.run(
+            [fpdb, "stats", "--json", db], check=True, capture_output=True
+        ).stdout
+    )
+    table_disk = sum(t["disk_bytes"] for t in stats["tables"])
+    ids_disk = stats["ids_disk_bytes"]
 
     warm = {}
     for name in query_sets:
@@ -213,7 +296,7 @@ def main() -> None:
     disk = sum(f.stat().st_size for f in Path(db).iterdir() if f.is_file())
 
     log("brute force: checking fpdb's answers to 1,000 queries")
-    checked = check_answers(work / "q1000.json", stored, query_sets["q1000"])
+    checked = check_answers(work / "q1000.json", stored, ids, query_sets["q1000"])
     log(f"checked: {checked}")
     log("faiss")
     faiss_result = bench_faiss(
@@ -265,8 +348,12 @@ def main() -> None:
         f"| numpy brute-force scan, per query | {checked['scan_us_per_query'] / 1e3:.1f} ms | | | |"
     )
     print(
-        f"\nDatabase on disk: {disk / 1e6:.0f} MB. fpdb's answers to the 1,000 queries "
-        f"({checked['matches']} matches) equal the brute-force scan's."
+        f"\nDatabase on disk: {disk / 1e6:.0f} MB: tables {table_disk / 1e6:.0f} MB, "
+        f"ids {ids_disk / 1e6:.0f} MB ({args.ids} ids, {raw_id_bytes / 1e6:.0f} MB raw, "
+        f"{raw_id_bytes / args.n:.1f} bytes each); "
+        f"{disk / (table_disk + raw_id_bytes):.2f} x (tables + raw ids). "
+        f"fpdb's answers to the 1,000 queries ({checked['matches']} matches) "
+        f"equal the brute-force scan's."
     )
 
 

@@ -562,6 +562,7 @@ impl PyDb {
         dict.set_item("delta_removed", stats.delta_removed)?;
         dict.set_item("candidates_per_probe", stats.candidates_per_probe)?;
         dict.set_item("keys_per_block", stats.keys_per_block)?;
+        dict.set_item("ids_disk_bytes", stats.ids_disk_bytes)?;
         dict.set_item("warnings", stats.warnings)?;
         let tables = stats
             .tables

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::parallel::{cores, in_parallel};
 use crate::query::{query, Match};
 use crate::radix;
-use crate::store::{BlockCursor, Family, Store};
+use crate::store::{BlockCursor, Family, Store, FP_IDS_BLOCK_BYTES};
 use crate::tables::{block_damage, fill_rocksdb_cache, State, Tables};
 
 /// Batches of at least this many queries are merged against the tables
@@ -137,8 +137,10 @@ fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
     let mut wanted: Vec<Fingerprint> = hits.iter().map(|&(_, fp, _)| fp).collect();
     wanted.sort_unstable();
     wanted.dedup();
-    // The rule of the tables' read-ahead, counting RocksDB's 4 KiB blocks.
-    let id_blocks = store.live_sst_bytes(Family::FpToIds) / 4096;
+    // The rule of the tables' read-ahead, counting RocksDB's blocks by
+    // their uncompressed size: compressed ones take fewer bytes, so this
+    // counts fewer blocks than there are and reads ahead a little sooner.
+    let id_blocks = store.live_sst_bytes(Family::FpToIds) / FP_IDS_BLOCK_BYTES as u64;
     if (wanted.len() as u64).saturating_mul(READ_AHEAD_SHARE as u64) >= id_blocks {
         store.read_ahead(Family::FpToIds);
     }

@@ -39,6 +39,9 @@ pub struct Stats {
     pub candidates_per_probe: f64,
     /// Keys one block holds on average (0 when no block is written yet).
     pub keys_per_block: f64,
+    /// What RocksDB's live SST files of the two id families (`id_fp` and
+    /// `fp_ids`) take on disk, as [`TableStats::disk_bytes`] counts them.
+    pub ids_disk_bytes: u64,
     /// What the operator should know, e.g. that the database has outgrown
     /// its design; empty when all is well.
     pub warnings: Vec<String>,
@@ -129,6 +132,8 @@ pub(crate) fn stats(
         extract,
         candidates_per_probe,
         keys_per_block,
+        ids_disk_bytes: store.live_sst_bytes(Family::IdToFp)
+            + store.live_sst_bytes(Family::FpToIds),
         warnings,
     }
 }

@@ -252,3 +252,57 @@ fn waiting_for_compactions_on_a_read_only_handle_returns_at_once() {
     db.flush().unwrap();
     assert_eq!(db.stats().fingerprints, 1_000);
 }
+
+/// `n` URL-like ids (a few sites, dated paths, slugs) with random
+/// fingerprints.
+fn url_documents(n: usize, seed: u64) -> Vec<(String, Fingerprint)> {
+    const WORDS: [&str; 12] = [
+        "market", "rain", "city", "council", "school", "river", "price", "team", "festival",
+        "road", "report", "harbour",
+    ];
+    random_fingerprints(n, seed)
+        .into_iter()
+        .enumerate()
+        .map(|(i, fp)| {
+            let pick = |salt: u64| (fp.0.rotate_left(salt as u32 * 7) % 1000) as usize;
+            let id = format!(
+                "https://www.site{}.example.com/{}/2024/{:02}/{:02}/{}-{}-{i}.html",
+                pick(1) % 20,
+                WORDS[pick(2) % WORDS.len()],
+                pick(3) % 12 + 1,
+                pick(4) % 28 + 1,
+                WORDS[pick(5) % WORDS.len()],
+                WORDS[pick(6) % WORDS.len()],
+            );
+            (id, fp)
+        })
+        .collect()
+}
+
+#[test]
+fn ids_are_stored_compressed_whether_bulk_loaded_or_inserted() {
+    let documents = url_documents(30_000, 21);
+    let raw: u64 = documents.iter().map(|(id, _)| id.len() as u64).sum();
+    let dir = tempfile::tempdir().unwrap();
+
+    let mut loaded = Db::create(dir.path().join("loaded"), Options::default()).unwrap();
+    let mut loader = loaded.bulk_loader(fpdb::BulkOptions::default()).unwrap();
+    loader
+        .add_all(documents.iter().map(|(id, fp)| (id.as_str(), *fp)))
+        .unwrap();
+    loader.finish().unwrap();
+
+    let inserted = Db::create(dir.path().join("inserted"), Options::default()).unwrap();
+    inserted.insert_batch(&documents).unwrap();
+    inserted.compact().unwrap();
+
+    // Each id is stored twice (`id_fp` and `fp_ids`) with its 8-byte
+    // fingerprint: uncompressed that is over twice the ids' own bytes.
+    for (name, db) in [("bulk-loaded", &loaded), ("inserted", &inserted)] {
+        let on_disk = db.stats().ids_disk_bytes;
+        assert!(
+            on_disk > 0 && on_disk < raw,
+            "{name}: ids take {on_disk} bytes on disk for {raw} bytes of ids"
+        );
+    }
+}

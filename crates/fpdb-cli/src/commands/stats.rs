@@ -42,6 +42,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
             "extract": stats.extract.to_string(),
             "candidates_per_probe": stats.candidates_per_probe,
             "keys_per_block": stats.keys_per_block,
+            "ids_disk_bytes": stats.ids_disk_bytes,
             "warnings": stats.warnings,
         });
         writeln!(out, "{value}")?;
@@ -62,6 +63,11 @@ pub fn run(args: StatsArgs) -> Result<()> {
             out,
             "blocks         {block_bytes} bytes in {} tables",
             stats.tables.len()
+        )?;
+        writeln!(
+            out,
+            "ids on disk    {} bytes of RocksDB SST files (id_fp and fp_ids)",
+            stats.ids_disk_bytes
         )?;
         writeln!(
             out,

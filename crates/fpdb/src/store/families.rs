@@ -15,6 +15,21 @@ use crate::error::{Error, Result};
 /// goes through it at least twice (index and data block).
 const BLOCK_CACHE_BYTES: usize = 256 << 20;
 
+/// RocksDB's block size in `id_fp`: read only to find an id's fingerprint
+/// when a write names the id, never by a query, so its blocks are large
+/// and zstd-compressed for size (sorted ids share prefixes and words).
+const ID_FP_BLOCK_BYTES: usize = 16 << 10;
+
+/// RocksDB's block size in `fp_ids`, where every query match reads its
+/// ids: LZ4, which decompresses several times faster than zstd, over
+/// 8 KiB blocks (twice RocksDB's default: a tenth smaller with URL-like
+/// ids, measured in docs/BENCHMARKS.md).
+pub(crate) const FP_IDS_BLOCK_BYTES: usize = 8 << 10;
+
+/// RocksDB's default window for its compression options (zstd ignores it
+/// but the call sets every option at once).
+const ZSTD_WINDOW_BITS: i32 = -14;
+
 /// Every family of a database with `tables` tables: the fixed ones, then
 /// the tables.
 pub(crate) fn all_families(tables: usize) -> impl Iterator<Item = Family> {
@@ -43,10 +58,15 @@ pub(crate) fn options(family: Family, cache: Option<&Cache>) -> rocksdb::Options
         block_options.set_block_cache(cache);
     }
     block_options.set_bloom_filter(10.0, false);
-    if family == Family::FpToIds {
-        // Read only by fingerprint prefix: a whole-key filter would never
-        // be consulted.
-        block_options.set_whole_key_filtering(false);
+    match family {
+        Family::FpToIds => {
+            // Read only by fingerprint prefix: a whole-key filter would
+            // never be consulted.
+            block_options.set_whole_key_filtering(false);
+            block_options.set_block_size(FP_IDS_BLOCK_BYTES);
+        }
+        Family::IdToFp => block_options.set_block_size(ID_FP_BLOCK_BYTES),
+        Family::Meta | Family::Delta | Family::Table(_) => {}
     }
     let mut options = rocksdb::Options::default();
     options.set_block_based_table_factory(&block_options);
@@ -63,7 +83,10 @@ pub(crate) fn options(family: Family, cache: Option<&Cache>) -> rocksdb::Options
             options.set_memtable_prefix_bloom_ratio(0.05);
         }
         Family::IdToFp => {
-            options.set_compression_type(DBCompressionType::Lz4);
+            options.set_compression_type(DBCompressionType::Zstd);
+            // Level 1, the fastest to write: level 3 was under 1 % smaller
+            // on 2M URL-like ids.
+            options.set_compression_options(ZSTD_WINDOW_BITS, 1, 0, 0);
             // Every write looks up each of its ids, most of them new: a
             // memtable filter answers "absent" without a skip-list search.
             options.set_memtable_whole_key_filtering(true);

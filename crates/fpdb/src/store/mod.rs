@@ -35,6 +35,7 @@ pub(crate) use self::cursor::{BlockCursor, FpIdsCursor};
 pub(crate) use self::error::io;
 use self::error::storage;
 use self::families::family_handle;
+pub(crate) use self::families::FP_IDS_BLOCK_BYTES;
 use self::handle::Handle;
 pub(crate) use self::ids::IdScanner;
 pub(crate) use self::keys::Family;

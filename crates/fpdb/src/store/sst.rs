@@ -22,13 +22,18 @@ pub(crate) struct SstFile {
 }
 
 impl SstFile {
-    /// A file written uncompressed, for the bulk loader: fingerprints are
-    /// random bytes LZ4 cannot shrink, and compressing cost a tenth of the
-    /// load; compactions of later writes compress as the family says.
+    /// A file for the bulk loader. A table's blocks are written
+    /// uncompressed: they are compressed already, and compressing them
+    /// again cost a tenth of the load for nothing. The id families are
+    /// compressed as their own files are: ingested files sit in the last
+    /// level, where no compaction would compress them later, and ids
+    /// (URLs above all) shrink to a half or less.
     pub fn new(dir: &Path, family: Family, part: usize) -> SstFile {
         let mut file = SstFile::compressed(dir, family, part);
-        file.options
-            .set_compression_type(rocksdb::DBCompressionType::None);
+        if matches!(family, Family::Table(_)) {
+            file.options
+                .set_compression_type(rocksdb::DBCompressionType::None);
+        }
         file
     }
 
