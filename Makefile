@@ -137,10 +137,12 @@ bench-spark: python
 ## `fpdb` as a user meets it: `fpdb load` of 10M lines, then `fpdb query`
 ## of 1,000 and 10,000 in fresh processes (page cache warm, then dropped
 ## when run as root), with faiss and a brute-force scan on the same
-## fingerprints in the same run (a few minutes; docs/BENCHMARKS.md).
+## fingerprints in the same run; then again with URL-like ids, for what
+## ids take on disk (a few minutes; docs/BENCHMARKS.md).
 bench-cli: build python gnu-time
 	$(PYTHON) -m pip install --quiet -r crates/fpdb-py/requirements-bench.txt
 	$(PYTHON) benches/scripts/cli_cold.py $(BIN)
+	$(PYTHON) benches/scripts/cli_cold.py $(BIN) --ids url
 
 ## GNU time, which the whole-process benches read CPU time and peak
 ## memory from.
