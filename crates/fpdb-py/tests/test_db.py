@@ -196,3 +196,15 @@ def test_verify_at_names_damage_and_repair_mends_it(db_path):
     assert fpdb.Db.verify_at(db_path)["clean"]
     with fpdb.Db.open(db_path, read_only=True) as db:
         assert dict(db.export()) == docs
+
+
+def test_stats_say_what_the_ids_take_on_disk(db_path):
+    with fpdb.Db.create(db_path) as db:
+        assert db.stats()["ids_disk_bytes"] == 0
+        ids = [f"https://news.example.com/2024/05/{i}.html" for i in range(2000)]
+        db.insert_many(ids, [i * 0x9E3779B97F4A7C15 % 2**64 for i in range(2000)])
+        db.compact()
+        on_disk = db.stats()["ids_disk_bytes"]
+        # Both id families, compressed: more than nothing, less than the
+        # two uncompressed copies of every id.
+        assert 0 < on_disk < 2 * sum(len(i) for i in ids)
