@@ -22,8 +22,8 @@ const ID_FP_BLOCK_BYTES: usize = 16 << 10;
 
 /// RocksDB's block size in `fp_ids`, where every query match reads its
 /// ids: LZ4, which decompresses several times faster than zstd, over
-/// 8 KiB blocks (twice RocksDB's default: a tenth smaller with URL-like
-/// ids, measured in docs/BENCHMARKS.md).
+/// 8 KiB blocks (twice RocksDB's default: about 7 % smaller with URL-like
+/// ids, docs/BENCHMARKS.md).
 pub(crate) const FP_IDS_BLOCK_BYTES: usize = 8 << 10;
 
 /// RocksDB's default window for its compression options (zstd ignores it
