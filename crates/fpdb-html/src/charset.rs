@@ -49,14 +49,13 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
         .and_then(|label| Encoding::for_label(label.as_bytes()))
         .map(|encoding| (encoding, CharsetSource::ContentType))
         .or_else(|| meta_charset(bytes).map(|encoding| (encoding, CharsetSource::Meta)));
-    let guess = || guess(bytes);
     match declared {
         Some((encoding, source)) => {
             let decoded = finish(encoding, bytes, source);
             if !decoded.lossy {
                 return decoded;
             }
-            let guessed = guess();
+            let guessed = guess(bytes);
             if guessed == encoding {
                 return decoded;
             }
@@ -67,7 +66,7 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
                 retry
             }
         }
-        None => finish(guess(), bytes, CharsetSource::Guess),
+        None => finish(guess(bytes), bytes, CharsetSource::Guess),
     }
 }
 

@@ -130,7 +130,7 @@ impl Documents {
         entries.par_sort_unstable_by_key(|e| level_key(e, 0));
         self.sort_runs(&mut entries, 0);
         entries.dedup_by(|later, kept| {
-            later.span >> OFFSET_BITS == kept.span >> OFFSET_BITS && self.id(later) == self.id(kept)
+            id_len(later) == id_len(kept) && self.id(later) == self.id(kept)
         });
         self.entries = entries;
     }
@@ -141,7 +141,7 @@ impl Documents {
     fn sort_runs(&self, entries: &mut [Entry], depth: usize) {
         let next = depth + 8;
         let runs: Vec<&mut [Entry]> = entries
-            .chunk_by_mut(|a, b| level_key(a, depth).0 == level_key(b, depth).0)
+            .chunk_by_mut(|a, b| run_key(a, depth) == run_key(b, depth))
             .filter(|run| run.len() > 1 && run.first().is_some_and(|e| id_len(e) > next))
             .collect();
         runs.into_par_iter().for_each(|run| {
@@ -178,11 +178,15 @@ fn id_len(entry: &Entry) -> usize {
 /// whose [`Entry::prefix`] holds bytes `depth..depth + 8`: by those bytes;
 /// of equal ones, the ids that end within them first, shorter first (the
 /// zero padding is theirs: each is a start of the next), then those that
-/// go on, in one run for the next eight bytes; equal ids newest first.
-/// The first part is what a run shares.
+/// go on, in one run for the next eight bytes. Equal keys are equal ids,
+/// or a run to sort further.
+fn run_key(entry: &Entry, depth: usize) -> (u64, usize) {
+    (entry.prefix, id_len(entry).saturating_sub(depth).min(9))
+}
+
+/// [`run_key`], then equal ids newest first.
 fn level_key(entry: &Entry, depth: usize) -> ((u64, usize), Reverse<u64>) {
-    let left = id_len(entry).saturating_sub(depth).min(9);
-    ((entry.prefix, left), Reverse(entry.span))
+    (run_key(entry, depth), Reverse(entry.span))
 }
 
 #[cfg(test)]

@@ -22,24 +22,11 @@ pub(crate) struct SstFile {
 }
 
 impl SstFile {
-    /// A file for the bulk loader. A table's blocks are written
-    /// uncompressed: they are compressed already, and compressing them
-    /// again cost a tenth of the load for nothing. The id families are
-    /// compressed as their own files are: ingested files sit in the last
-    /// level, where no compaction would compress them later, and ids
-    /// (URLs above all) shrink to a half or less.
+    /// A file compressed as the family's own files are: a table's blocks
+    /// not at all (they are compressed already), the id families with
+    /// zstd or LZ4. Files the loader or a backup ingests sit in the last
+    /// level, where no compaction would compress them later.
     pub fn new(dir: &Path, family: Family, part: usize) -> SstFile {
-        let mut file = SstFile::compressed(dir, family, part);
-        if matches!(family, Family::Table(_)) {
-            file.options
-                .set_compression_type(rocksdb::DBCompressionType::None);
-        }
-        file
-    }
-
-    /// A file compressed as the family's own files are (a backup's copy,
-    /// which no compaction will pass over soon).
-    pub fn compressed(dir: &Path, family: Family, part: usize) -> SstFile {
         SstFile {
             options: families::options(family, None),
             path: dir.join(format!("{}-{part:04}.sst", family.name())),
