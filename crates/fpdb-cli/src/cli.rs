@@ -112,7 +112,7 @@ pub enum Command {
     /// table rebuilt), verifies it and swaps it into place atomically: a
     /// kill at any moment leaves the damaged or the repaired database. The
     /// damaged one is kept as DB.damaged. Prints what was restored from
-    /// which copy and what was lost (fingerprints a table still held whose
+    /// which copy and what was lost (fingerprints the set still held whose
     /// ids were lost from both halves of the id map, and files RocksDB could
     /// not read, without which it reads an earlier state); exit 1 when
     /// something was or may have been lost. The database must not be open

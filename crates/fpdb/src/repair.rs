@@ -44,8 +44,9 @@ pub struct RepairReport {
     /// Ids whose two entries disagreed (one of them stale after damage);
     /// the `id_fp` one was kept.
     pub conflicting_ids: Vec<String>,
-    /// Fingerprints a table still held whose every id was lost: not in
-    /// the repaired database.
+    /// Fingerprints the set still held (in its tables, or added since
+    /// the last merge) whose every id was lost: not in the repaired
+    /// database.
     pub lost_fingerprints: Vec<Fingerprint>,
     /// Key ranges of the storage engine that could not be read.
     pub unreadable: Vec<String>,
@@ -186,15 +187,18 @@ fn salvage_documents(
     })?);
     let documents = reconcile(by_id_fp, by_fp_ids, salvage, &unreadable, report);
 
-    // Fingerprints in the tables, less those pending removal.
+    // The set's fingerprints: the tables' and those added since the last
+    // merge, less those pending removal.
     let mut removed: Vec<u64> = Vec::new();
+    let mut in_set: Vec<u64> = Vec::new();
     unreadable.extend(store.scan_salvaging(Family::Delta, |key, value| {
-        if value.first() == Some(&crate::store::keys::DELTA_REMOVED) {
-            removed.extend(decode_u64(key));
+        match value.first() {
+            Some(&crate::store::keys::DELTA_REMOVED) => removed.extend(decode_u64(key)),
+            Some(&crate::store::keys::DELTA_ADDED) => in_set.extend(decode_u64(key)),
+            _ => {}
         }
         Ok(())
     })?);
-    let mut in_tables: Vec<u64> = Vec::new();
     let mut keys = Vec::new();
     for (index, (table, code)) in tables.design.tables().iter().zip(&tables.codes).enumerate() {
         if index >= store.tables() {
@@ -204,14 +208,14 @@ fn salvage_documents(
         let permutation = table.permutation();
         unreadable.extend(store.scan_salvaging(Family::Table(index), |_, block| {
             if decoder.decode(block, &mut keys).is_ok() {
-                in_tables.extend(keys.iter().map(|&key| permutation.inverse(key)));
+                in_set.extend(keys.iter().map(|&key| permutation.inverse(key)));
             }
             Ok(())
         })?);
     }
     for file in &salvage.table_files {
         match table_file_fingerprints(salvage, file, &tables)? {
-            Some(fingerprints) => in_tables.extend(fingerprints),
+            Some(fingerprints) => in_set.extend(fingerprints),
             None => report.left_out.push(format!(
                 "{}: a table's blocks; which table is not known, so it was not read for lost \
                  fingerprints (the tables are rebuilt from the ids)",
@@ -219,12 +223,12 @@ fn salvage_documents(
             )),
         }
     }
-    in_tables.sort_unstable();
-    in_tables.dedup();
+    in_set.sort_unstable();
+    in_set.dedup();
     removed.sort_unstable();
     let mut kept: Vec<u64> = documents.values().map(|fp| fp.0).collect();
     kept.sort_unstable();
-    report.lost_fingerprints = in_tables
+    report.lost_fingerprints = in_set
         .into_iter()
         .filter(|fp| kept.binary_search(fp).is_err() && removed.binary_search(fp).is_err())
         .map(Fingerprint)
