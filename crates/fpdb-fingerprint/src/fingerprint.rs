@@ -82,6 +82,21 @@ impl FromStr for Fingerprint {
             .strip_prefix("0x")
             .or_else(|| text.strip_prefix("0X"))
             .unwrap_or(text);
+        // The usual case, 16 ASCII hex digits, is read a byte at a time
+        // (bulk loads parse millions); anything else is read as characters
+        // to say what is wrong.
+        if let Ok(bytes) = <&[u8; 16]>::try_from(digits.as_bytes()) {
+            let mut value = 0u64;
+            let mut valid = true;
+            for &byte in bytes {
+                let nibble = hex_digit(byte);
+                valid &= nibble < 16;
+                value = (value << 4) | u64::from(nibble & 15);
+            }
+            if valid {
+                return Ok(Fingerprint(value));
+            }
+        }
         let len = digits.chars().count();
         if len != 16 {
             return Err(ParseFingerprintError::Length { len });
@@ -95,6 +110,35 @@ impl FromStr for Fingerprint {
         }
         Ok(Fingerprint(value))
     }
+}
+
+/// The value of each byte as an ASCII hex digit, or `u8::MAX`: a table,
+/// since branches on digit or letter mispredict on random hex.
+const HEX_DIGITS: [u8; 256] = {
+    let mut table = [u8::MAX; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        #[expect(clippy::cast_possible_truncation, reason = "byte < 256")]
+        let digit = match byte as u8 {
+            b @ b'0'..=b'9' => b - b'0',
+            b @ b'a'..=b'f' => b - b'a' + 10,
+            b @ b'A'..=b'F' => b - b'A' + 10,
+            _ => u8::MAX,
+        };
+        #[expect(clippy::indexing_slicing, reason = "byte < 256, the table's length")]
+        {
+            table[byte] = digit;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// The value of an ASCII hex digit, or 16 or more for any other byte.
+#[inline]
+fn hex_digit(byte: u8) -> u8 {
+    #[expect(clippy::indexing_slicing, reason = "a u8 indexes a 256-entry table")]
+    HEX_DIGITS[usize::from(byte)]
 }
 
 #[cfg(test)]
@@ -139,6 +183,39 @@ mod tests {
                 position: 15
             })
         );
+    }
+
+    #[test]
+    fn every_byte_in_every_position_parses_as_char_to_digit_says() {
+        let digits = *b"0123456789abcdef";
+        for position in 0..16 {
+            for byte in 0..=u8::MAX {
+                let mut text = digits;
+                text[position] = byte;
+                let Ok(text) = std::str::from_utf8(&text) else {
+                    continue;
+                };
+                if text.starts_with("0x") || text.starts_with("0X") {
+                    continue; // a prefix, then too few digits
+                }
+                let parsed = text.parse::<Fingerprint>();
+                match char::from(byte).to_digit(16) {
+                    Some(_) => assert_eq!(
+                        parsed,
+                        Ok(Fingerprint(u64::from_str_radix(text, 16).unwrap())),
+                        "{text:?}"
+                    ),
+                    None => assert_eq!(
+                        parsed,
+                        Err(ParseFingerprintError::Digit {
+                            found: char::from(byte),
+                            position
+                        }),
+                        "{text:?}"
+                    ),
+                }
+            }
+        }
     }
 
     #[test]
