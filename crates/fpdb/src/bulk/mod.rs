@@ -23,7 +23,7 @@ mod documents;
 mod runs;
 mod tables;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -46,6 +46,12 @@ use crate::store::{Family, SstFile, Store, BULK_SCRATCH_DIR};
 use crate::tables::{read_manifest, Tables};
 use crate::write::validate_id;
 use fpdb_fingerprint::MAX_ID_BYTES;
+
+/// Files per id family written from memory: more than the cores, so that
+/// the parts of both families, which start and end at different times,
+/// keep every core busy to the end.
+const ID_FILE_PARTS: usize = 4;
+
 /// The document buffer spills at 2/5 of the memory budget: sorting it in
 /// memory needs about twice the buffer at its peak (the buffer with its
 /// (fingerprint, id) pairs and their scratch copy; later the set and two
@@ -336,7 +342,7 @@ impl<'db> BulkLoader<'db> {
 
     /// The fast path, when every document fits in memory: sort the ids;
     /// write the `id_fp` files while the (fingerprint, id) pairs are
-    /// sorted; write the `fp_ids` files; then build the tables in
+    /// sorted and their `fp_ids` files written; then build the tables in
     /// parallel from the set alone.
     fn load_in_memory(&mut self) -> Result<(Sorted, Vec<BuiltTable>)> {
         let mut owned = std::mem::take(&mut self.buffer);
@@ -352,32 +358,17 @@ impl<'db> BulkLoader<'db> {
             });
         }
         let dir = self.work.path.as_path();
-        // Two files per id family, written in parallel.
-        fn halves<T>(all: &[T]) -> [&[T]; 2] {
-            let (first, second) = all.split_at(all.len() / 2);
-            [first, second]
-        }
-
-        let (id_files, by_fp) = rayon::join(
-            || -> Result<Vec<PathBuf>> {
-                let written: Vec<Result<Option<PathBuf>>> = halves(entries)
-                    .into_par_iter()
-                    .enumerate()
-                    .map(|(part, entries)| {
-                        SstFile::new(dir, Family::IdToFp, part).write(|put| {
-                            let pairs = entries.iter().map(|e| (e.fp, e.span));
-                            buffer.for_each_key(pairs, false, |id, fp| put(id, &fp.to_be_bytes()))
-                        })
-                    })
-                    .collect();
-                Ok(written
-                    .into_iter()
-                    .collect::<Result<Vec<_>>>()?
-                    .into_iter()
-                    .flatten()
-                    .collect())
-            },
+        // Several files per id family. The `fp_ids` files are written as soon
+        // as the pairs are sorted by fingerprint, beside the `id_fp` files
+        // (whose zstd takes longer), so neither core waits for the other.
+        let (id_files, fp_side) = rayon::join(
             || {
+                write_parts(dir, Family::IdToFp, entries, |entries, put| {
+                    let pairs = entries.iter().map(|e| (e.fp, e.span));
+                    buffer.for_each_key(pairs, false, |id, fp| put(id, &fp.to_be_bytes()))
+                })
+            },
+            || -> Result<(Vec<PathBuf>, Vec<u64>)> {
                 // (fingerprint, id's span); ties broken by the id bytes.
                 let mut by_fp: Vec<(u64, u64)> = entries.iter().map(|e| (e.fp, e.span)).collect();
                 radix::sort_by_key(
@@ -386,25 +377,17 @@ impl<'db> BulkLoader<'db> {
                     |&(fp, _)| fp,
                     |&(_, span)| buffer.id_at(span),
                 );
-                by_fp
+                let fp_files = write_parts(dir, Family::FpToIds, &by_fp, |pairs, put| {
+                    buffer.for_each_key(pairs.iter().copied(), true, |key, _| put(key, &[]))
+                })?;
+                let mut fps: Vec<u64> = by_fp.iter().map(|&(fp, _)| fp).collect();
+                fps.dedup();
+                Ok((fp_files, fps))
             },
         );
-        let id_files = id_files?;
-        let mut fps: Vec<u64> = by_fp.iter().map(|&(fp, _)| fp).collect();
-        fps.dedup();
-
-        let fp_files: Vec<Option<PathBuf>> = halves(&by_fp)
-            .into_par_iter()
-            .enumerate()
-            .map(|(part, pairs)| {
-                SstFile::new(dir, Family::FpToIds, part).write(|put| {
-                    buffer.for_each_key(pairs.iter().copied(), true, |key, _| put(key, &[]))
-                })
-            })
-            .collect::<Result<_>>()?;
+        let (id_files, (fp_files, fps)) = (id_files?, fp_side?);
         let ids = entries.len() as u64;
         // The documents are written; only the set is needed from here on.
-        drop(by_fp);
         drop(owned);
 
         let design = self.tables.design.clone();
@@ -426,7 +409,7 @@ impl<'db> BulkLoader<'db> {
             ids,
             fingerprints: fps.len() as u64,
             id_files,
-            fp_files: fp_files.into_iter().flatten().collect(),
+            fp_files,
         };
         Ok((sorted, built.into_iter().collect::<Result<_>>()?))
     }
@@ -557,6 +540,22 @@ impl<'db> BulkLoader<'db> {
         self.progress = ticker.into_progress();
         tables
     }
+}
+
+/// Writes `items` as [`ID_FILE_PARTS`] SST files of `family`, in
+/// parallel: `fill` puts one part's keys in order.
+fn write_parts<T: Sync>(
+    dir: &Path,
+    family: Family,
+    items: &[T],
+    fill: impl Fn(&[T], &mut dyn FnMut(&[u8], &[u8]) -> Result<()>) -> Result<()> + Sync,
+) -> Result<Vec<PathBuf>> {
+    let written: Vec<Option<PathBuf>> = items
+        .par_chunks(items.len().div_ceil(ID_FILE_PARTS).max(1))
+        .enumerate()
+        .map(|(part, items)| SstFile::new(dir, family, part).write(|put| fill(items, put)))
+        .collect::<Result<_>>()?;
+    Ok(written.into_iter().flatten().collect())
 }
 
 /// Reports tables written from whichever thread wrote them.
