@@ -5,8 +5,10 @@
 //! given, in which case it is reported on standard error, counted and
 //! skipped.
 //!
-//! `load` reads its inputs once: its bulk loader shows nothing before it
-//! finishes, so stopping at a bad line leaves nothing behind.
+//! Lines are read as they arrive, all the whole lines of one read parsed
+//! together on every core. `load` reads its inputs once: its bulk loader
+//! shows nothing before it finishes, so stopping at a bad line leaves
+//! nothing behind.
 //! Commands that write (`add`, `check`) either validate first or stream
 //! ([`Apply`]). Validating reads the inputs twice: once to check every
 //! line, then again to apply them, so that a bad line stops the command
@@ -177,12 +179,12 @@ impl Inputs {
         }
     }
 
-    /// Bad lines skipped so far.
     /// WARC records that were not HTML responses.
     pub fn warc_skipped(&self) -> u64 {
         self.warc_skipped.load(Ordering::Relaxed)
     }
 
+    /// Bad lines skipped so far.
     pub fn skipped(&self) -> u64 {
         self.skipped
     }
@@ -203,14 +205,14 @@ impl Inputs {
             .sum()
     }
 
-    /// Hands records to commands `records` at a time (at least one; fewer
-    /// when their texts reach 64 MiB).
     /// Reads HTML pages (`--input html`, JSON `html`) with `extract`.
     pub fn with_extract(mut self, extract: Extract) -> Self {
         self.extract = extract;
         self
     }
 
+    /// Hands records to commands `records` at a time (at least one; fewer
+    /// when their texts reach 64 MiB).
     pub fn with_chunk(mut self, records: usize) -> Self {
         self.chunk_records = records.max(1);
         self
@@ -563,6 +565,21 @@ struct LineContext<'a> {
     extract: Extract,
 }
 
+impl LineContext<'_> {
+    /// What line `number`, `raw`, holds (nothing if it is blank).
+    fn event(&self, raw: &[u8], number: u64) -> Option<Event> {
+        let source = self.numbered_by_file.then_some(self.name);
+        match parse_line_with(self.format, self.role, raw, number, source, self.extract) {
+            Ok(None) => None,
+            Ok(Some(record)) => Some(Event::Record(Ok(record))),
+            Err(bad) => Some(Event::Record(Err(BadLine {
+                location: format!("{}:{number}", self.name),
+                what: bad.to_string(),
+            }))),
+        }
+    }
+}
+
 /// What reading an input reports.
 enum Event {
     Record(Result<Record, BadLine>),
@@ -570,47 +587,115 @@ enum Event {
     Idle,
 }
 
+/// Reads whole lines as they arrive: all the whole lines buffered at once
+/// (up to [`READ_BUFFER`] bytes, one read), parsed on every core (parsing
+/// is most of a bulk load's reading), then reported in order. A read waits
+/// only when nothing is buffered, so a line is parsed and reported as soon
+/// as it has arrived; eagerly, [`Event::Idle`] follows whenever nothing
+/// more is buffered.
 fn read_lines<R: Read>(
     context: &LineContext<'_>,
     reader: &mut BufReader<R>,
     handle: &mut impl FnMut(Event) -> Result<()>,
 ) -> Result<()> {
     let name = context.name;
-    let source = context.numbered_by_file.then_some(name);
-    let mut raw = Vec::new();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut long_line = Vec::new();
     let mut number = 0u64;
     loop {
-        raw.clear();
-        if reader
-            .read_until(b'\n', &mut raw)
-            .with_context(|| format!("{name}: read failed after line {number}"))?
-            == 0
-        {
+        let buffered = reader
+            .fill_buf()
+            .with_context(|| format!("{name}: read failed after line {number}"))?;
+        if buffered.is_empty() {
             return Ok(());
         }
-        number += 1;
-        context
-            .bytes_read
-            .fetch_add(raw.len() as u64, Ordering::Relaxed);
-        match parse_line_with(
-            context.format,
-            context.role,
-            &raw,
-            number,
-            source,
-            context.extract,
-        ) {
-            Ok(None) => {}
-            Ok(Some(record)) => handle(Event::Record(Ok(record)))?,
-            Err(bad) => handle(Event::Record(Err(BadLine {
-                location: format!("{name}:{number}"),
-                what: bad.to_string(),
-            })))?,
+        let whole = memchr::memrchr(b'\n', buffered).map_or(0, |at| at + 1);
+        let events = if whole > 0 {
+            let block = buffered.get(..whole).unwrap_or_default();
+            let events = parse_block(context, block, &mut number, threads);
+            reader.consume(whole);
+            events
+        } else {
+            // A line longer than the buffer (or the last, without a line
+            // end): read to its end.
+            long_line.clear();
+            reader
+                .read_until(b'\n', &mut long_line)
+                .with_context(|| format!("{name}: read failed after line {number}"))?;
+            parse_block(context, &long_line, &mut number, 1)
+        };
+        for event in events {
+            handle(event)?;
         }
         if context.eager && reader.buffer().is_empty() {
             handle(Event::Idle)?;
         }
     }
+}
+
+/// The events of the whole lines of `block`, parsed in up to `threads`
+/// parts at once; `number` is the line before the block's first, and
+/// becomes its last.
+fn parse_block(
+    context: &LineContext<'_>,
+    block: &[u8],
+    number: &mut u64,
+    threads: usize,
+) -> Vec<Event> {
+    context
+        .bytes_read
+        .fetch_add(block.len() as u64, Ordering::Relaxed);
+    let mut parts = Vec::with_capacity(threads);
+    for part in whole_line_parts(block, threads) {
+        parts.push((*number + 1, part));
+        *number += lines(part).count() as u64;
+    }
+    on_every_core(&parts, |&(first, part)| {
+        (first..)
+            .zip(lines(part))
+            .filter_map(|(number, raw)| context.event(raw, number))
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// `block` cut into at most `parts` pieces of whole lines.
+fn whole_line_parts(block: &[u8], parts: usize) -> Vec<&[u8]> {
+    let mut pieces = Vec::with_capacity(parts);
+    let mut rest = block;
+    for left in (2..=parts).rev() {
+        let middle = rest.len() / left;
+        let Some(end) = rest
+            .get(middle..)
+            .and_then(|tail| memchr::memchr(b'\n', tail))
+            .map(|at| middle + at + 1)
+        else {
+            break;
+        };
+        let (piece, tail) = rest.split_at(end);
+        pieces.push(piece);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        pieces.push(rest);
+    }
+    pieces
+}
+
+/// The lines of `text`, each with its line end (the last may have none).
+fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |at| at + 1);
+        let (line, tail) = rest.split_at(end);
+        rest = tail;
+        Some(line)
+    })
 }
 
 /// Whether standard input is a regular file (redirected from one), as
@@ -693,4 +778,109 @@ pub fn read_ids(path: &Path) -> Result<Vec<String>> {
         }
     }
     Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What reading `text` through a buffer of `capacity` bytes reports,
+    /// one line per event.
+    fn read(text: &[u8], capacity: usize, eager: bool) -> Vec<String> {
+        let bytes_read = AtomicU64::new(0);
+        let context = context(&bytes_read, eager);
+        let mut reader = BufReader::with_capacity(capacity, text);
+        let mut seen = Vec::new();
+        read_lines(&context, &mut reader, &mut |event| {
+            seen.push(describe(event));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(bytes_read.into_inner(), text.len() as u64);
+        seen
+    }
+
+    fn context(bytes_read: &AtomicU64, eager: bool) -> LineContext<'_> {
+        LineContext {
+            name: "in",
+            format: LineFormat::Fps,
+            role: Role::Store,
+            numbered_by_file: false,
+            bytes_read,
+            eager,
+            extract: Extract::default(),
+        }
+    }
+
+    fn describe(event: Event) -> String {
+        match event {
+            Event::Record(Ok(record)) => format!("{record:?}"),
+            Event::Record(Err(bad)) => bad.to_string(),
+            Event::Idle => "idle".into(),
+        }
+    }
+
+    #[test]
+    fn lines_read_in_parallel_blocks_come_in_order_with_their_numbers() {
+        let mut text = Vec::new();
+        for i in 0..5_000u64 {
+            match i % 97 {
+                0 => text.extend_from_slice(b"\n"),
+                1 => text.extend_from_slice(format!("bad{i}\tnot hex\n").as_bytes()),
+                2 => text.extend_from_slice(format!("crlf{i}\t{i:016x}\r\n").as_bytes()),
+                3 => text.extend_from_slice(format!("no-tab-{i}\n").as_bytes()),
+                4 => text.extend_from_slice(format!("{}\t{i:016x}\n", "l".repeat(300)).as_bytes()),
+                _ => text.extend_from_slice(format!("doc{i}\t{i:016x}\n").as_bytes()),
+            }
+        }
+        text.extend_from_slice(b"last\t00000000000000ff");
+        // One line at a time, as a plain loop would read them.
+        let bytes_read = AtomicU64::new(0);
+        let context = context(&bytes_read, false);
+        let want: Vec<String> = (1..)
+            .zip(text.split_inclusive(|&byte| byte == b'\n'))
+            .filter_map(|(number, raw)| context.event(raw, number))
+            .map(describe)
+            .collect();
+        assert_eq!(want.len(), 5_000 - 52 + 1);
+        assert!(want.iter().any(|seen| seen.starts_with("in:3882: ")));
+        // Lines longer than the buffer, a few lines per read, all at once.
+        for capacity in [16, 333, 1 << 20] {
+            assert_eq!(read(&text, capacity, false), want, "buffer of {capacity}");
+            let eager: Vec<String> = read(&text, capacity, true)
+                .into_iter()
+                .filter(|seen| seen != "idle")
+                .collect();
+            assert_eq!(eager, want, "eager, buffer of {capacity}");
+        }
+    }
+
+    #[test]
+    fn eager_reading_is_idle_after_each_read_of_whole_lines() {
+        // A reader that hands over one line per read, as a pipe would.
+        struct OneLineAtATime<'a>(std::collections::VecDeque<&'a [u8]>);
+        impl Read for OneLineAtATime<'_> {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                let Some(line) = self.0.pop_front() else {
+                    return Ok(0);
+                };
+                out[..line.len()].copy_from_slice(line);
+                Ok(line.len())
+            }
+        }
+        let bytes_read = AtomicU64::new(0);
+        let context = context(&bytes_read, true);
+        let mut reader = BufReader::new(OneLineAtATime(
+            [&b"a\t0000000000000001\n"[..], b"b\t0000000000000002\n"].into(),
+        ));
+        let mut seen = Vec::new();
+        read_lines(&context, &mut reader, &mut |event| {
+            seen.push(describe(event));
+            Ok(())
+        })
+        .unwrap();
+        let idle = seen.iter().filter(|seen| *seen == "idle").count();
+        assert_eq!((seen.len(), idle), (4, 2), "{seen:?}");
+        assert_eq!(seen[1], "idle");
+    }
 }
