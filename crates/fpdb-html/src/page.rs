@@ -61,7 +61,7 @@ pub fn page_text(
     let bytes = bytes.get(..MAX_HTML_BYTES).unwrap_or(bytes);
     let decoded = decode(bytes, content_type);
     if decoded.source != CharsetSource::ByteOrderMark || !decoded.encoding.starts_with("UTF-16") {
-        if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+        if let Some(offset) = memchr::memchr(0, bytes) {
             return Err(HtmlError::Binary { offset });
         }
     }
