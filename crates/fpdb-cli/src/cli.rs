@@ -462,9 +462,10 @@ pub struct ExportArgs {
 pub struct LoadArgs {
     /// The database (empty; `fpdb create` makes one).
     pub db: PathBuf,
-    /// Memory for sorting, in MiB; beyond it sorted runs spill to disk.
-    #[arg(long, value_name = "MIB", default_value_t = 1024)]
-    pub memory_mib: usize,
+    /// Memory for sorting, in MiB; beyond it sorted runs spill to disk
+    /// [default: a quarter of the machine's memory, 1,024 to 32,768].
+    #[arg(long, value_name = "MIB")]
+    pub memory_mib: Option<usize>,
     /// Directory for spilled runs [default: inside the database].
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,

@@ -493,7 +493,9 @@ impl PyDb {
     /// "html" | "fp"}`) or text lines, as `format` says ("fps", "jsonl",
     /// "lines"; by default from the extension: .jsonl, else fps).
     /// `progress` is a callable taking `(phase, documents, done, total)`,
-    /// or True for a line on stderr. Returns a summary dict.
+    /// or True for a line on stderr. `memory_bytes` bounds the memory for
+    /// sorting (beyond it sorted runs spill to disk); by default a quarter
+    /// of the machine's memory, 1 to 32 GiB. Returns a summary dict.
     #[pyo3(signature = (documents=None, *, ids=None, fps=None, texts=None, files=None, format=None,
                         progress=None, memory_bytes=None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]

@@ -69,7 +69,9 @@ mod write;
 
 pub use backup::{Backup, BackupMethod};
 pub use batch::BatchStrategy;
-pub use bulk::{BulkLoader, BulkOptions, BulkPhase, BulkProgress, BulkSummary};
+pub use bulk::{
+    default_memory_bytes, BulkLoader, BulkOptions, BulkPhase, BulkProgress, BulkSummary,
+};
 pub use db::Db;
 pub use error::{Error, Result};
 pub use fpdb_codec::dedup;

@@ -18,7 +18,10 @@ use crate::input::{Inputs, Payload, Record, Role};
 
 pub fn run(args: LoadArgs) -> Result<()> {
     let mut db = super::open_writable(&args.db, false)?;
-    let mut options = BulkOptions::default().memory_bytes(args.memory_mib.saturating_mul(1 << 20));
+    let mut options = BulkOptions::default();
+    if let Some(mib) = args.memory_mib {
+        options = options.memory_bytes(mib.saturating_mul(1 << 20));
+    }
     if let Some(dir) = &args.temp_dir {
         options = options.temp_dir(dir);
     }
