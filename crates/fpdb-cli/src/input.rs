@@ -599,7 +599,7 @@ fn read_lines<R: Read>(
     handle: &mut impl FnMut(Event) -> Result<()>,
 ) -> Result<()> {
     let name = context.name;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores();
     let mut long_line = Vec::new();
     let mut number = 0u64;
     loop {
@@ -730,9 +730,17 @@ pub fn fingerprints(simhasher: &Simhasher, records: &[Record]) -> Vec<Fingerprin
     on_every_core(records, |r| r.fingerprint(simhasher))
 }
 
+/// The cores this process may use, asked once: the answer reads cgroup
+/// files, and lines are parsed a read at a time (a co-process's every
+/// line).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `each` of `items`, in order, the items split evenly over the cores.
 fn on_every_core<T: Sync, U: Send>(items: &[T], each: impl Fn(&T) -> U + Sync) -> Vec<U> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores();
     if items.len() < 2 || threads == 1 {
         return items.iter().map(&each).collect();
     }
