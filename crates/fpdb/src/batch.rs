@@ -132,11 +132,18 @@ fn out_of_range(index: usize) -> Error {
 /// The ids of every fingerprint hit, sorted by fingerprint: each
 /// fingerprint looked up once, in key order, through one iterator per
 /// thread (creating a RocksDB iterator per match cost more than the
-/// lookups).
+/// lookups). Only ids under prefixes an earlier batch read fill RocksDB's
+/// cache ([`PrefixesRead`](crate::store::PrefixesRead)).
 fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
     let mut wanted: Vec<Fingerprint> = hits.iter().map(|&(_, fp, _)| fp).collect();
     wanted.sort_unstable();
     wanted.dedup();
+    // Decided before any is recorded, so that fingerprints of one prefix
+    // in this batch read through the same scanner.
+    let read_before: Vec<(Fingerprint, bool)> = wanted
+        .iter()
+        .map(|&fp| (fp, store.prefixes_read().contains(fp)))
+        .collect();
     // The rule of the tables' read-ahead, counting RocksDB's blocks by
     // their uncompressed size: compressed ones take fewer bytes, so this
     // counts fewer blocks than there are and reads ahead a little sooner.
@@ -145,22 +152,32 @@ fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
         store.read_ahead(Family::FpToIds);
     }
     let chunk = wanted.len().div_ceil(cores()).max(1);
-    let chunks: Vec<&[Fingerprint]> = wanted.chunks(chunk).collect();
+    let chunks: Vec<&[(Fingerprint, bool)]> = read_before.chunks(chunk).collect();
     let found: Vec<Result<Vec<IdsOf>>> = in_parallel(chunks.len(), |part| {
         let chunk = chunks
             .get(part)
             .copied()
             .ok_or_else(|| out_of_range(part))?;
-        store.with_id_scanner(|scanner| {
+        store.with_id_scanners(|cached, uncached| {
             chunk
                 .iter()
-                .map(|&fp| Ok((fp, scanner.ids_of(fp)?)))
+                .map(|&(fp, again)| {
+                    let ids = if again {
+                        cached.ids_of(fp)?
+                    } else {
+                        uncached.ids_of(fp)?
+                    };
+                    Ok((fp, ids))
+                })
                 .collect()
         })
     });
     let mut all = Vec::with_capacity(wanted.len());
     for part in found {
         all.extend(part?);
+    }
+    for &fp in &wanted {
+        store.prefixes_read().insert(fp);
     }
     Ok(all)
 }

@@ -65,7 +65,7 @@ impl Handle {
                     }
                     scanner
                 }
-                None => IdScanner::new(db)?,
+                None => IdScanner::new(db, true)?,
             };
             let result = read(&mut scanner);
             let mut scanners = idle.scanners.lock().unwrap_or_else(PoisonError::into_inner);
@@ -74,6 +74,15 @@ impl Handle {
             }
             result
         })
+    }
+
+    /// Runs `read` with a new scanner of `fp_ids` whose reads leave
+    /// RocksDB's cache as it was.
+    pub(crate) fn with_uncached_id_scanner<R>(
+        &self,
+        read: impl FnOnce(&mut IdScanner<'_>) -> Result<R>,
+    ) -> Result<R> {
+        self.with_dependent(|db, _| read(&mut IdScanner::new(db, false)?))
     }
 
     /// Drops the idle scanners, releasing the files and memtables they pin.
