@@ -44,7 +44,7 @@ impl MemIndex {
             keys.sort_unstable();
             keys.dedup();
             distinct = keys.len();
-            let encoded = EncodedTable::build(&keys, block_bytes)?;
+            let encoded = EncodedTable::build_in_groups(&keys, block_bytes, table.prefix_bits())?;
             presence.push(PrefixBitmap::build(
                 &keys,
                 table.prefix_bits(),

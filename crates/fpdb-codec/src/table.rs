@@ -112,8 +112,31 @@ impl EncodedTable {
     /// Encodes strictly ascending keys with a code built from their own
     /// histogram of `h`, in blocks of about `target_block_bytes`.
     pub fn build(sorted_keys: &[u64], target_block_bytes: usize) -> Result<Self, CodecError> {
+        Self::build_cut(sorted_keys, target_block_bytes, None)
+    }
+
+    /// [`EncodedTable::build`] for a table whose queries take prefixes of
+    /// `prefix_bits` bits: blocks are cut where prefix groups start
+    /// ([`BlockEncoder::cut_at_groups`]).
+    pub fn build_in_groups(
+        sorted_keys: &[u64],
+        target_block_bytes: usize,
+        prefix_bits: u32,
+    ) -> Result<Self, CodecError> {
+        Self::build_cut(sorted_keys, target_block_bytes, Some(prefix_bits))
+    }
+
+    fn build_cut(
+        sorted_keys: &[u64],
+        target_block_bytes: usize,
+        group_bits: Option<u32>,
+    ) -> Result<Self, CodecError> {
         let code = HuffmanCode::for_sorted_keys(sorted_keys);
-        let blocks = BlockEncoder::new(&code, target_block_bytes).encode_table(sorted_keys)?;
+        let mut encoder = BlockEncoder::new(&code, target_block_bytes);
+        if let Some(prefix_bits) = group_bits {
+            encoder = encoder.cut_at_groups(prefix_bits);
+        }
+        let blocks = encoder.encode_table(sorted_keys)?;
         let directory = BlockDirectory::from_blocks(&blocks)?;
         let total: usize = blocks.iter().map(|block| block.bytes().len()).sum();
         let mut bytes = Vec::with_capacity(total);

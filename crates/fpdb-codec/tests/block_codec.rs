@@ -112,6 +112,51 @@ proptest! {
     }
 
     #[test]
+    fn tables_cut_at_prefix_groups(keys in key_sets(), target in 16usize..400, prefix_bits in 1u32..64) {
+        let code = HuffmanCode::for_sorted_keys(&keys);
+        let encoder = BlockEncoder::new(&code, target);
+        let blocks = encoder.cut_at_groups(prefix_bits).encode_table(&keys).unwrap();
+        let budget_bits = (target.saturating_sub(BlockHeader::LEN) * 8) as u64;
+        let group = |key: u64| key >> (64 - prefix_bits);
+        let payload_bits = |bytes: &[u8]| {
+            let (header, payload) = BlockHeader::parse(bytes).unwrap();
+            header.payload_bits(payload.len()) as u64
+        };
+        let decoder = BlockDecoder::new(&code, ChecksumPolicy::Verify);
+        let mut all = Vec::new();
+        let mut buffer = Vec::new();
+        for (index, block) in blocks.iter().enumerate() {
+            decoder.decode(block.bytes(), &mut buffer).unwrap();
+            // A block cut back to a group start is, byte for byte, the
+            // block of its keys alone (zero padding, checksum, last key).
+            prop_assert_eq!(&encoder.encode_block(&buffer).unwrap(), block);
+            prop_assert!(block.bytes().len() <= target || block.count() == 1);
+            if let Some(next) = blocks.get(index + 1) {
+                let mut grown = buffer.clone();
+                grown.push(next.first_key());
+                let full = encoder.encode_block(&grown).unwrap().bytes().len() > target;
+                if group(next.first_key()) == group(block.last_key()) {
+                    // Cut inside a group: only when full, and only when no
+                    // group starts in the block's second half.
+                    prop_assert!(full);
+                    for start in 1..buffer.len() {
+                        if group(buffer[start]) != group(buffer[start - 1]) {
+                            let before = encoder.encode_block(&buffer[..start]).unwrap();
+                            prop_assert!(payload_bits(before.bytes()) * 2 < budget_bits);
+                        }
+                    }
+                } else {
+                    // Cut at a group start: when full, or cut back there
+                    // with at least half the block kept.
+                    prop_assert!(full || payload_bits(block.bytes()) * 2 >= budget_bits);
+                }
+            }
+            all.extend_from_slice(&buffer);
+        }
+        prop_assert_eq!(all, keys);
+    }
+
+    #[test]
     fn decode_until_stops_at_the_bound(keys in key_sets(), bound in any::<u64>(), pick in any::<prop::sample::Index>()) {
         let code = HuffmanCode::for_sorted_keys(&keys);
         let block = BlockEncoder::new(&code, DEFAULT_BLOCK_BYTES).encode_block(&keys).unwrap();
@@ -343,4 +388,35 @@ fn keys_that_do_not_ascend_get_no_sync_points() {
         keys[at] = keys[at - 1];
         assert_eq!(SyncPoints::for_block_keys(&keys, &code), SyncPoints::NONE);
     }
+}
+
+/// Groups of about 60 % of a block: cut by size, most groups would span
+/// two blocks; cut at groups, every block holds exactly one.
+#[test]
+fn groups_smaller_than_a_block_get_a_block_each() {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut keys = Vec::new();
+    for group in 0..200u64 {
+        for _ in 0..100 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            keys.push((group << 48) | (state >> 16));
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    let code = HuffmanCode::for_sorted_keys(&keys);
+    let encoder = BlockEncoder::new(&code, DEFAULT_BLOCK_BYTES);
+    let by_size = encoder.encode_table(&keys).unwrap();
+    let in_groups = encoder.cut_at_groups(16).encode_table(&keys).unwrap();
+    let spanning = |blocks: &[fpdb_codec::EncodedBlock]| {
+        blocks
+            .windows(2)
+            .filter(|pair| pair[0].last_key() >> 48 == pair[1].first_key() >> 48)
+            .count()
+    };
+    assert!(spanning(&by_size) > 100, "{}", spanning(&by_size));
+    assert_eq!(spanning(&in_groups), 0);
+    assert_eq!(in_groups.len(), 200);
 }

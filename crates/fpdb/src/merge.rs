@@ -141,7 +141,8 @@ fn merge_table(
         .copied()
         .ok_or_else(|| Error::corrupt(format!("byte count of table {index}"), "missing"))?;
     let code = tables.code(index)?;
-    let encoder = BlockEncoder::new(code, tables.block_bytes);
+    let encoder = BlockEncoder::new(code, tables.block_bytes)
+        .cut_at_groups(tables.table(index)?.prefix_bits());
     let mut kept = Vec::new();
     let mut kept_bytes = 0;
     let plan = plan_merge(

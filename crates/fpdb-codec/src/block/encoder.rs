@@ -55,6 +55,9 @@ impl EncodedBlock {
 pub struct BlockEncoder<'c> {
     code: &'c HuffmanCode,
     target_block_bytes: usize,
+    /// Prefix bits of the table's queries: blocks are cut where a prefix
+    /// group starts (see [`BlockEncoder::cut_at_groups`]).
+    group_bits: Option<u32>,
 }
 
 /// Bits a key costs after its predecessor: code word, its length and the
@@ -76,6 +79,20 @@ struct OpenBlock {
     first_key: u64,
     last_key: u64,
     count: u32,
+    /// The last key of the block that starts a prefix group (not its
+    /// first key): where the block can be cut back to.
+    group_start: Option<GroupStart>,
+}
+
+/// Where a prefix group starts inside an open block.
+#[derive(Debug, Clone, Copy)]
+struct GroupStart {
+    /// The key's index in the table's keys.
+    index: usize,
+    /// Payload bits and keys before it, and the key before it.
+    bits: u64,
+    count: u32,
+    last_key: u64,
 }
 
 impl OpenBlock {
@@ -87,6 +104,7 @@ impl OpenBlock {
             first_key: key,
             last_key: key,
             count: 1,
+            group_start: None,
         }
     }
 
@@ -104,19 +122,34 @@ impl OpenBlock {
     }
 
     fn seal(self) -> Result<EncodedBlock, CodecError> {
-        let count = u16::try_from(self.count).map_err(|_| CodecError::BlockTooLarge {
-            keys: self.count as usize,
-        })?;
-        let payload_bits =
-            usize::try_from(self.writer.bit_len()).map_err(|_| CodecError::BlockTooLarge {
-                keys: self.count as usize,
-            })?;
-        let payload = self.writer.finish();
+        let (bits, count, last_key) = (self.writer.bit_len(), self.count, self.last_key);
+        self.seal_first(bits, count, last_key)
+    }
+
+    /// Seals the block's keys before `group`, dropping the rest.
+    fn seal_before(self, group: GroupStart) -> Result<EncodedBlock, CodecError> {
+        self.seal_first(group.bits, group.count, group.last_key)
+    }
+
+    /// Seals the first `count` keys, which take `bits` payload bits and
+    /// end with `last_key`.
+    fn seal_first(self, bits: u64, count: u32, last_key: u64) -> Result<EncodedBlock, CodecError> {
+        let too_large = || CodecError::BlockTooLarge {
+            keys: count as usize,
+        };
+        let count16 = u16::try_from(count).map_err(|_| too_large())?;
+        let payload_bits = usize::try_from(bits).map_err(|_| too_large())?;
+        let mut payload = self.writer.finish();
+        payload.truncate(payload_bits.div_ceil(8));
+        // The padding after the last kept key must be zero bits.
+        if let (Some(last), 1..) = (payload.last_mut(), payload_bits % 8) {
+            *last &= 0xff << (8 - payload_bits % 8);
+        }
         Ok(EncodedBlock {
-            bytes: super::header::seal_block(count, payload_bits, &payload),
+            bytes: super::header::seal_block(count16, payload_bits, &payload),
             first_key: self.first_key,
-            last_key: self.last_key,
-            count: self.count,
+            last_key,
+            count,
         })
     }
 }
@@ -130,7 +163,20 @@ impl<'c> BlockEncoder<'c> {
         BlockEncoder {
             code,
             target_block_bytes,
+            group_bits: None,
         }
+    }
+
+    /// Makes [`BlockEncoder::encode_table`] cut a full block back to
+    /// where its last prefix group of `prefix_bits` bits starts, when the
+    /// block keeps at least half its size: a query's candidates are one
+    /// prefix group, so it then reads one block instead of two (a group of
+    /// a 10M table is ~150 keys and a 1 KiB block ~180, so cut by size
+    /// alone most groups span two blocks).
+    #[must_use]
+    pub fn cut_at_groups(mut self, prefix_bits: u32) -> Self {
+        self.group_bits = (1..64).contains(&prefix_bits).then_some(prefix_bits);
+        self
     }
 
     /// The code keys are encoded with.
@@ -149,12 +195,12 @@ impl<'c> BlockEncoder<'c> {
         let payload_budget_bits =
             (self.target_block_bytes.saturating_sub(BlockHeader::LEN) as u64) * 8;
         let mut blocks = Vec::new();
-        let mut iter = keys.iter().copied().enumerate();
-        let Some((_, first)) = iter.next() else {
+        let Some(&first) = keys.first() else {
             return Ok(blocks);
         };
         let mut open = OpenBlock::start(first, capacity);
-        for (index, key) in iter {
+        let mut index = 1;
+        while let Some(&key) = keys.get(index) {
             let Some((word, length, residual_bits)) = key_cost(self.code, open.last_key, key)
             else {
                 return Err(CodecError::NotStrictlyAscending { index });
@@ -162,11 +208,36 @@ impl<'c> BlockEncoder<'c> {
             let bits = open.writer.bit_len() + u64::from(length + residual_bits);
             // Whole bytes count: the payload is padded to a byte boundary.
             if bits.div_ceil(8) * 8 > payload_budget_bits || open.count as usize >= MAX_BLOCK_KEYS {
-                let full = std::mem::replace(&mut open, OpenBlock::start(key, capacity));
-                blocks.push(full.seal()?);
-            } else {
-                open.append(key, word, length, residual_bits);
+                match open.group_start {
+                    Some(group) if group.bits * 2 >= payload_budget_bits => {
+                        // The next block starts with the group; its keys
+                        // after the first are appended again.
+                        let restart = keys.get(group.index).copied().unwrap_or(key);
+                        let full =
+                            std::mem::replace(&mut open, OpenBlock::start(restart, capacity));
+                        blocks.push(full.seal_before(group)?);
+                        index = group.index + 1;
+                    }
+                    _ => {
+                        let full = std::mem::replace(&mut open, OpenBlock::start(key, capacity));
+                        blocks.push(full.seal()?);
+                        index += 1;
+                    }
+                }
+                continue;
             }
+            if let Some(prefix_bits) = self.group_bits {
+                if (open.last_key ^ key) >> (64 - prefix_bits) != 0 {
+                    open.group_start = Some(GroupStart {
+                        index,
+                        bits: open.writer.bit_len(),
+                        count: open.count,
+                        last_key: open.last_key,
+                    });
+                }
+            }
+            open.append(key, word, length, residual_bits);
+            index += 1;
         }
         blocks.push(open.seal()?);
         Ok(blocks)

@@ -35,7 +35,9 @@ pub(crate) fn build_in_memory(
     sort_u64(&mut keys, &mut scratch);
     drop(scratch);
     let code = HuffmanCode::for_sorted_keys(&keys);
-    let blocks = BlockEncoder::new(&code, block_bytes).encode_table(&keys)?;
+    let blocks = BlockEncoder::new(&code, block_bytes)
+        .cut_at_groups(table.prefix_bits())
+        .encode_table(&keys)?;
     drop(keys);
     finish_table(dir, index, code, &blocks)
 }
@@ -85,8 +87,9 @@ pub(crate) fn build_external(
     let code = HuffmanCode::from_histogram(&histogram);
 
     // Second pass: blocks, encoded a slice at a time and written as they
-    // come, so only the directory stays in memory.
-    let encoder = BlockEncoder::new(&code, block_bytes);
+    // come, so only the directory stays in memory. (A slice's end cuts a
+    // block wherever it falls: once per million keys.)
+    let encoder = BlockEncoder::new(&code, block_bytes).cut_at_groups(table.prefix_bits());
     let mut last_keys = Vec::new();
     let mut bytes = 0u64;
     let mut slice = Vec::with_capacity(run_keys.clamp(1, 1 << 20));
