@@ -138,12 +138,6 @@ fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
     let mut wanted: Vec<Fingerprint> = hits.iter().map(|&(_, fp, _)| fp).collect();
     wanted.sort_unstable();
     wanted.dedup();
-    // Decided before any is recorded, so that fingerprints of one prefix
-    // in this batch read through the same scanner.
-    let read_before: Vec<(Fingerprint, bool)> = wanted
-        .iter()
-        .map(|&fp| (fp, store.prefixes_read().contains(fp)))
-        .collect();
     // The rule of the tables' read-ahead, counting RocksDB's blocks by
     // their uncompressed size: compressed ones take fewer bytes, so this
     // counts fewer blocks than there are and reads ahead a little sooner.
@@ -152,7 +146,7 @@ fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
         store.read_ahead(Family::FpToIds);
     }
     let chunk = wanted.len().div_ceil(cores()).max(1);
-    let chunks: Vec<&[(Fingerprint, bool)]> = read_before.chunks(chunk).collect();
+    let chunks: Vec<&[Fingerprint]> = wanted.chunks(chunk).collect();
     let found: Vec<Result<Vec<IdsOf>>> = in_parallel(chunks.len(), |part| {
         let chunk = chunks
             .get(part)
@@ -161,8 +155,10 @@ fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
         store.with_id_scanners(|cached, uncached| {
             chunk
                 .iter()
-                .map(|&(fp, again)| {
-                    let ids = if again {
+                .map(|&fp| {
+                    // Prefixes are recorded only after every lookup, so a
+                    // prefix's fingerprints in this batch share a scanner.
+                    let ids = if store.prefixes_read().contains(fp) {
                         cached.ids_of(fp)?
                     } else {
                         uncached.ids_of(fp)?
