@@ -22,9 +22,10 @@ const ID_FP_BLOCK_BYTES: usize = 16 << 10;
 
 /// RocksDB's block size in `fp_ids`, where every query match reads its
 /// ids: LZ4, which decompresses several times faster than zstd, over
-/// 8 KiB blocks (twice RocksDB's default: about 7 % smaller with URL-like
-/// ids, docs/BENCHMARKS.md).
-pub(crate) const FP_IDS_BLOCK_BYTES: usize = 8 << 10;
+/// 4 KiB blocks. A match reads and decompresses a whole block for a few
+/// ids: 8 KiB blocks were 3 % smaller with URL-like ids but made a fresh
+/// `fpdb query` of 10,000 queries 9 ms slower (docs/BENCHMARKS.md).
+pub(crate) const FP_IDS_BLOCK_BYTES: usize = 4 << 10;
 
 /// RocksDB's default window for its compression options (zstd ignores it
 /// but the call sets every option at once).
