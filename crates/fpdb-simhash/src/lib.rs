@@ -46,6 +46,7 @@
 mod chunks;
 mod error;
 mod feature_hash;
+mod keywords;
 mod normalize;
 mod simhasher;
 mod stop_words;

@@ -73,8 +73,9 @@ pub(crate) fn fold_into(text: &str, out: &mut String) {
 }
 
 /// Whether a token carries meaning: it has at least one letter or digit.
-/// Punctuation, symbols and whitespace are dropped.
-#[inline]
+/// Punctuation, symbols and whitespace are dropped. (The plain definition
+/// [`is_meaningful_word`] is tested against.)
+#[cfg(test)]
 pub(crate) fn has_alphanumeric(token: &str) -> bool {
     token.chars().any(char::is_alphanumeric)
 }
@@ -118,8 +119,9 @@ fn is_common_punctuation(c: char) -> bool {
 /// Whether a token is only a number, such as a date part, a counter or a
 /// price. Those are what changes between two copies of the same page
 /// (`阅读 1523 次`, `2024-04-29`), so tokenizers that drop them keep such copies
-/// together.
-#[inline]
+/// together. (The plain definition [`is_meaningful_word`] is tested
+/// against.)
+#[cfg(test)]
 pub(crate) fn is_number(token: &str) -> bool {
     let mut digits = 0usize;
     for c in token.chars() {

@@ -1,16 +1,15 @@
 //! Text in, fingerprint out.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::LazyLock;
-
-use jieba_rs::{KeywordExtract, KeywordExtractConfig, TfIdf};
 
 use crate::chunks::for_each_chunk;
 use crate::feature_hash::hash_feature;
-use crate::normalize::{fold_into, has_alphanumeric, is_number};
-use crate::stop_words::{is_stop_word, stop_words};
-use crate::tokenizer::{for_each_shingle, JIEBA};
+use crate::keywords::jieba_keyword_scores;
+use crate::normalize::{fold_into, is_meaningful_word};
+use crate::stop_words::is_stop_word;
+use crate::tokenizer::for_each_shingle;
 use crate::votes::BitVotes;
 use crate::{Fingerprint, Tokenizer, Weighting};
 
@@ -33,19 +32,6 @@ const TFIDF_SCALE: f64 = 1_000_000.0;
 fn scaled_score(score: f64) -> i64 {
     (score * TFIDF_SCALE).round().max(1.0) as i64
 }
-
-/// jieba's keyword extractor with fpdb's stop words added to jieba's own.
-static KEYWORDS: LazyLock<TfIdf> = LazyLock::new(|| {
-    let mut extractor = TfIdf::default();
-    let mut config = KeywordExtractConfig::builder()
-        .min_keyword_length(2)
-        .use_hmm(false);
-    for word in stop_words() {
-        config = config.add_stop_word(word);
-    }
-    *extractor.config_mut() = config.build();
-    extractor
-});
 
 /// The options that define a fingerprint. Two databases agree on
 /// fingerprints exactly when their options are equal.
@@ -184,74 +170,31 @@ impl Simhasher {
     /// jieba's score is tf·idf divided by the chunk's token count, which is
     /// close to proportional to its length. This keeps memory bounded by
     /// the vocabulary rather than by the text.
-    ///
-    /// A text of one chunk asks jieba for only a few more candidates than
-    /// it keeps (ranking and copying every word of the text was most of
-    /// the cost of tf-idf), and asks again for all of them in the rare
-    /// case that those few cannot decide the top keywords (see
-    /// [`ranked_keywords`]).
     fn tfidf_features(&self, text: &str) -> Vec<(String, i64)> {
         let keep = self.options.weighting.keywords_for(text.len());
-        let limited = self.options.tokenizer == Tokenizer::Jieba && text.len() <= TFIDF_CHUNK_BYTES;
-        let mut candidates = if limited {
-            keep.saturating_add(keep / 2).saturating_add(8)
-        } else {
-            // Keywords are summed over chunks, so all of them are needed;
-            // other tokenizers count every candidate anyway.
-            usize::MAX
-        };
-        loop {
-            if let Some(ranked) = self.tfidf_top(text, keep, candidates) {
-                return ranked;
-            }
-            // Rare: the boundary is a tie or many candidates were not
-            // features. Take them all rather than guess again.
-            candidates = usize::MAX;
-        }
-    }
-
-    /// The top `keep` keywords of `text`, from the best `candidates` of each
-    /// chunk; `None` when those candidates are too few to be sure of them.
-    fn tfidf_top(&self, text: &str, keep: usize, candidates: usize) -> Option<Vec<(String, i64)>> {
-        let mut scores: HashMap<String, f64> = HashMap::new();
         let mut folded = String::new();
-        // The lowest score jieba returned, when it returned all it was asked
-        // for and so may have left out words scoring as much.
-        let mut cut_off: Option<i64> = None;
+        if text.len() <= TFIDF_CHUNK_BYTES {
+            // One chunk (nearly every document): its scores are the sums,
+            // and only the kept keywords are copied out of the text.
+            fold_into(text, &mut folded);
+            return ranked_keywords(self.keyword_scores(&folded), keep);
+        }
+        let mut scores: HashMap<String, f64> = HashMap::new();
         for_each_chunk(text, TFIDF_CHUNK_BYTES, |chunk| {
             folded.clear();
             fold_into(chunk, &mut folded);
             let chunk_share = chunk.len() as f64 / text.len().max(1) as f64;
-            let mut returned = 0usize;
-            let mut lowest = f64::INFINITY;
-            self.for_each_keyword_score(&folded, candidates, |word, score| {
-                let share = score * chunk_share;
-                *scores.entry(word).or_insert(0.0) += share;
-                returned += 1;
-                lowest = lowest.min(share);
-            });
-            if returned >= candidates {
-                cut_off = Some(scaled_score(lowest));
+            for (word, score) in self.keyword_scores(&folded) {
+                *scores.entry(word.into_owned()).or_insert(0.0) += score * chunk_share;
             }
         });
-        ranked_keywords(scores, keep, cut_off)
+        ranked_keywords(scores, keep)
     }
 
     /// Every keyword candidate of one folded chunk with its tf-idf score.
-    /// With jieba, only the best `candidates` of them (by score, then by
-    /// text); other tokenizers give every candidate.
-    fn for_each_keyword_score(
-        &self,
-        folded: &str,
-        candidates: usize,
-        mut each: impl FnMut(String, f64),
-    ) {
+    fn keyword_scores<'t>(&self, folded: &'t str) -> Vec<(Cow<'t, str>, f64)> {
         match self.options.tokenizer {
-            Tokenizer::Jieba => {
-                for keyword in KEYWORDS.extract_keywords(&JIEBA, folded, candidates, Vec::new()) {
-                    each(keyword.keyword, keyword.weight);
-                }
-            }
+            Tokenizer::Jieba => jieba_keyword_scores(folded),
             tokenizer => {
                 // No IDF is known for these features: all share one IDF, so
                 // the score is the relative frequency.
@@ -265,9 +208,10 @@ impl Simhasher {
                     Tokenizer::Chars(n) => for_each_shingle(folded, n, &mut count),
                     _ => tokenizer.for_each_word(folded, |w, _| count(w)),
                 }
-                for (word, n) in counts {
-                    each(word, n as f64 / total as f64);
-                }
+                counts
+                    .into_iter()
+                    .map(|(word, n)| (Cow::Owned(word), n as f64 / total as f64))
+                    .collect()
             }
         }
     }
@@ -275,43 +219,38 @@ impl Simhasher {
 
 /// The best `keep` features of summed keyword `scores`, heaviest first and
 /// ties by text, as fixed-point weights.
-///
-/// `cut_off` is the lowest weight among the candidates when the scorer may
-/// have left out others weighing as much or less (it returns candidates
-/// best first). The result is then only certain when the last kept feature
-/// weighs strictly more than `cut_off`: a left-out word weighs at most
-/// `cut_off`, so it could not have been kept. Otherwise `None`: ask for
-/// more candidates.
-fn ranked_keywords(
-    scores: HashMap<String, f64>,
+fn ranked_keywords<W: AsRef<str>>(
+    scores: impl IntoIterator<Item = (W, f64)>,
     keep: usize,
-    cut_off: Option<i64>,
-) -> Option<Vec<(String, i64)>> {
-    let mut ranked: Vec<(String, i64)> = scores
+) -> Vec<(String, i64)> {
+    let mut ranked: Vec<(W, i64)> = scores
         .into_iter()
         // jieba's extractor keeps any token of two characters, even
         // whitespace; only words with letters or digits are features.
-        .filter(|(word, _)| has_alphanumeric(word) && !is_number(word) && !is_stop_word(word))
+        .filter(|(word, _)| is_meaningful_word(word.as_ref()) && !is_stop_word(word.as_ref()))
         .map(|(word, score)| (word, scaled_score(score)))
         .collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    ranked.truncate(keep);
-    match cut_off {
-        None => Some(ranked),
-        Some(lowest) => {
-            let certain = ranked.len() == keep && ranked.last().is_none_or(|(_, w)| *w > lowest);
-            certain.then_some(ranked)
-        }
+    let order =
+        |a: &(W, i64), b: &(W, i64)| b.1.cmp(&a.1).then_with(|| a.0.as_ref().cmp(b.0.as_ref()));
+    if ranked.len() > keep {
+        ranked.select_nth_unstable_by(keep, order);
+        ranked.truncate(keep);
     }
+    ranked.sort_by(order);
+    ranked
+        .into_iter()
+        .map(|(word, weight)| (word.as_ref().to_string(), weight))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keywords::jieba_extractor_scores;
     use proptest::prelude::*;
 
-    /// tf-idf keywords the plain way: every candidate of every chunk,
-    /// summed, then ranked with nothing left out.
+    /// tf-idf keywords the plain way: jieba-rs's extractor on every chunk,
+    /// every candidate summed, then ranked.
     fn reference_tfidf(simhasher: &Simhasher, text: &str) -> Vec<(String, i64)> {
         let keep = simhasher.options.weighting.keywords_for(text.len());
         let mut scores: HashMap<String, f64> = HashMap::new();
@@ -319,12 +258,11 @@ mod tests {
             let mut folded = String::new();
             fold_into(chunk, &mut folded);
             let chunk_share = chunk.len() as f64 / text.len().max(1) as f64;
-            for keyword in KEYWORDS.extract_keywords(&JIEBA, &folded, usize::MAX, Vec::new()) {
-                *scores.entry(keyword.keyword).or_insert(0.0) += keyword.weight * chunk_share;
+            for (word, score) in jieba_extractor_scores(&folded) {
+                *scores.entry(word).or_insert(0.0) += score * chunk_share;
             }
         });
-        // Every candidate was asked for: nothing left out, no cut-off.
-        ranked_keywords(scores, keep, None).expect("without a cut-off the ranking is certain")
+        ranked_keywords(scores, keep)
     }
 
     fn jieba_tfidf(top_n: Option<usize>) -> Simhasher {
@@ -395,7 +333,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         #[test]
-        fn few_candidates_give_the_reference_keywords(
+        fn fast_scores_give_the_reference_keywords(
             codes in proptest::collection::vec((0u8..3, 0usize..1000), 0..600),
             top_n in proptest::option::of(0usize..40),
         ) {
@@ -406,7 +344,7 @@ mod tests {
     }
 
     #[test]
-    fn few_candidates_give_the_reference_keywords_on_articles() {
+    fn fast_scores_give_the_reference_keywords_on_articles() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/text");
         let mut articles = String::new();
         for entry in std::fs::read_dir(dir).unwrap() {
