@@ -12,6 +12,7 @@ use std::fmt;
 
 use fpdb_codec::{BlockDecoder, ChecksumPolicy};
 use fpdb_simhash::Fingerprint;
+use xxhash_rust::xxh3::xxh3_128;
 
 use crate::error::{Error, Result};
 use crate::store::keys::{decode_u64, fp_ids_key};
@@ -299,16 +300,21 @@ pub(crate) fn verify(store: &Store, tables: &Tables) -> Result<VerifyReport> {
         }
     }
 
-    let fp_ids = verify_fp_ids(store, &mut findings)?;
+    let before_scans = findings.count();
+    let fp_ids = scan_fp_ids(store, &mut findings)?;
+    let id_fp = scan_id_fp(store, &mut findings)?;
+    let scans_clean = findings.count() == before_scans;
     if reference.is_some() {
         compare_with_ids(&set, &fp_ids.fingerprints, &mut findings);
     }
-    let counted_ids = verify_id_fp(store, &mut findings)?;
-    // When every fp_ids entry matches its id_fp entry, the entries map
-    // one-to-one onto distinct ids; with equal counts every id then has
-    // its fp_ids entry, and looking each up again is only needed to name
-    // the ones that do not.
-    if !fp_ids.all_match || fp_ids.entries != counted_ids {
+    let counted_ids = id_fp.ids;
+    // Both families hold sets of (id, fingerprint) pairs, equal when the
+    // families agree. Equal counts and sums of the pairs' 128-bit hashes
+    // say so after two scans in key order; looking every id up in the
+    // other family (a random read each: minutes at 10M ids) is only
+    // needed to name the ids that disagree.
+    if !scans_clean || fp_ids.pairs != id_fp.pairs {
+        find_fp_ids_without_id_fp(store, &mut findings)?;
         find_ids_without_fp_ids(store, &mut findings)?;
     }
     findings.report.ids = counted_ids;
@@ -466,16 +472,32 @@ fn verify_table(
     Ok(contents)
 }
 
-/// Checks every `fp_ids` entry against `id_fp`.
-fn verify_fp_ids(store: &Store, findings: &mut Findings) -> Result<FpIdsScan> {
+/// The (id, fingerprint) pairs a family holds, as a count and an
+/// order-independent digest: the wrapping sum of each pair's xxh3-128.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Pairs {
+    entries: u64,
+    digest: u128,
+}
+
+impl Pairs {
+    fn add(&mut self, id: &[u8], fp: u64) {
+        let mut bytes = Vec::with_capacity(8 + id.len());
+        bytes.extend_from_slice(&fp.to_be_bytes());
+        bytes.extend_from_slice(id);
+        self.entries += 1;
+        self.digest = self.digest.wrapping_add(xxh3_128(&bytes));
+    }
+}
+
+/// Reads every `fp_ids` entry: the fingerprints with ids, and the pairs.
+fn scan_fp_ids(store: &Store, findings: &mut Findings) -> Result<FpIdsScan> {
     let mut with_ids: Vec<u64> = Vec::new();
-    let mut entries = 0u64;
-    let problems_before = findings.count();
+    let mut pairs = Pairs::default();
     for entry in store.entries(Family::FpToIds)? {
         let Some((key, _)) = readable(entry, Family::FpToIds, findings)? else {
             break;
         };
-        entries += 1;
         let (Some(fp), Some(id)) = (
             key.get(..8).and_then(decode_u64),
             key.get(8..).filter(|id| !id.is_empty()),
@@ -486,10 +508,32 @@ fn verify_fp_ids(store: &Store, findings: &mut Findings) -> Result<FpIdsScan> {
             });
             continue;
         };
-        let name = String::from_utf8_lossy(id);
         if with_ids.last() != Some(&fp) {
             with_ids.push(fp);
         }
+        pairs.add(id, fp);
+    }
+    Ok(FpIdsScan {
+        fingerprints: with_ids,
+        pairs,
+    })
+}
+
+/// Names every `fp_ids` entry whose id `id_fp` does not map to its
+/// fingerprint.
+fn find_fp_ids_without_id_fp(store: &Store, findings: &mut Findings) -> Result<()> {
+    for entry in store.entries(Family::FpToIds)? {
+        // What cannot be read or decoded was reported by `scan_fp_ids`.
+        let Ok((key, _)) = entry else {
+            break;
+        };
+        let (Some(fp), Some(id)) = (
+            key.get(..8).and_then(decode_u64),
+            key.get(8..).filter(|id| !id.is_empty()),
+        ) else {
+            continue;
+        };
+        let name = String::from_utf8_lossy(id);
         match store.get(Family::IdToFp, id) {
             Ok(Some(value)) if decode_u64(&value) == Some(fp) => {}
             Ok(Some(_)) => findings.add(Problem::Id {
@@ -512,42 +556,48 @@ fn verify_fp_ids(store: &Store, findings: &mut Findings) -> Result<FpIdsScan> {
             }),
         }
     }
-    Ok(FpIdsScan {
-        fingerprints: with_ids,
-        entries,
-        all_match: findings.count() == problems_before,
-    })
+    Ok(())
 }
 
-/// Checks that every `id_fp` entry decodes; returns the ids counted.
-fn verify_id_fp(store: &Store, findings: &mut Findings) -> Result<u64> {
-    let mut count = 0u64;
+/// What [`scan_id_fp`] saw.
+struct IdFpScan {
+    /// Entries read, decodable or not.
+    ids: u64,
+    /// The (id, fingerprint) pairs of the entries that decoded.
+    pairs: Pairs,
+}
+
+/// Reads every `id_fp` entry, checking that it decodes.
+fn scan_id_fp(store: &Store, findings: &mut Findings) -> Result<IdFpScan> {
+    let mut pairs = Pairs::default();
+    let mut ids = 0u64;
     for entry in store.entries(Family::IdToFp)? {
         let Some((key, value)) = readable(entry, Family::IdToFp, findings)? else {
             break;
         };
-        count += 1;
-        let Ok(id) = std::str::from_utf8(&key) else {
+        ids += 1;
+        if std::str::from_utf8(&key).is_err() {
             findings.add(Problem::Id {
                 id: String::from_utf8_lossy(&key).into_owned(),
                 reason: "not UTF-8".into(),
             });
             continue;
-        };
-        if decode_u64(&value).is_none() {
-            findings.add(Problem::Id {
-                id: id.to_string(),
+        }
+        match decode_u64(&value) {
+            Some(fp) => pairs.add(&key, fp),
+            None => findings.add(Problem::Id {
+                id: String::from_utf8_lossy(&key).into_owned(),
                 reason: format!("its fingerprint in id_fp is {} bytes, not 8", value.len()),
-            });
+            }),
         }
     }
-    Ok(count)
+    Ok(IdFpScan { ids, pairs })
 }
 
 /// Names every id whose `id_fp` entry has no `fp_ids` entry.
 fn find_ids_without_fp_ids(store: &Store, findings: &mut Findings) -> Result<()> {
     for entry in store.entries(Family::IdToFp)? {
-        // What cannot be read or decoded was reported by `verify_id_fp`.
+        // What cannot be read or decoded was reported by `scan_id_fp`.
         let Ok((key, value)) = entry else {
             break;
         };
@@ -583,14 +633,12 @@ fn missing_from_store(table: usize, block: usize, last: u64) -> Problem {
     }
 }
 
-/// What [`verify_fp_ids`] saw.
+/// What [`scan_fp_ids`] saw.
 struct FpIdsScan {
     /// Distinct fingerprints with ids, sorted.
     fingerprints: Vec<u64>,
-    /// Entries read.
-    entries: u64,
-    /// Every entry decoded and matched its `id_fp` entry.
-    all_match: bool,
+    /// The (id, fingerprint) pairs of the entries that decoded.
+    pairs: Pairs,
 }
 
 /// Reports fingerprints that table `index` holds and the reference table

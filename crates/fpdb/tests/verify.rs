@@ -247,3 +247,62 @@ fn a_deleted_id_fp_entry_names_the_id() {
         .iter()
         .any(|p| matches!(p, Problem::Counter { name: "ids", .. })));
 }
+
+/// Both families complete and the same size, one pair different: only the
+/// pairs' digests tell, and the id is then named.
+#[test]
+fn an_id_mapped_to_another_fingerprint_is_named() {
+    let (_dir, path) = populated();
+    let db = Db::open(&path).unwrap();
+    let fp = db.get("doc-3").unwrap().unwrap();
+    drop(db);
+    {
+        let rocks = raw(&path);
+        rocks
+            .put_cf(
+                rocks.cf_handle("id_fp").unwrap(),
+                "doc-3",
+                (fp.0 ^ 1).to_be_bytes(),
+            )
+            .unwrap();
+    }
+    let report = verify(&path);
+    assert!(
+        report.problems.iter().any(
+            |p| matches!(p, Problem::Id { id, reason } if id == "doc-3" && reason.contains("id_fp holds another"))
+        ),
+        "{:?}",
+        report.problems
+    );
+}
+
+/// An `fp_ids` entry moved under another fingerprint, counts unchanged.
+#[test]
+fn an_fp_ids_entry_under_another_fingerprint_is_named() {
+    let (_dir, path) = populated();
+    let db = Db::open(&path).unwrap();
+    let fp = db.get("doc-4").unwrap().unwrap();
+    drop(db);
+    {
+        let rocks = raw(&path);
+        let fp_ids = rocks.cf_handle("fp_ids").unwrap();
+        let key = |fp: u64| {
+            let mut key = fp.to_be_bytes().to_vec();
+            key.extend_from_slice(b"doc-4");
+            key
+        };
+        rocks.delete_cf(fp_ids, key(fp.0)).unwrap();
+        rocks.put_cf(fp_ids, key(fp.0 ^ 2), []).unwrap();
+    }
+    let report = verify(&path);
+    assert!(
+        report.problems.iter().any(
+            |p| matches!(p, Problem::Id { id, reason } if id == "doc-4" && reason.contains("id_fp holds another"))
+        ),
+        "{:?}",
+        report.problems
+    );
+    assert!(report.problems.iter().any(
+        |p| matches!(p, Problem::Id { id, reason } if id == "doc-4" && reason.contains("no entry in fp_ids"))
+    ));
+}
