@@ -365,4 +365,35 @@ mod tests {
             }
         }
     }
+
+    /// A text of several chunks sums each chunk's scores as the plain way
+    /// does.
+    #[test]
+    fn fast_scores_give_the_reference_keywords_over_chunks() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/text");
+        let mut articles: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| std::fs::read_to_string(entry.unwrap().path()).unwrap())
+            .collect();
+        articles.sort();
+        let mut text = String::new();
+        let mut round = 0;
+        while text.len() <= 2 * TFIDF_CHUNK_BYTES + TFIDF_CHUNK_BYTES / 2 {
+            // Each round leaves out another article, so chunks differ.
+            for (i, article) in articles.iter().enumerate() {
+                if i != round % articles.len() {
+                    text.push_str(article);
+                }
+            }
+            round += 1;
+        }
+        for top_n in [Some(8), None] {
+            let simhasher = jieba_tfidf(top_n);
+            assert_eq!(
+                simhasher.tfidf_features(&text),
+                reference_tfidf(&simhasher, &text),
+                "top_n {top_n:?}"
+            );
+        }
+    }
 }
