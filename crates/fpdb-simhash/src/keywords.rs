@@ -38,7 +38,8 @@ static EXTRACTOR: LazyLock<TfIdf> = LazyLock::new(|| {
 /// Words whose answers are remembered, at most: jieba's IDF table has
 /// about 270,000 words, and a crawl meets endless new names and numbers.
 /// Past the limit new words are asked again each time (slower, the same
-/// scores). About 16 MiB when full.
+/// scores). Full, it holds about 30 MiB: 300,000 made-up distinct words
+/// raised `fpdb hash`'s peak memory from 85 to 114 MiB (docs/BENCHMARKS.md).
 const REMEMBERED_WORDS: usize = 1 << 18;
 
 /// What the extractor says of a word: `Some(idf)` when it keeps the word,
