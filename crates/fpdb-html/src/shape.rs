@@ -148,7 +148,8 @@ fn pieces(html: &str) -> impl Iterator<Item = Piece<'_>> {
         if rest.is_empty() {
             return None;
         }
-        let Some(open) = rest.find('<') else {
+        // memchr's SIMD search: `str::find` took most of this scan's time.
+        let Some(open) = memchr::memchr(b'<', rest.as_bytes()) else {
             return Some(Piece::Text(std::mem::take(&mut rest)));
         };
         if open > 0 {
@@ -160,7 +161,7 @@ fn pieces(html: &str) -> impl Iterator<Item = Piece<'_>> {
             rest = after_comment(comment);
             continue;
         }
-        let close = rest.find('>').map_or(rest.len(), |end| end + 1);
+        let close = memchr::memchr(b'>', rest.as_bytes()).map_or(rest.len(), |end| end + 1);
         let (tag, after) = rest.split_at(close);
         rest = after;
         return Some(Piece::Tag(tag));
@@ -169,8 +170,7 @@ fn pieces(html: &str) -> impl Iterator<Item = Piece<'_>> {
 
 /// What follows the `-->` ending a comment (nothing if it never ends).
 fn after_comment(comment: &str) -> &str {
-    comment
-        .find("-->")
+    memchr::memmem::find(comment.as_bytes(), b"-->")
         .and_then(|end| comment.get(end + 3..))
         .unwrap_or_default()
 }

@@ -74,17 +74,13 @@ impl Hasher for WordHasher {
 /// Every keyword of `folded` with its tf-idf score, exactly as jieba-rs's
 /// extractor scores it (in no particular order).
 pub(crate) fn jieba_keyword_scores(folded: &str) -> Vec<(Cow<'_, str>, f64)> {
-    match fast_scores(folded) {
-        Some(scores) => scores
-            .into_iter()
-            .map(|(word, score)| (Cow::Borrowed(word), score))
-            .collect(),
+    fast_scores(folded).unwrap_or_else(|| {
         // Rare: a word of the text segments differently alone.
-        None => jieba_extractor_scores(folded)
+        jieba_extractor_scores(folded)
             .into_iter()
             .map(|(word, score)| (Cow::Owned(word), score))
-            .collect(),
-    }
+            .collect()
+    })
 }
 
 /// The extractor's own scores of every keyword of `folded`.
@@ -98,7 +94,7 @@ pub(crate) fn jieba_extractor_scores(folded: &str) -> Vec<(String, f64)> {
 
 /// [`jieba_keyword_scores`] without the extractor, or `None` when a word
 /// could not be asked about alone.
-fn fast_scores(folded: &str) -> Option<Vec<(&str, f64)>> {
+fn fast_scores(folded: &str) -> Option<Vec<(Cow<'_, str>, f64)>> {
     let config = EXTRACTOR.config();
     let tokens = JIEBA.cut(folded, config.use_hmm());
     let mut counts: WordMap<&str, u64> =
@@ -131,7 +127,7 @@ fn fast_scores(folded: &str) -> Option<Vec<(&str, f64)>> {
     Some(
         keywords
             .into_iter()
-            .map(|(word, count, idf)| (word, count as f64 * idf / total as f64))
+            .map(|(word, count, idf)| (Cow::Borrowed(word), count as f64 * idf / total as f64))
             .collect(),
     )
 }
