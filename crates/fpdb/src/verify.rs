@@ -12,7 +12,7 @@ use std::fmt;
 
 use fpdb_codec::{BlockDecoder, ChecksumPolicy};
 use fpdb_simhash::Fingerprint;
-use xxhash_rust::xxh3::xxh3_128;
+use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use crate::error::{Error, Result};
 use crate::store::keys::{decode_u64, fp_ids_key};
@@ -473,7 +473,8 @@ fn verify_table(
 }
 
 /// The (id, fingerprint) pairs a family holds, as a count and an
-/// order-independent digest: the wrapping sum of each pair's xxh3-128.
+/// order-independent digest: the wrapping sum of each pair's xxh3-128
+/// (the id's, seeded with the fingerprint).
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Pairs {
     entries: u64,
@@ -481,13 +482,19 @@ struct Pairs {
 }
 
 impl Pairs {
+    /// The fingerprint seeds the id's hash: no copy of the pair per entry.
     fn add(&mut self, id: &[u8], fp: u64) {
-        let mut bytes = Vec::with_capacity(8 + id.len());
-        bytes.extend_from_slice(&fp.to_be_bytes());
-        bytes.extend_from_slice(id);
         self.entries += 1;
-        self.digest = self.digest.wrapping_add(xxh3_128(&bytes));
+        self.digest = self.digest.wrapping_add(xxh3_128_with_seed(id, fp));
     }
+}
+
+/// The fingerprint and id of an `fp_ids` key; `None` when it is too short
+/// to hold both.
+fn fp_ids_entry(key: &[u8]) -> Option<(u64, &[u8])> {
+    let fp = key.get(..8).and_then(decode_u64)?;
+    let id = key.get(8..).filter(|id| !id.is_empty())?;
+    Some((fp, id))
 }
 
 /// Reads every `fp_ids` entry: the fingerprints with ids, and the pairs.
@@ -498,10 +505,7 @@ fn scan_fp_ids(store: &Store, findings: &mut Findings) -> Result<FpIdsScan> {
         let Some((key, _)) = readable(entry, Family::FpToIds, findings)? else {
             break;
         };
-        let (Some(fp), Some(id)) = (
-            key.get(..8).and_then(decode_u64),
-            key.get(8..).filter(|id| !id.is_empty()),
-        ) else {
+        let Some((fp, id)) = fp_ids_entry(&key) else {
             findings.add(Problem::Id {
                 id: String::from_utf8_lossy(&key).into_owned(),
                 reason: format!("fp_ids key of {} bytes is too short", key.len()),
@@ -527,10 +531,7 @@ fn find_fp_ids_without_id_fp(store: &Store, findings: &mut Findings) -> Result<(
         let Ok((key, _)) = entry else {
             break;
         };
-        let (Some(fp), Some(id)) = (
-            key.get(..8).and_then(decode_u64),
-            key.get(8..).filter(|id| !id.is_empty()),
-        ) else {
+        let Some((fp, id)) = fp_ids_entry(&key) else {
             continue;
         };
         let name = String::from_utf8_lossy(id);

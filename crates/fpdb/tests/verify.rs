@@ -58,6 +58,18 @@ fn directory(rocks: &rocksdb::DB, index: usize) -> Vec<[u8; 8]> {
         .collect()
 }
 
+/// The fingerprint stored for `id`, read through a short-lived handle.
+fn fingerprint_of(path: &Path, id: &str) -> Fingerprint {
+    Db::open(path).unwrap().get(id).unwrap().unwrap()
+}
+
+/// An `fp_ids` key: the fingerprint, big-endian, then the id.
+fn fp_ids_key(fp: u64, id: &str) -> Vec<u8> {
+    let mut key = fp.to_be_bytes().to_vec();
+    key.extend_from_slice(id.as_bytes());
+    key
+}
+
 fn verify(path: &Path) -> fpdb::VerifyReport {
     Db::open(path).unwrap().verify().unwrap()
 }
@@ -174,15 +186,14 @@ fn a_block_missing_from_the_directory_is_named() {
 #[test]
 fn a_deleted_fp_ids_entry_names_the_id() {
     let (_dir, path) = populated();
-    let db = Db::open(&path).unwrap();
-    let fp = db.get("doc-2").unwrap().unwrap();
-    drop(db);
+    let fp = fingerprint_of(&path, "doc-2");
     {
         let rocks = raw(&path);
-        let mut key = fp.0.to_be_bytes().to_vec();
-        key.extend_from_slice(b"doc-2");
         rocks
-            .delete_cf(rocks.cf_handle("fp_ids").unwrap(), key)
+            .delete_cf(
+                rocks.cf_handle("fp_ids").unwrap(),
+                fp_ids_key(fp.0, "doc-2"),
+            )
             .unwrap();
     }
     let report = verify(&path);
@@ -253,9 +264,7 @@ fn a_deleted_id_fp_entry_names_the_id() {
 #[test]
 fn an_id_mapped_to_another_fingerprint_is_named() {
     let (_dir, path) = populated();
-    let db = Db::open(&path).unwrap();
-    let fp = db.get("doc-3").unwrap().unwrap();
-    drop(db);
+    let fp = fingerprint_of(&path, "doc-3");
     {
         let rocks = raw(&path);
         rocks
@@ -280,19 +289,14 @@ fn an_id_mapped_to_another_fingerprint_is_named() {
 #[test]
 fn an_fp_ids_entry_under_another_fingerprint_is_named() {
     let (_dir, path) = populated();
-    let db = Db::open(&path).unwrap();
-    let fp = db.get("doc-4").unwrap().unwrap();
-    drop(db);
+    let fp = fingerprint_of(&path, "doc-4");
     {
         let rocks = raw(&path);
         let fp_ids = rocks.cf_handle("fp_ids").unwrap();
-        let key = |fp: u64| {
-            let mut key = fp.to_be_bytes().to_vec();
-            key.extend_from_slice(b"doc-4");
-            key
-        };
-        rocks.delete_cf(fp_ids, key(fp.0)).unwrap();
-        rocks.put_cf(fp_ids, key(fp.0 ^ 2), []).unwrap();
+        rocks.delete_cf(fp_ids, fp_ids_key(fp.0, "doc-4")).unwrap();
+        rocks
+            .put_cf(fp_ids, fp_ids_key(fp.0 ^ 2, "doc-4"), [])
+            .unwrap();
     }
     let report = verify(&path);
     assert!(
