@@ -269,7 +269,17 @@ fn query_answers_do_not_depend_on_the_batch_size() {
     queries.push_str("dups\t00ff00ff00ff00ff\n");
     std::fs::write(dir.join("stored.fps"), stored).unwrap();
     std::fs::write(dir.join("queries.fps"), &queries).unwrap();
-    ok(dir, &["load", "db", "stored.fps"], "");
+    let load = fpdb(dir, &["load", "db", "stored.fps"], "");
+    assert_eq!(load.status.code(), Some(0), "{}", stderr(&load));
+    // The summary counts what was stored and says where the time went.
+    let summary = stderr(&load);
+    assert!(
+        summary.contains("loaded 6010 documents (6010 ids, 6001 distinct fingerprints)")
+            && summary.contains("; reading ")
+            && summary.contains(", sorting and writing ")
+            && summary.contains(", ingesting "),
+        "{summary}"
+    );
     let default = ok(dir, &["query", "db", "queries.fps"], "");
     let answers = json_lines(default.clone());
     assert_eq!(answers.len(), 12_001);

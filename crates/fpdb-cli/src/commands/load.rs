@@ -60,12 +60,16 @@ pub fn run(args: LoadArgs) -> Result<()> {
         n => format!("{skipped}, {} skipped", super::count(n, "WARC record")),
     };
     eprintln!(
-        "fpdb: loaded {} ({}, {}) in {:.2} s ({:.0} docs/s){skipped}",
+        "fpdb: loaded {} ({}, {}) in {:.2} s ({:.0} docs/s; reading {:.2} s, \
+         sorting and writing {:.2} s, ingesting {:.2} s){skipped}",
         super::count(summary.documents, "document"),
         super::count(summary.ids, "id"),
         super::count(summary.fingerprints, "distinct fingerprint"),
         summary.elapsed.as_secs_f64(),
         super::rate(summary.documents, summary.elapsed),
+        summary.reading.as_secs_f64(),
+        summary.writing.as_secs_f64(),
+        summary.ingesting.as_secs_f64(),
     );
     Ok(())
 }
