@@ -1,13 +1,21 @@
-//! The block directory: each block's last key, to find the blocks that can
-//! hold a key range with one binary search.
+//! The block directory: each block's last and first key, to find the
+//! blocks that hold a key range with one binary search.
 //!
 //! Blocks of a table partition its key space in order: block `j` holds keys
-//! in `(last[j-1], last[j]]`. So the blocks that may hold a key in
-//! `[lo, hi]` run from the first block whose last key is `≥ lo` to the first
-//! whose last key is `≥ hi`. The byte form is a frame (`crate::format`) of
-//! kind `Directory`, version 2, around the last keys, 8 bytes each,
-//! big-endian, strictly ascending; version 1 (database format 1) was the
-//! bare keys.
+//! in `[first[j], last[j]]`, with `last[j-1] < first[j]`. So the blocks
+//! that may hold a key in `[lo, hi]` run from the first block whose last
+//! key is `≥ lo` to the first whose last key is `≥ hi`, less that one if
+//! its first key is above `hi`: a table's blocks are cut where a prefix
+//! group starts, so a query's group usually ends its block, and without the
+//! first keys every query would also read the next block for nothing.
+//!
+//! A first key may be a lower bound of the block's smallest key, down to
+//! `last[j-1] + 1` (directories of database formats 1 and 2, which stored
+//! only last keys, read that way): a looser bound only reads a block more.
+//! The byte form is a frame (`crate::format`) of kind `Directory`,
+//! version 3, around the last keys then the first keys, 8 bytes each,
+//! big-endian; version 2 was the last keys alone, and version 1
+//! (database format 1) the bare last keys.
 
 use std::ops::Range;
 
@@ -15,19 +23,26 @@ use crate::block::EncodedBlock;
 use crate::error::CodecError;
 use crate::format::{decode_frame, encode_frame, Kind};
 
-/// Version of the directory byte format (1: bare keys, database format 1).
-pub const DIRECTORY_FORMAT_VERSION: u8 = 2;
+/// Version of the directory byte format (1: bare last keys, database
+/// format 1; 2: framed last keys, database format 2).
+pub const DIRECTORY_FORMAT_VERSION: u8 = 3;
+
+/// The framed version that held last keys only (database format 2).
+const LAST_KEYS_ONLY_VERSION: u8 = 2;
 
 const WHAT: &str = Kind::Directory.name();
 
 /// Blocks per group of the in-memory summary.
 pub(crate) const GROUP: usize = 16;
 
-/// Sorted last keys of a table's blocks (8 bytes per block on disk; in
-/// memory 8.5, with a summary of every 16th key).
+/// The last and first keys of a table's blocks (16 bytes per block on
+/// disk; in memory 16.5, with a summary of every 16th last key).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BlockDirectory {
     last_keys: Vec<u64>,
+    /// Each block's first key, or a lower bound of it above the previous
+    /// block's last key.
+    first_keys: Vec<u64>,
     /// The last key of every group of [`GROUP`] blocks. Binary search runs
     /// over this small array, which stays cached across queries, and then
     /// within one group (two cache lines), instead of taking a cache miss
@@ -42,16 +57,42 @@ pub struct BlockDirectory {
 
 impl BlockDirectory {
     /// A directory over blocks with these last keys, which must be strictly
-    /// ascending.
+    /// ascending, and no first keys known: each block's first key is taken
+    /// to be one above the previous block's last.
     pub fn new(last_keys: Vec<u64>) -> Result<Self, CodecError> {
-        if let Some(position) = last_keys.windows(2).position(|pair| match pair {
-            [a, b] => a >= b,
-            _ => false,
-        }) {
+        let first_keys = lower_bounds(&last_keys);
+        Self::with_first_keys(last_keys, first_keys)
+    }
+
+    /// A directory over blocks with these last keys, strictly ascending,
+    /// and these first keys (or lower bounds of them), each at most its
+    /// block's last key and above the previous block's.
+    pub fn with_first_keys(last_keys: Vec<u64>, first_keys: Vec<u64>) -> Result<Self, CodecError> {
+        if first_keys.len() != last_keys.len() {
             return Err(CodecError::corrupt(
                 WHAT,
-                format!("last key of block {} does not ascend", position + 1),
+                format!(
+                    "{} first keys for {} blocks",
+                    first_keys.len(),
+                    last_keys.len()
+                ),
             ));
+        }
+        let mut previous_last: Option<u64> = None;
+        for (block, (&first, &last)) in first_keys.iter().zip(&last_keys).enumerate() {
+            if previous_last.is_some_and(|previous| previous >= last) {
+                return Err(CodecError::corrupt(
+                    WHAT,
+                    format!("last key of block {block} does not ascend"),
+                ));
+            }
+            if first > last || previous_last.is_some_and(|previous| first <= previous) {
+                return Err(CodecError::corrupt(
+                    WHAT,
+                    format!("first key of block {block} is outside the block"),
+                ));
+            }
+            previous_last = Some(last);
         }
         let group_last_keys: Vec<u64> = last_keys
             .chunks(GROUP)
@@ -63,6 +104,7 @@ impl BlockDirectory {
             .collect();
         Ok(BlockDirectory {
             last_keys,
+            first_keys,
             group_last_keys,
             segment_last_keys,
         })
@@ -70,7 +112,10 @@ impl BlockDirectory {
 
     /// The directory of blocks cut from one table, in order.
     pub fn from_blocks(blocks: &[EncodedBlock]) -> Result<Self, CodecError> {
-        Self::new(blocks.iter().map(EncodedBlock::last_key).collect())
+        Self::with_first_keys(
+            blocks.iter().map(EncodedBlock::last_key).collect(),
+            blocks.iter().map(EncodedBlock::first_key).collect(),
+        )
     }
 
     /// Number of blocks.
@@ -86,6 +131,11 @@ impl BlockDirectory {
     /// The last key of every block.
     pub fn last_keys(&self) -> &[u64] {
         &self.last_keys
+    }
+
+    /// The first key of every block, or a lower bound of it.
+    pub fn first_keys(&self) -> &[u64] {
+        &self.first_keys
     }
 
     /// The blocks that can hold keys in `[lo, hi]` (usually one). Empty if
@@ -163,46 +213,87 @@ impl BlockDirectory {
         // linear walk, since every block it passes must be decoded anyway.
         // If none does, the range runs to the last block (which holds the
         // largest keys); an empty tail gives the empty `blocks..blocks`.
-        let end = tail
+        let mut end = tail
             .iter()
             .position(|&last| last >= hi)
             .map_or(blocks, |reaching| start + reaching + 1);
+        // That block holds nothing of the range if it starts above `hi`.
+        if end > start
+            && self
+                .first_keys
+                .get(end - 1)
+                .is_some_and(|&first| first > hi)
+        {
+            end -= 1;
+        }
         start..end
     }
 
-    /// The last keys, 8 bytes each, big-endian, in a frame.
+    /// The last keys then the first keys, 8 bytes each, big-endian, in a
+    /// frame.
     pub fn to_bytes(&self) -> Vec<u8> {
         let keys: Vec<u8> = self
             .last_keys
             .iter()
+            .chain(&self.first_keys)
             .flat_map(|key| key.to_be_bytes())
             .collect();
         encode_frame(Kind::Directory, DIRECTORY_FORMAT_VERSION, &keys)
     }
 
-    /// Parses [`BlockDirectory::to_bytes`] output.
+    /// Parses [`BlockDirectory::to_bytes`] output, or a directory of
+    /// database format 2 (last keys only).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CodecError> {
-        let (_, keys) = decode_frame(bytes, Kind::Directory, &[DIRECTORY_FORMAT_VERSION])?;
-        Self::from_v1_bytes(keys)
-    }
-
-    /// Parses a directory of database format 1: the bare keys (which are
-    /// also the payload of a framed one).
-    pub fn from_v1_bytes(bytes: &[u8]) -> Result<Self, CodecError> {
-        let (chunks, rest) = bytes.as_chunks::<8>();
-        if !rest.is_empty() {
+        let (version, payload) = decode_frame(
+            bytes,
+            Kind::Directory,
+            &[DIRECTORY_FORMAT_VERSION, LAST_KEYS_ONLY_VERSION],
+        )?;
+        if version == LAST_KEYS_ONLY_VERSION {
+            return Self::from_v1_bytes(payload);
+        }
+        if payload.len() % 16 != 0 {
             return Err(CodecError::corrupt(
                 WHAT,
-                format!("{} bytes of keys is not a multiple of 8", bytes.len()),
+                format!(
+                    "{} bytes of keys is not a last and a first key per block",
+                    payload.len()
+                ),
             ));
         }
-        Self::new(
-            chunks
-                .iter()
-                .map(|chunk| u64::from_be_bytes(*chunk))
-                .collect(),
-        )
+        let (last_keys, first_keys) = payload.split_at(payload.len() / 2);
+        Self::with_first_keys(be_keys(last_keys)?, be_keys(first_keys)?)
     }
+
+    /// Parses a directory of database format 1: the bare last keys (which
+    /// are also the payload of a format-2 frame).
+    pub fn from_v1_bytes(bytes: &[u8]) -> Result<Self, CodecError> {
+        Self::new(be_keys(bytes)?)
+    }
+}
+
+/// Big-endian 8-byte keys.
+fn be_keys(bytes: &[u8]) -> Result<Vec<u64>, CodecError> {
+    let (chunks, rest) = bytes.as_chunks::<8>();
+    if !rest.is_empty() {
+        return Err(CodecError::corrupt(
+            WHAT,
+            format!("{} bytes of keys is not a multiple of 8", bytes.len()),
+        ));
+    }
+    Ok(chunks
+        .iter()
+        .map(|chunk| u64::from_be_bytes(*chunk))
+        .collect())
+}
+
+/// The loosest first keys blocks with these last keys can have: one above
+/// the previous block's last key (0 for the first block).
+fn lower_bounds(last_keys: &[u64]) -> Vec<u64> {
+    std::iter::once(0)
+        .chain(last_keys.iter().map(|&last| last.saturating_add(1)))
+        .take(last_keys.len())
+        .collect()
 }
 
 #[cfg(test)]
@@ -210,44 +301,79 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Sorted distinct `keys` cut into blocks of `sizes` keys each (cycled):
+    /// each block's first and last key.
+    fn blocks_of(keys: &[u64], sizes: &[usize]) -> (Vec<u64>, Vec<u64>) {
+        let (mut firsts, mut lasts) = (Vec::new(), Vec::new());
+        let mut rest = keys;
+        for &size in sizes.iter().cycle() {
+            if rest.is_empty() {
+                break;
+            }
+            let (block, tail) = rest.split_at(size.clamp(1, rest.len()));
+            firsts.push(block[0]);
+            lasts.push(block[block.len() - 1]);
+            rest = tail;
+        }
+        (lasts, firsts)
+    }
+
     proptest! {
         #[test]
         fn locate_finds_exactly_the_blocks_that_overlap(
-            mut lasts in proptest::collection::vec(any::<u64>(), 1..100),
+            mut keys in proptest::collection::vec(any::<u64>(), 1..300),
+            sizes in proptest::collection::vec(1usize..8, 1..10),
             lo in any::<u64>(),
             width in any::<u64>(),
         ) {
-            lasts.sort_unstable();
-            lasts.dedup();
-            let directory = BlockDirectory::new(lasts.clone()).unwrap();
+            keys.sort_unstable();
+            keys.dedup();
+            let (lasts, firsts) = blocks_of(&keys, &sizes);
             let hi = lo.saturating_add(width >> (width % 64));
-            let found = directory.locate(lo, hi);
-            // Brute force: block j covers (last[j-1], last[j]].
-            let expected: Vec<usize> = (0..lasts.len())
-                .filter(|&j| {
-                    let start = if j == 0 { 0 } else { lasts[j - 1] + 1 };
-                    start <= hi && lasts[j] >= lo
-                })
-                .collect();
-            prop_assert_eq!(found.collect::<Vec<_>>(), expected);
+            // With first keys, a block is located when its span [first,
+            // last] meets [lo, hi]; with last keys only, when (last[j-1],
+            // last[j]] does.
+            let exact = BlockDirectory::with_first_keys(lasts.clone(), firsts.clone()).unwrap();
+            let loose = BlockDirectory::new(lasts.clone()).unwrap();
+            for (directory, starts) in [(&exact, firsts.clone()), (&loose, lower_bounds(&lasts))] {
+                let expected: Vec<usize> = (0..lasts.len())
+                    .filter(|&j| starts[j] <= hi && lasts[j] >= lo)
+                    .collect();
+                let found: Vec<usize> = directory.locate(lo, hi).collect();
+                prop_assert_eq!(&found, &expected);
+                // So every stored key in the range is in a located block.
+                for &key in keys.iter().filter(|&&key| (lo..=hi).contains(&key)) {
+                    let holder = lasts.partition_point(|&last| last < key);
+                    prop_assert!(found.contains(&holder));
+                }
+            }
         }
 
         #[test]
-        fn bytes_round_trip(mut lasts in proptest::collection::vec(any::<u64>(), 0..40)) {
-            lasts.sort_unstable();
-            lasts.dedup();
-            let directory = BlockDirectory::new(lasts).unwrap();
+        fn bytes_round_trip(
+            mut keys in proptest::collection::vec(any::<u64>(), 0..120),
+            sizes in proptest::collection::vec(1usize..5, 1..6),
+        ) {
+            keys.sort_unstable();
+            keys.dedup();
+            let (lasts, firsts) = blocks_of(&keys, &sizes);
+            let directory = BlockDirectory::with_first_keys(lasts.clone(), firsts).unwrap();
             let bytes = directory.to_bytes();
-            prop_assert_eq!(bytes.len(), directory.len() * 8 + crate::format::FRAME_OVERHEAD);
+            prop_assert_eq!(bytes.len(), directory.len() * 16 + crate::format::FRAME_OVERHEAD);
             prop_assert_eq!(&BlockDirectory::from_bytes(&bytes).unwrap(), &directory);
-            let keys: Vec<u8> = directory.last_keys().iter().flat_map(|key| key.to_be_bytes()).collect();
-            prop_assert_eq!(BlockDirectory::from_v1_bytes(&keys).unwrap(), directory);
+            // Formats 1 and 2 stored the last keys alone: their first keys
+            // read as the loosest bounds.
+            let last_bytes: Vec<u8> = lasts.iter().flat_map(|key| key.to_be_bytes()).collect();
+            let loose = BlockDirectory::new(lasts).unwrap();
+            prop_assert_eq!(&BlockDirectory::from_v1_bytes(&last_bytes).unwrap(), &loose);
+            let v2 = encode_frame(Kind::Directory, LAST_KEYS_ONLY_VERSION, &last_bytes);
+            prop_assert_eq!(&BlockDirectory::from_bytes(&v2).unwrap(), &loose);
         }
     }
 
     #[test]
     fn damaged_bytes_are_errors() {
-        let directory = BlockDirectory::new(vec![1, 5, 9]).unwrap();
+        let directory = BlockDirectory::with_first_keys(vec![1, 5, 9], vec![0, 4, 6]).unwrap();
         let bytes = directory.to_bytes();
         for len in 0..bytes.len() {
             assert!(matches!(
@@ -265,12 +391,29 @@ mod tests {
         let mut swapped = keys.to_vec();
         swapped.rotate_left(8);
         assert!(BlockDirectory::from_v1_bytes(&swapped).is_err());
-        let framed = encode_frame(Kind::Directory, DIRECTORY_FORMAT_VERSION, &swapped);
-        assert!(matches!(
-            BlockDirectory::from_bytes(&framed),
-            Err(CodecError::Corrupt { what: WHAT, .. })
-        ));
+        // Well framed but wrong inside: an odd number of keys, last keys
+        // out of order, a first key outside its block.
+        for payload in [
+            keys.to_vec(),
+            [&swapped[..], &bytes[34..58]].concat(),
+            [
+                keys,
+                &[
+                    0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 7,
+                ][..],
+            ]
+            .concat(),
+        ] {
+            let framed = encode_frame(Kind::Directory, DIRECTORY_FORMAT_VERSION, &payload);
+            assert!(matches!(
+                BlockDirectory::from_bytes(&framed),
+                Err(CodecError::Corrupt { what: WHAT, .. })
+            ));
+        }
         assert!(BlockDirectory::new(vec![3, 3]).is_err());
+        assert!(BlockDirectory::with_first_keys(vec![3, 8], vec![0]).is_err());
+        assert!(BlockDirectory::with_first_keys(vec![3, 8], vec![4, 5]).is_err());
+        assert!(BlockDirectory::with_first_keys(vec![3, 8], vec![0, 3]).is_err());
         assert_eq!(BlockDirectory::from_v1_bytes(&[]).unwrap().len(), 0);
         let empty = BlockDirectory::default().to_bytes();
         assert_eq!(BlockDirectory::from_bytes(&empty).unwrap().len(), 0);
@@ -289,5 +432,20 @@ mod tests {
         assert!(directory.locate(21, 30).is_empty());
         assert_eq!(directory.locate(0, 10), 0..1);
         assert_eq!(directory.locate(11, 11), 1..2);
+    }
+
+    #[test]
+    fn a_block_starting_past_the_range_is_not_read() {
+        // Block 1 holds 15..=20: a range ending before 15 needs block 0
+        // alone, or nothing.
+        let directory = BlockDirectory::with_first_keys(vec![10, 20], vec![5, 15]).unwrap();
+        assert_eq!(directory.locate(0, 14), 0..1);
+        assert_eq!(directory.locate(0, 4), 0..0);
+        assert!(directory.locate(11, 14).is_empty());
+        assert_eq!(directory.locate(11, 15), 1..2);
+        assert_eq!(directory.locate(8, 30), 0..2);
+        // Without first keys the same ranges read block 1 too.
+        let loose = BlockDirectory::new(vec![10, 20]).unwrap();
+        assert_eq!(loose.locate(0, 14), 0..2);
     }
 }

@@ -18,6 +18,7 @@
 //! scratch.
 
 use crate::block::{BlockEncoder, EncodedBlock};
+use crate::directory::BlockDirectory;
 use crate::error::CodecError;
 
 const WHAT: &str = "merge plan";
@@ -42,6 +43,7 @@ pub enum PlannedBlock {
 pub struct MergePlan {
     blocks: Vec<PlannedBlock>,
     last_keys: Vec<u64>,
+    first_keys: Vec<u64>,
     deleted: Vec<u64>,
     bytes_removed: u64,
 }
@@ -56,6 +58,17 @@ impl MergePlan {
     /// The new directory: each block's last key, strictly ascending.
     pub fn last_keys(&self) -> &[u64] {
         &self.last_keys
+    }
+
+    /// The new directory's first keys: a new block's own, an unchanged
+    /// one's as the old directory had it.
+    pub fn first_keys(&self) -> &[u64] {
+        &self.first_keys
+    }
+
+    /// The table's directory after the merge.
+    pub fn directory(&self) -> Result<BlockDirectory, CodecError> {
+        BlockDirectory::with_first_keys(self.last_keys.clone(), self.first_keys.clone())
     }
 
     /// Last keys of the old blocks the merge rewrote or emptied, ascending:
@@ -85,23 +98,20 @@ impl MergePlan {
         })
     }
 
-    /// Appends old blocks `old` unchanged.
-    fn keep(&mut self, old_last_keys: &[u64], old: std::ops::Range<usize>) {
-        for (index, &last_key) in old_last_keys
-            .iter()
-            .enumerate()
-            .skip(old.start)
-            .take(old.len())
-        {
+    /// Appends blocks `old` of directory `directory` unchanged.
+    fn keep(&mut self, directory: &BlockDirectory, old: std::ops::Range<usize>) {
+        let keys = directory.last_keys().iter().zip(directory.first_keys());
+        for (index, (&last_key, &first_key)) in keys.enumerate().skip(old.start).take(old.len()) {
             self.blocks.push(PlannedBlock::Unchanged(index));
             self.last_keys.push(last_key);
+            self.first_keys.push(first_key);
         }
     }
 }
 
 /// Plans merging sorted permuted `add` and `remove` keys into the table
-/// whose directory holds `last_keys`, encoding with `encoder` (the
-/// table's code and target block size).
+/// with directory `directory`, encoding with `encoder` (the table's code
+/// and target block size).
 ///
 /// `add` must be strictly ascending (a key twice would not encode);
 /// `remove` ascending. Adding a key already stored keeps it once; removing
@@ -114,17 +124,20 @@ impl MergePlan {
 /// block with its keys while they are in hand, e.g. to keep it in a cache
 /// with its sync points; `position` is its index in the new directory.
 pub fn plan_merge<E: From<CodecError>>(
-    last_keys: &[u64],
+    directory: &BlockDirectory,
     add: &[u64],
     remove: &[u64],
     encoder: &BlockEncoder<'_>,
     mut read_block: impl FnMut(usize, &mut Vec<u64>) -> Result<usize, E>,
     mut new_block: impl FnMut(usize, &EncodedBlock, &[u64]),
 ) -> Result<MergePlan, E> {
+    let last_keys = directory.last_keys();
     let changed = route_changes(last_keys, add, remove);
+    let capacity = last_keys.len() + changed.len();
     let mut plan = MergePlan {
-        blocks: Vec::with_capacity(last_keys.len() + changed.len()),
-        last_keys: Vec::with_capacity(last_keys.len() + changed.len()),
+        blocks: Vec::with_capacity(capacity),
+        last_keys: Vec::with_capacity(capacity),
+        first_keys: Vec::with_capacity(capacity),
         ..MergePlan::default()
     };
     let mut kept_up_to = 0;
@@ -133,7 +146,7 @@ pub fn plan_merge<E: From<CodecError>>(
         let Some(first) = run.first() else {
             continue;
         };
-        plan.keep(last_keys, kept_up_to..first.block);
+        plan.keep(directory, kept_up_to..first.block);
         merged.clear();
         for change in run {
             kept_up_to = change.block + 1;
@@ -167,10 +180,11 @@ pub fn plan_merge<E: From<CodecError>>(
             rest = tail;
             new_block(plan.blocks.len(), &block, block_keys);
             plan.last_keys.push(block.last_key());
+            plan.first_keys.push(block.first_key());
             plan.blocks.push(PlannedBlock::New(block));
         }
     }
-    plan.keep(last_keys, kept_up_to..last_keys.len());
+    plan.keep(directory, kept_up_to..last_keys.len());
     Ok(plan)
 }
 

@@ -236,6 +236,15 @@ impl EncodedTable {
         while end + 1 < blocks && self.last_key(end) < hi {
             end += 1;
         }
+        // The last block holds nothing of the range if it starts past `hi`.
+        if self
+            .directory
+            .first_keys()
+            .get(end)
+            .is_some_and(|&first| first > hi)
+        {
+            return start..end;
+        }
         start..end + 1
     }
 

@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use fpdb_codec::{
-    plan_merge, BlockDecoder, BlockEncoder, ChecksumPolicy, CodecError, EncodedBlock, EncodedTable,
-    HuffmanCode, MergePlan, PlannedBlock,
+    plan_merge, BlockDecoder, BlockDirectory, BlockEncoder, ChecksumPolicy, CodecError,
+    EncodedBlock, EncodedTable, HuffmanCode, MergePlan, PlannedBlock,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -15,7 +15,7 @@ struct Blocks {
     code: HuffmanCode,
     block_bytes: usize,
     blocks: Vec<Vec<u8>>,
-    last_keys: Vec<u64>,
+    directory: BlockDirectory,
 }
 
 /// What planning saw of each new block while it had the keys.
@@ -28,7 +28,7 @@ impl Blocks {
             code: table.code().clone(),
             block_bytes,
             blocks: table.blocks().map(<[u8]>::to_vec).collect(),
-            last_keys: table.directory().last_keys().to_vec(),
+            directory: table.directory().clone(),
         }
     }
 
@@ -52,7 +52,7 @@ impl Blocks {
         let decoder = BlockDecoder::new(&self.code, ChecksumPolicy::Verify);
         let mut seen = Vec::new();
         let plan = plan_merge::<CodecError>(
-            &self.last_keys,
+            &self.directory,
             add,
             remove,
             &encoder,
@@ -81,7 +81,7 @@ impl Blocks {
             code: self.code.clone(),
             block_bytes: self.block_bytes,
             blocks,
-            last_keys: plan.last_keys().to_vec(),
+            directory: plan.directory().unwrap(),
         }
     }
 
@@ -127,11 +127,15 @@ fn check_plan(
     let rebuilt = EncodedTable::build(&expected, old.block_bytes).unwrap();
     prop_assert_eq!(new.keys(), rebuilt.decode_all().unwrap());
 
-    // The directory ascends strictly and names each block's last key.
+    // The directory ascends strictly and names each block's first and
+    // last key.
     prop_assert!(plan.last_keys().windows(2).all(|pair| pair[0] < pair[1]));
     prop_assert_eq!(plan.blocks().len(), plan.last_keys().len());
-    for (block, &last_key) in new.blocks.iter().zip(plan.last_keys()) {
+    prop_assert_eq!(plan.blocks().len(), plan.first_keys().len());
+    let ends = plan.first_keys().iter().zip(plan.last_keys());
+    for (block, (&first_key, &last_key)) in new.blocks.iter().zip(ends) {
         let keys = new.decode(block);
+        prop_assert_eq!(keys.first().copied(), Some(first_key));
         prop_assert_eq!(keys.last().copied(), Some(last_key));
     }
 
@@ -151,7 +155,7 @@ fn check_plan(
     // Exactly the blocks no change lands in stay, in order, byte for byte
     // (`apply` copies them); the others are deleted.
     let changes: Vec<u64> = add.iter().chain(remove).copied().collect();
-    let touched = touched_blocks(&old.last_keys, &changes);
+    let touched = touched_blocks(old.directory.last_keys(), &changes);
     let unchanged: Vec<usize> = plan
         .blocks()
         .iter()
@@ -164,7 +168,10 @@ fn check_plan(
         .filter(|block| !touched.contains(block))
         .collect();
     prop_assert_eq!(unchanged, untouched);
-    let deleted: Vec<u64> = touched.iter().map(|&block| old.last_keys[block]).collect();
+    let deleted: Vec<u64> = touched
+        .iter()
+        .map(|&block| old.directory.last_keys()[block])
+        .collect();
     prop_assert_eq!(plan.deleted(), &deleted[..]);
 
     // Byte counts add up.
@@ -326,7 +333,10 @@ fn spaced(count: u64) -> Vec<u64> {
 fn a_lone_overflowing_block_splits_evenly() {
     let old = Blocks::build(&spaced(2000), 128);
     let block = old.blocks.len() / 2;
-    let (lo, hi) = (old.last_keys[block - 1], old.last_keys[block]);
+    let (lo, hi) = (
+        old.directory.last_keys()[block - 1],
+        old.directory.last_keys()[block],
+    );
     // Three blocks' worth of keys, all inside block `block`'s range.
     let stored = old.decode(&old.blocks[block]).len();
     let add: Vec<u64> = (1..=3 * stored as u64).map(|i| lo + i * 7).collect();
@@ -353,8 +363,14 @@ fn neighbouring_blocks_are_cut_afresh_into_full_blocks() {
     // One key into each of ten neighbouring blocks, and one removed from
     // each: as many keys, but cut again they fill the same blocks.
     let blocks = 10..20;
-    let add: Vec<u64> = blocks.clone().map(|b| old.last_keys[b] - 1).collect();
-    let remove: Vec<u64> = blocks.clone().map(|b| old.last_keys[b]).collect();
+    let add: Vec<u64> = blocks
+        .clone()
+        .map(|b| old.directory.last_keys()[b] - 1)
+        .collect();
+    let remove: Vec<u64> = blocks
+        .clone()
+        .map(|b| old.directory.last_keys()[b])
+        .collect();
     let (plan, seen) = old.plan(&add, &remove);
     check_plan(&old, &add, &remove, &plan, &seen).unwrap();
     let keys: Vec<u64> = blocks.flat_map(|b| old.decode(&old.blocks[b])).collect();
@@ -378,6 +394,6 @@ fn an_empty_table_takes_its_adds_and_a_table_can_empty() {
     let (plan, seen) = full.plan(&[], &add);
     let emptied = check_plan(&full, &[], &add, &plan, &seen).unwrap();
     assert!(emptied.blocks.is_empty() && plan.last_keys().is_empty());
-    assert_eq!(plan.deleted(), full.last_keys);
+    assert_eq!(plan.deleted(), full.directory.last_keys());
     assert_eq!(plan.bytes_removed(), full.total_bytes());
 }

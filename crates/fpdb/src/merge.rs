@@ -146,7 +146,7 @@ fn merge_table(
     let mut kept = Vec::new();
     let mut kept_bytes = 0;
     let plan = plan_merge(
-        directory.last_keys(),
+        directory,
         add,
         remove,
         &encoder,
@@ -166,7 +166,7 @@ fn merge_table(
             }
         }
     }
-    let directory = BlockDirectory::new(plan.last_keys().to_vec()).map_err(|e| {
+    let directory = plan.directory().map_err(|e| {
         Error::corrupt(
             format!("directory of table {index} after merge"),
             e.to_string(),

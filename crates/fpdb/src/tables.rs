@@ -22,7 +22,7 @@ use fpdb_simhash::SimhashOptions;
 use crate::block_cache::BlockCache;
 use crate::delta::Delta;
 use crate::error::{Error, Result};
-use crate::manifest::{self, Manifest, Stored, FORMAT_VERSION};
+use crate::manifest::{self, Manifest, Stored};
 use crate::options::{OpenOptions, Options};
 use crate::store::keys::{
     directory_key, table_bytes_key, EXTRACT_KEY, FINGERPRINT_COUNT_KEY, ID_COUNT_KEY, MANIFEST_KEY,
@@ -348,7 +348,8 @@ pub(crate) fn read_manifest(store: &Store) -> Result<Stored> {
 }
 
 /// Table `index`'s stored directory, in the layout of database format
-/// `format_version` (framed from format 2 on, bare keys in format 1).
+/// `format_version` (framed from format 2 on, with first keys from format
+/// 3 on; bare last keys in format 1).
 pub(crate) fn read_directory(
     store: &Store,
     index: usize,
@@ -358,7 +359,7 @@ pub(crate) fn read_directory(
     let bytes = store
         .get(Family::Meta, &directory_key(index))?
         .ok_or_else(|| Error::corrupt(what(), "missing"))?;
-    let directory = if format_version == FORMAT_VERSION {
+    let directory = if format_version >= 2 {
         BlockDirectory::from_bytes(&bytes)
     } else {
         BlockDirectory::from_v1_bytes(&bytes)

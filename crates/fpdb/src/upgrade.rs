@@ -1,34 +1,38 @@
-//! Upgrading a database of format 1 to the current format, in place, on a
-//! writable open.
+//! Upgrading a database of format 1 or 2 to the current format, in
+//! place, on a writable open.
 //!
 //! Format 2 changed only how metadata is framed (docs/FORMAT.md): the
 //! manifest with its design and code books, and every table's directory.
-//! Blocks, ids and the delta are the same, so the upgrade rewrites the
+//! Format 3 added each block's first key to the directories. Blocks, ids
+//! and the delta are the same in all three, so the upgrade rewrites the
 //! `meta` entries that changed, all in one synced write batch: a crash
-//! leaves the database wholly in format 1 or wholly in format 2.
-
-use fpdb_codec::format::legacy;
+//! leaves the database wholly in its old format or wholly in the new one.
+//! An upgraded directory's first keys are the loosest bounds its last
+//! keys give (one above the previous block's last key): exact, as bounds
+//! go, but they save no reads until a merge or a load rewrites the blocks.
 
 use crate::error::Result;
-use crate::manifest::{self, FORMAT_VERSION};
+use crate::manifest::{self, Manifest, FORMAT_VERSION};
 use crate::store::keys::{directory_key, MANIFEST_KEY};
 use crate::store::{Family, Store};
 use crate::tables::{read_directory, read_manifest};
 
 /// Rewrites the store's manifest and directories in the current format if
-/// they are older; returns the format the store held (the current one
-/// unless it held format 1).
+/// they are older; returns the format the store held.
 pub(crate) fn to_current(store: &Store) -> Result<u32> {
-    // Only a format-1 manifest needs reading whole here: any other is
+    // Only an older manifest needs reading whole here: a current one is
     // read and checked by the open that follows (every writable open
     // passes here, so a current database pays one peek, not two decodes).
-    let is_v1 = store
+    let claimed = store
         .get(Family::Meta, MANIFEST_KEY)?
-        .is_some_and(|bytes| legacy::is_manifest_v1(&bytes));
-    if !is_v1 {
+        .and_then(|bytes| Manifest::claimed_format(&bytes));
+    if claimed.is_none_or(|format| format >= FORMAT_VERSION) {
         return Ok(FORMAT_VERSION);
     }
     let stored = read_manifest(store)?;
+    if stored.version >= FORMAT_VERSION {
+        return Ok(stored.version);
+    }
     let mut batch = store.write_set(0);
     let manifest = stored.manifest.to_bytes().map_err(manifest::damage)?;
     batch.put(Family::Meta, MANIFEST_KEY, manifest)?;

@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use fpdb_codec::{BlockDecoder, ChecksumPolicy};
+use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy};
 use fpdb_simhash::Fingerprint;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -236,14 +236,7 @@ pub(crate) fn verify(store: &Store, tables: &Tables) -> Result<VerifyReport> {
     let mut reference: Option<(usize, Vec<u64>)> = None;
     for (index, directory) in directories.iter().enumerate() {
         let stored_bytes = table_bytes.get(index).copied();
-        let contents = verify_table(
-            store,
-            tables,
-            index,
-            directory.last_keys(),
-            stored_bytes,
-            &mut findings,
-        )?;
+        let contents = verify_table(store, tables, index, directory, stored_bytes, &mut findings)?;
         if !contents.complete {
             findings.add(Problem::Table {
                 table: index,
@@ -333,7 +326,7 @@ fn verify_table(
     store: &Store,
     tables: &Tables,
     index: usize,
-    directory: &[u64],
+    directory: &BlockDirectory,
     stored_bytes: Option<u64>,
     findings: &mut Findings,
 ) -> Result<TableContents> {
@@ -355,7 +348,7 @@ fn verify_table(
         fingerprints: Vec::new(),
         complete: true,
     };
-    let mut listed = directory.iter().copied().enumerate().peekable();
+    let mut listed = directory.last_keys().iter().copied().enumerate().peekable();
     let mut previous_last: Option<u64> = None;
     let mut bytes = 0u64;
     let mut keys = Vec::new();
@@ -426,6 +419,13 @@ fn verify_table(
             findings.add(damaged(format!(
                 "its last key is {last:016x}, not the key it is stored under"
             )));
+        }
+        if let Some(&bound) = directory.first_keys().get(block) {
+            if first < bound {
+                findings.add(damaged(format!(
+                    "its first key {first:016x} is below the directory's {bound:016x}: queries would skip it"
+                )));
+            }
         }
         if let Some(previous) = previous_last {
             if first <= previous {

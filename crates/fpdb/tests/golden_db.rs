@@ -1,16 +1,18 @@
 //! Old databases must keep opening: `data/golden/db/` is a small database
-//! written by this format version (merged blocks, a delta of inserts and
-//! removes, text documents), and `data/golden/db-answers.tsv` what its
-//! queries answer. The test opens a copy (never the committed files) and
-//! compares. A format change that cannot read it fails here.
+//! of format 1 and `data/golden/db-v2/` the same one written in format 2
+//! (merged blocks, a delta of inserts and removes, text documents), and
+//! `data/golden/db-answers.tsv` what their queries answer. The test opens
+//! a copy of each (never the committed files) and compares. A format
+//! change that cannot read them fails here.
 //!
-//! The database is of format 1, so this is also the test of the upgrade
-//! to format 2: opened read-only it is read as it is, opened for writing
-//! it is upgraded in place and must answer and verify the same.
+//! So this is also the test of the upgrades to format 3: opened read-only
+//! each is read as it is, opened for writing it is upgraded in place and
+//! must answer and verify the same.
 //!
-//! Regenerate only together with a new format version (and keep the old
-//! directory as `db-v<N>` with an upgrade test):
-//! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb --test golden_db`.
+//! Regenerate only together with a new format version, keeping the old
+//! directories (`db-v<N>`) with their upgrade test:
+//! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb --test golden_db`
+//! writes the current format into `db-v<FORMAT_VERSION>`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -113,7 +115,11 @@ fn bless(db_dir: &Path, answers: &Path) {
     // files (fpdb passes its options on open; RocksDB writes a new one).
     for entry in std::fs::read_dir(db_dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.starts_with("LOG") || name == "LOCK" || name.starts_with("OPTIONS-") {
+        if name.starts_with("LOG")
+            || name == "LOCK"
+            || name == "fpdb.lock"
+            || name.starts_with("OPTIONS-")
+        {
             std::fs::remove_file(db_dir.join(name)).unwrap();
         }
     }
@@ -121,19 +127,26 @@ fn bless(db_dir: &Path, answers: &Path) {
 }
 
 #[test]
-fn the_golden_database_opens_and_answers_as_recorded() {
-    let db_dir = golden_dir().join("db");
+fn the_golden_databases_open_and_answer_as_recorded() {
     let answers = golden_dir().join("db-answers.tsv");
     if std::env::var_os("FPDB_BLESS_GOLDEN").is_some() {
-        bless(&db_dir, &answers);
+        let current = format!("db-v{}", fpdb::FORMAT_VERSION);
+        bless(&golden_dir().join(current), &answers);
     }
-    let expected = std::fs::read_to_string(&answers).unwrap();
+    for (dir, format) in [("db", 1), ("db-v2", 2)] {
+        opens_and_answers_as_recorded(&golden_dir().join(dir), format, &answers);
+    }
+}
+
+/// Golden database `db_dir`, of format `stored`: read as it is, then
+/// upgraded by a writable open and read again, answering as recorded.
+fn opens_and_answers_as_recorded(db_dir: &Path, stored: u32, answers: &Path) {
+    let expected = std::fs::read_to_string(answers).unwrap();
     let copy = tempfile::tempdir().unwrap();
     let path = copy.path().join("db");
-    copy_dir(&db_dir, &path);
-    // Format 1 read as it is, then upgraded by the writable open, then
-    // read again in format 2.
-    for (read_only, format) in [(true, 1), (false, 2), (true, 2)] {
+    copy_dir(db_dir, &path);
+    let current = fpdb::FORMAT_VERSION;
+    for (read_only, format) in [(true, stored), (false, current), (true, current)] {
         let db = if read_only {
             fpdb::OpenOptions::new()
                 .read_only(true)

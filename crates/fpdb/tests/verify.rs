@@ -183,6 +183,35 @@ fn a_block_missing_from_the_directory_is_named() {
     );
 }
 
+/// A directory whose first key of a block is above the block's smallest
+/// key would make queries skip the keys below it: verify names the block.
+#[test]
+fn a_first_key_above_its_block_is_named() {
+    let (_dir, path) = populated();
+    {
+        let rocks = raw(&path);
+        let meta = rocks.cf_handle("meta").unwrap();
+        let bytes = rocks.get_cf(meta, "dir/001").unwrap().unwrap();
+        let old = fpdb_codec::BlockDirectory::from_bytes(&bytes).unwrap();
+        let mut firsts = old.first_keys().to_vec();
+        // Block 3's recorded first key becomes its last key: still inside
+        // the block, so the directory parses, but above its other keys.
+        firsts[3] = old.last_keys()[3];
+        let damaged =
+            fpdb_codec::BlockDirectory::with_first_keys(old.last_keys().to_vec(), firsts).unwrap();
+        rocks.put_cf(meta, "dir/001", damaged.to_bytes()).unwrap();
+    }
+    let report = verify(&path);
+    assert!(
+        report.problems.iter().any(|p| matches!(
+            p,
+            Problem::Block { table: 1, block: Some(3), reason, .. } if reason.contains("queries would skip it")
+        )),
+        "{:?}",
+        report.problems
+    );
+}
+
 #[test]
 fn a_deleted_fp_ids_entry_names_the_id() {
     let (_dir, path) = populated();

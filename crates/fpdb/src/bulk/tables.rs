@@ -90,7 +90,7 @@ pub(crate) fn build_external(
     // come, so only the directory stays in memory. (A slice's end cuts a
     // block wherever it falls: once per million keys.)
     let encoder = BlockEncoder::new(&code, block_bytes).cut_at_groups(table.prefix_bits());
-    let mut last_keys = Vec::new();
+    let (mut last_keys, mut first_keys) = (Vec::new(), Vec::new());
     let mut bytes = 0u64;
     let mut slice = Vec::with_capacity(run_keys.clamp(1, 1 << 20));
     let capacity = slice.capacity();
@@ -99,6 +99,7 @@ pub(crate) fn build_external(
             for block in encoder.encode_table(slice)? {
                 put(&block_key(block.last_key()), block.bytes())?;
                 last_keys.push(block.last_key());
+                first_keys.push(block.first_key());
                 bytes += block.bytes().len() as u64;
             }
             slice.clear();
@@ -116,7 +117,7 @@ pub(crate) fn build_external(
     runs.remove();
     Ok(BuiltTable {
         code,
-        directory: BlockDirectory::new(last_keys)?,
+        directory: BlockDirectory::with_first_keys(last_keys, first_keys)?,
         bytes,
         sst,
     })

@@ -12,12 +12,19 @@ use bincode::{Decode, Encode};
 use fpdb_codec::format::{decode_frame, encode_frame, legacy, Kind};
 use fpdb_codec::{CodecError, HuffmanCode, TableDesign};
 
-/// The database format this build writes. It also reads format 1, whose
-/// writable opens upgrade it (docs/FORMAT.md).
-pub const FORMAT_VERSION: u32 = 2;
+/// The database format this build writes. It also reads formats 1 and
+/// 2, whose writable opens upgrade them (docs/FORMAT.md).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// [`FORMAT_VERSION`] as the frame stores it.
-const FRAME_VERSION: u8 = 2;
+const FRAME_VERSION: u8 = 3;
+
+/// Format 2: the manifest is the same, the table directories held last
+/// keys only.
+const FRAME_VERSION_2: u8 = 2;
+
+/// Where a frame stores its version (after the magic and the kind).
+const FRAME_VERSION_AT: usize = 5;
 
 /// Bound on what bincode may allocate while decoding a manifest: the
 /// largest design has 4096 tables with an 82-byte code book each.
@@ -59,8 +66,8 @@ impl Manifest {
     }
 
     /// Reads what [`Manifest::to_bytes`] wrote, or a manifest of database
-    /// format 1 (its design and code books converted); any other bytes
-    /// are an error, never a panic.
+    /// format 2 (the same payload) or 1 (its design and code books
+    /// converted); any other bytes are an error, never a panic.
     pub fn from_bytes(bytes: &[u8]) -> Result<Stored, CodecError> {
         if legacy::is_manifest_v1(bytes) {
             let stored = decode(legacy::unframe_manifest_v1(bytes)?)?;
@@ -69,11 +76,21 @@ impl Manifest {
                 version: u32::from(legacy::V1),
             });
         }
-        let (_, payload) = decode_frame(bytes, Kind::Manifest, &[FRAME_VERSION])?;
+        let (version, payload) =
+            decode_frame(bytes, Kind::Manifest, &[FRAME_VERSION, FRAME_VERSION_2])?;
         Ok(Stored {
             manifest: decode(payload)?,
-            version: FORMAT_VERSION,
+            version: u32::from(version),
         })
+    }
+
+    /// The database format manifest `bytes` claim, unchecked (a peek:
+    /// [`Manifest::from_bytes`] checks them).
+    pub fn claimed_format(bytes: &[u8]) -> Option<u32> {
+        if legacy::is_manifest_v1(bytes) {
+            return Some(u32::from(legacy::V1));
+        }
+        bytes.get(FRAME_VERSION_AT).copied().map(u32::from)
     }
 
     /// A format-1 manifest's design and code books in this build's format.
@@ -155,13 +172,20 @@ mod tests {
     }
 
     #[test]
-    fn round_trips_and_reads_format_1() {
+    fn round_trips_and_reads_formats_1_and_2() {
         assert_eq!(u32::from(FRAME_VERSION), FORMAT_VERSION);
         let bytes = sample().to_bytes().unwrap();
         let stored = Manifest::from_bytes(&bytes).unwrap();
+        assert_eq!((stored.manifest, stored.version), (sample(), 3));
+        assert_eq!(Manifest::claimed_format(&bytes), Some(3));
+        let v2 = encode_frame(Kind::Manifest, 2, &encode(&sample()).unwrap());
+        let stored = Manifest::from_bytes(&v2).unwrap();
         assert_eq!((stored.manifest, stored.version), (sample(), 2));
+        assert_eq!(Manifest::claimed_format(&v2), Some(2));
         let stored = Manifest::from_bytes(&sample_v1()).unwrap();
         assert_eq!((stored.manifest, stored.version), (sample(), 1));
+        assert_eq!(Manifest::claimed_format(&sample_v1()), Some(1));
+        assert_eq!(Manifest::claimed_format(b"fpdb"), None);
     }
 
     #[test]
@@ -184,13 +208,13 @@ mod tests {
     #[test]
     fn other_versions_are_named() {
         let payload = encode(&sample()).unwrap();
-        let bytes = encode_frame(Kind::Manifest, 3, &payload);
+        let bytes = encode_frame(Kind::Manifest, 4, &payload);
         assert_eq!(
             Manifest::from_bytes(&bytes),
             Err(CodecError::Version {
                 what: "manifest",
-                expected: 2,
-                got: 3
+                expected: 3,
+                got: 4
             })
         );
     }

@@ -44,7 +44,7 @@ mod tests {
         assert!(matches!(
             error,
             Error::Version {
-                expected: 2,
+                expected: 3,
                 got: 9
             }
         ));
