@@ -275,7 +275,6 @@ impl RangeReader for TableReader<'_> {
 
     fn keys_in(&mut self, lo: u64, hi: u64, candidates: &mut Vec<u64>) -> Result<()> {
         let table = self.table;
-        let in_range = |key: &u64| (lo..=hi).contains(key);
         for block in self.directory.locate(lo, hi) {
             let Some(cursor) = self.scan.as_mut() else {
                 if let Some(kept) = self.state.blocks.get(table, block) {
@@ -293,7 +292,7 @@ impl RangeReader for TableReader<'_> {
                     let block_keys =
                         self.ahead
                             .keys_of(self.store, self.state, (table, self.code), block)?;
-                    candidates.extend(block_keys.iter().copied().filter(in_range));
+                    candidates.extend_from_slice(keys_within(block_keys, lo, hi));
                 }
                 continue;
             };
@@ -310,11 +309,20 @@ impl RangeReader for TableReader<'_> {
                     .map_err(|e| block_damage(table, block, &e))?;
                 self.decoded = Some(block);
             }
-            candidates.extend(self.keys.iter().copied().filter(in_range));
+            candidates.extend_from_slice(keys_within(&self.keys, lo, hi));
         }
         candidates.extend(self.state.delta.added_in(table, lo, hi));
         Ok(())
     }
+}
+
+/// The keys of ascending `keys` in `[lo, hi]`: found by two binary
+/// searches and copied whole (a block is most often one prefix group, all
+/// of it wanted), not tested one by one.
+fn keys_within(keys: &[u64], lo: u64, hi: u64) -> &[u64] {
+    let start = keys.partition_point(|&key| key < lo);
+    let end = keys.partition_point(|&key| key <= hi).max(start);
+    keys.get(start..end).unwrap_or_default()
 }
 
 /// A sparse walk that wants at least 1 / `READ_AHEAD_SHARE` of a table's
@@ -443,5 +451,27 @@ impl ReadAhead {
                 Ok(())
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keys_within;
+
+    #[test]
+    fn keys_within_a_range_are_those_a_filter_keeps() {
+        let keys = [3u64, 5, 8, 13, 21];
+        for lo in 0..25 {
+            for hi in 0..25 {
+                let filtered: Vec<u64> = keys
+                    .iter()
+                    .copied()
+                    .filter(|key| (lo..=hi).contains(key))
+                    .collect();
+                assert_eq!(keys_within(&keys, lo, hi), &filtered[..], "[{lo}, {hi}]");
+            }
+        }
+        assert!(keys_within(&[], 0, u64::MAX).is_empty());
+        assert_eq!(keys_within(&[0, u64::MAX], 0, u64::MAX), &[0, u64::MAX]);
     }
 }
