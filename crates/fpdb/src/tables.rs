@@ -356,15 +356,15 @@ pub(crate) fn read_directory(
     format_version: u32,
 ) -> Result<BlockDirectory> {
     let what = || format!("directory of table {index}");
-    let bytes = store
-        .get(Family::Meta, &directory_key(index))?
-        .ok_or_else(|| Error::corrupt(what(), "missing"))?;
-    let directory = if format_version >= 2 {
-        BlockDirectory::from_bytes(&bytes)
-    } else {
-        BlockDirectory::from_v1_bytes(&bytes)
-    };
-    directory.map_err(|e| Error::corrupt(what(), e.to_string()))
+    store.read_value(Family::Meta, &directory_key(index), |bytes| {
+        let bytes = bytes.ok_or_else(|| Error::corrupt(what(), "missing"))?;
+        let directory = if format_version >= 2 {
+            BlockDirectory::from_bytes(bytes)
+        } else {
+            BlockDirectory::from_v1_bytes(bytes)
+        };
+        directory.map_err(|e| Error::corrupt(what(), e.to_string()))
+    })?
 }
 
 /// What a manifest says, checked: the design (agreeing with k and with

@@ -287,6 +287,22 @@ impl Store {
             .map_err(storage(|| describe(family, key)))
     }
 
+    /// `read(value)` for the value of `key` in `family` (`None` if absent),
+    /// read in place: large values (a 10M table's directory is 2 MB) are
+    /// not copied first.
+    pub fn read_value<R>(
+        &self,
+        family: Family,
+        key: &[u8],
+        read: impl FnOnce(Option<&[u8]>) -> R,
+    ) -> Result<R> {
+        let value = self
+            .db()
+            .get_pinned_cf(self.family(family)?, key)
+            .map_err(storage(|| describe(family, key)))?;
+        Ok(read(value.as_deref()))
+    }
+
     /// An 8-byte counter of the `meta` family; missing or malformed is
     /// damage.
     pub fn counter(&self, key: &[u8]) -> Result<u64> {
