@@ -1,5 +1,5 @@
 //! The layouts of database format 1, before structures were framed: read
-//! by read-only opens of old databases and by the upgrade to format 2,
+//! by read-only opens of old databases and by their upgrade to the current format,
 //! never written. Delete with format 1's support.
 //!
 //! - table design and code book: version byte = 1, payload, then the low
