@@ -288,7 +288,7 @@ impl Store {
     }
 
     /// `read(value)` for the value of `key` in `family` (`None` if absent),
-    /// read in place: large values (a 10M table's directory is 2 MB) are
+    /// read in place: large values (a 10M table's directory is 1 MB) are
     /// not copied first.
     pub fn read_value<R>(
         &self,
