@@ -213,20 +213,26 @@ impl BlockDirectory {
         // linear walk, since every block it passes must be decoded anyway.
         // If none does, the range runs to the last block (which holds the
         // largest keys); an empty tail gives the empty `blocks..blocks`.
-        let mut end = tail
+        let end = tail
             .iter()
             .position(|&last| last >= hi)
             .map_or(blocks, |reaching| start + reaching + 1);
-        // That block holds nothing of the range if it starts above `hi`.
-        if end > start
-            && self
-                .first_keys
-                .get(end - 1)
-                .is_some_and(|&first| first > hi)
+        self.without_block_past(start..end, hi)
+    }
+
+    /// `blocks`, found by last keys for a range ending at `hi`, less its
+    /// last block if that one starts above `hi` (it holds nothing of the
+    /// range).
+    #[inline]
+    pub(crate) fn without_block_past(&self, blocks: Range<usize>, hi: u64) -> Range<usize> {
+        let Range { start, end } = blocks;
+        match end
+            .checked_sub(1)
+            .and_then(|last| self.first_keys.get(last))
         {
-            end -= 1;
+            Some(&first) if end > start && first > hi => start..end - 1,
+            _ => start..end,
         }
-        start..end
     }
 
     /// The last keys then the first keys, 8 bytes each, big-endian, in a

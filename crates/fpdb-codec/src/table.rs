@@ -236,16 +236,7 @@ impl EncodedTable {
         while end + 1 < blocks && self.last_key(end) < hi {
             end += 1;
         }
-        // The last block holds nothing of the range if it starts past `hi`.
-        if self
-            .directory
-            .first_keys()
-            .get(end)
-            .is_some_and(|&first| first > hi)
-        {
-            return start..end;
-        }
-        start..end + 1
+        self.directory.without_block_past(start..end + 1, hi)
     }
 
     /// The last key of block `index`, which must be below `block_count()`.
