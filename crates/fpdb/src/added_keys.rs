@@ -68,16 +68,21 @@ impl Bucket {
     /// Keys in `[lo, hi]` (`lo ≤ hi`), ascending.
     fn range(&self, lo: u64, hi: u64) -> impl Iterator<Item = u64> + '_ {
         let (small, large) = match self {
-            Bucket::Small(keys) => {
-                let start = keys.partition_point(|&key| key < lo);
-                let end = keys.partition_point(|&key| key <= hi);
-                (keys.get(start..end), None)
-            }
+            Bucket::Small(keys) => (Some(keys_within(keys, lo, hi)), None),
             Bucket::Large(set) => (None, Some(set.range(lo..=hi))),
         };
         let small = small.into_iter().flatten().copied();
         small.chain(large.into_iter().flatten().copied())
     }
+}
+
+/// The keys of ascending `keys` in `[lo, hi]`: found by two binary
+/// searches, as one slice (a batch walk copies a block's whole prefix
+/// group at once rather than testing each key).
+pub(crate) fn keys_within(keys: &[u64], lo: u64, hi: u64) -> &[u64] {
+    let start = keys.partition_point(|&key| key < lo);
+    let end = keys.partition_point(|&key| key <= hi).max(start);
+    keys.get(start..end).unwrap_or_default()
 }
 
 #[derive(Debug, Clone)]
@@ -169,6 +174,23 @@ impl AddedKeys {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn keys_within_a_range_are_those_a_filter_keeps() {
+        let keys = [3u64, 5, 8, 13, 21];
+        for lo in 0..25 {
+            for hi in 0..25 {
+                let filtered: Vec<u64> = keys
+                    .iter()
+                    .copied()
+                    .filter(|key| (lo..=hi).contains(key))
+                    .collect();
+                assert_eq!(keys_within(&keys, lo, hi), &filtered[..], "[{lo}, {hi}]");
+            }
+        }
+        assert!(keys_within(&[], 0, u64::MAX).is_empty());
+        assert_eq!(keys_within(&[0, u64::MAX], 0, u64::MAX), &[0, u64::MAX]);
+    }
 
     proptest! {
         #[test]

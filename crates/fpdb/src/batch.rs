@@ -18,6 +18,7 @@ use fpdb_codec::engine::{self, RangeReader};
 use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, Table};
 use fpdb_simhash::Fingerprint;
 
+use crate::added_keys::keys_within;
 use crate::error::{Error, Result};
 use crate::parallel::{cores, in_parallel};
 use crate::query::{query, Match};
@@ -316,15 +317,6 @@ impl RangeReader for TableReader<'_> {
     }
 }
 
-/// The keys of ascending `keys` in `[lo, hi]`: found by two binary
-/// searches and copied whole (a block is most often one prefix group, all
-/// of it wanted), not tested one by one.
-fn keys_within(keys: &[u64], lo: u64, hi: u64) -> &[u64] {
-    let start = keys.partition_point(|&key| key < lo);
-    let end = keys.partition_point(|&key| key <= hi).max(start);
-    keys.get(start..end).unwrap_or_default()
-}
-
 /// A sparse walk that wants at least 1 / `READ_AHEAD_SHARE` of a table's
 /// blocks has the kernel read the table's files ahead
 /// ([`Store::read_ahead`]). Cold, at 10M: 35 µs a block read at random
@@ -451,27 +443,5 @@ impl ReadAhead {
                 Ok(())
             },
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::keys_within;
-
-    #[test]
-    fn keys_within_a_range_are_those_a_filter_keeps() {
-        let keys = [3u64, 5, 8, 13, 21];
-        for lo in 0..25 {
-            for hi in 0..25 {
-                let filtered: Vec<u64> = keys
-                    .iter()
-                    .copied()
-                    .filter(|key| (lo..=hi).contains(key))
-                    .collect();
-                assert_eq!(keys_within(&keys, lo, hi), &filtered[..], "[{lo}, {hi}]");
-            }
-        }
-        assert!(keys_within(&[], 0, u64::MAX).is_empty());
-        assert_eq!(keys_within(&[0, u64::MAX], 0, u64::MAX), &[0, u64::MAX]);
     }
 }
