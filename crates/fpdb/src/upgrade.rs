@@ -30,9 +30,6 @@ pub(crate) fn to_current(store: &Store) -> Result<u32> {
         return Ok(FORMAT_VERSION);
     }
     let stored = read_manifest(store)?;
-    if stored.version >= FORMAT_VERSION {
-        return Ok(stored.version);
-    }
     let mut batch = store.write_set(0);
     let manifest = stored.manifest.to_bytes().map_err(manifest::damage)?;
     batch.put(Family::Meta, MANIFEST_KEY, manifest)?;

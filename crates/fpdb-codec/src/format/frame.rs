@@ -47,6 +47,15 @@ pub fn encode_frame(kind: Kind, version: u8, payload: &[u8]) -> Vec<u8> {
     bytes
 }
 
+/// The version `bytes` claim if they start like a frame (the magic and a
+/// kind byte), unchecked: a peek before [`decode_frame`] checks them.
+pub fn claimed_version(bytes: &[u8]) -> Option<u8> {
+    match bytes.split_first_chunk::<HEADER>() {
+        Some((&[m0, m1, m2, m3, _, version, ..], _)) if [m0, m1, m2, m3] == MAGIC => Some(version),
+        _ => None,
+    }
+}
+
 /// The version and payload of a frame of `kind` at one of the `supported`
 /// versions; any other bytes are a typed error naming `kind`.
 pub fn decode_frame<'a>(
@@ -107,6 +116,9 @@ mod tests {
     #[test]
     fn round_trips() {
         let bytes = sample();
+        assert_eq!(claimed_version(&bytes), Some(2));
+        assert_eq!(claimed_version(&bytes[..HEADER - 1]), None);
+        assert_eq!(claimed_version(b"not a frame at all"), None);
         assert_eq!(bytes.len(), 16 + FRAME_OVERHEAD);
         assert_eq!(
             decode_frame(&bytes, Kind::Directory, &[2]),

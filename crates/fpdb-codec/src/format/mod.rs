@@ -16,5 +16,5 @@ pub mod frame;
 mod kind;
 pub mod legacy;
 
-pub use frame::{decode_frame, encode_frame, FRAME_OVERHEAD};
+pub use frame::{claimed_version, decode_frame, encode_frame, FRAME_OVERHEAD};
 pub use kind::Kind;

@@ -9,7 +9,7 @@
 //! compile it (`fuzz/fuzz_targets/manifest_decoder.rs`) without RocksDB.
 
 use bincode::{Decode, Encode};
-use fpdb_codec::format::{decode_frame, encode_frame, legacy, Kind};
+use fpdb_codec::format::{claimed_version, decode_frame, encode_frame, legacy, Kind};
 use fpdb_codec::{CodecError, HuffmanCode, TableDesign};
 
 /// The database format this build writes. It also reads formats 1 and
@@ -22,9 +22,6 @@ const FRAME_VERSION: u8 = 3;
 /// Format 2: the manifest is the same, the table directories held last
 /// keys only.
 const FRAME_VERSION_2: u8 = 2;
-
-/// Where a frame stores its version (after the magic and the kind).
-const FRAME_VERSION_AT: usize = 5;
 
 /// Bound on what bincode may allocate while decoding a manifest: the
 /// largest design has 4096 tables with an 82-byte code book each.
@@ -90,7 +87,7 @@ impl Manifest {
         if legacy::is_manifest_v1(bytes) {
             return Some(u32::from(legacy::V1));
         }
-        bytes.get(FRAME_VERSION_AT).copied().map(u32::from)
+        claimed_version(bytes).map(u32::from)
     }
 
     /// A format-1 manifest's design and code books in this build's format.
