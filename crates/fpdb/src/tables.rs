@@ -14,7 +14,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockW
 
 use fpdb_codec::{
     BlockDecoder, BlockDirectory, ChecksumPolicy, CodecError, HuffmanCode, Table, TableDesign,
-    MAX_K,
+    MAX_K, MAX_RADIUS,
 };
 use fpdb_html::Extract;
 use fpdb_simhash::SimhashOptions;
@@ -235,10 +235,20 @@ impl Tables {
         })
     }
 
-    /// [`Error::KTooLarge`] when the tables cannot answer distance `k`.
+    /// [`Error::KTooLarge`] when the tables cannot answer distance `k`
+    /// in one pass each (batch merges and near pairs).
     pub fn check_k(&self, k: u32) -> Result<()> {
         if k > self.k {
             return Err(Error::KTooLarge { k, max: self.k });
+        }
+        Ok(())
+    }
+
+    /// [`Error::RadiusTooLarge`] when no query reaches radius `k`; past
+    /// the tables' own k, a query probes their neighbouring prefixes.
+    pub fn check_radius(&self, k: u32) -> Result<()> {
+        if k > MAX_RADIUS {
+            return Err(Error::RadiusTooLarge { k, max: MAX_RADIUS });
         }
         Ok(())
     }

@@ -94,7 +94,7 @@ pub(crate) fn check_and_insert(
     fp: Fingerprint,
     k: u32,
 ) -> Result<Checked> {
-    tables.check_k(k)?;
+    tables.check_radius(k)?;
     validate_id(id)?;
     let previous = store.fingerprint_of(id)?;
     let mut matches = {
