@@ -123,11 +123,14 @@ python: setup $(VENV)/.built
 	$(VENV)/bin/maturin build --release --quiet -m crates/fpdb-py/Cargo.toml -o $(WHEELS)
 	$(PYTHON) -m pip install --quiet --force-reinstall --no-deps $(WHEELS)/fpdb-*.whl
 
-## Lints the Python code and runs its tests against the installed wheel
-## (pytest fails when it collects no test).
+## Lints the Python code, checks the native module's type stubs against
+## the built module (mypy's stubtest) and runs the tests against the
+## installed wheel (pytest fails when it collects no test).
 python-test: python $(VENV)/.installed setup-java
 	$(VENV)/bin/ruff check crates/fpdb-py benches/scripts
 	$(VENV)/bin/ruff format --check crates/fpdb-py benches/scripts
+	cd crates/fpdb-py && $(PYTHON) -m mypy.stubtest --ignore-disjoint-bases \
+		--allowlist stubtest-allowlist.txt fpdb._fpdb
 	cd crates/fpdb-py && $(PYTHON) -m pytest -q
 
 lint: setup $(VENV)/.installed
