@@ -132,14 +132,18 @@ pub enum Command {
         after_help = "Examples:\n  fpdb verify pages.fpdb || fpdb repair pages.fpdb && fpdb verify pages.fpdb\n  fpdb repair pages.fpdb --format json"
     )]
     Repair(RepairArgs),
-    /// Print every stored document as `<id>\t<16 hex digits>` (what `load`
-    /// and `add` read).
+    /// Print every stored document as `<id>\t<16 hex digits>`, or with
+    /// --format json as `{"id", "fp"}` JSON Lines (what `load` and `add`
+    /// read).
     #[command(
-        after_help = "Examples:\n  fpdb export pages.fpdb > backup.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb"
+        after_help = "Examples:\n  fpdb export pages.fpdb > backup.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb\n  fpdb export pages.fpdb --format json > backup.jsonl"
     )]
     Export(ExportArgs),
-    /// Print the fingerprint of every input document as `<id>\t<hex>`.
-    #[command(after_help = "Example:\n  fpdb hash --tokenizer words --input lines titles.txt")]
+    /// Print the fingerprint of every input document as `<id>\t<hex>`, or
+    /// with --format json as `{"id", "fp"}` JSON Lines.
+    #[command(
+        after_help = "Examples:\n  fpdb hash --tokenizer words --input lines titles.txt\n  fpdb hash --format json pages.jsonl | fpdb add pages.fpdb --input jsonl"
+    )]
     Hash(HashArgs),
     /// Near-duplicate pairs or clusters of a corpus, without a database.
     ///
@@ -349,6 +353,16 @@ pub struct RemoveArgs {
     pub sync: bool,
 }
 
+/// How `export` and `hash` print documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DocumentFormat {
+    /// `<id>\t<16 hex digits>` per line (what `--input fps` reads).
+    Tsv,
+    /// JSON Lines `{"id": "...", "fp": "<16 hex digits>"}` (what `--input
+    /// jsonl` reads).
+    Json,
+}
+
 /// How a report (`stats`, `verify`) is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -420,6 +434,9 @@ pub struct CompactArgs {
 pub struct HashArgs {
     #[command(flatten)]
     pub simhash: SimhashArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "tsv")]
+    pub format: DocumentFormat,
     /// Input format [default: jsonl for *.jsonl, else lines, also for
     /// standard input].
     #[arg(long, value_enum)]
@@ -503,6 +520,9 @@ pub struct DemoArgs {
 pub struct ExportArgs {
     /// The database directory.
     pub db: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "tsv")]
+    pub format: DocumentFormat,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,6 @@
-//! `--format` on the commands that print reports, the older spellings kept
-//! as aliases (`stats --json`, `remove --input FILE`), and help texts that
-//! each show an example.
+//! `--format` on the commands that print reports and documents, the older
+//! spellings kept as aliases (`stats --json`, `remove --input FILE`), and
+//! help texts that each show an example.
 
 mod common;
 
@@ -172,4 +172,39 @@ fn add_and_check_help_say_how_standard_input_is_read() {
         assert!(!help.contains("temporary file"), "{help}");
         assert!(help.contains("streamed"), "{help}");
     }
+}
+
+#[test]
+fn export_and_hash_print_json_lines_that_load_and_add_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    loaded(dir);
+    let tsv = ok(dir, &["export", "db"], "");
+    let jsonl = ok(dir, &["export", "db", "--format", "json"], "");
+    let lines: Vec<Value> = jsonl.lines().map(json).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"id": "a", "fp": "0123456789abcdef"})
+    );
+    std::fs::write(dir.join("export.jsonl"), &jsonl).unwrap();
+    ok(dir, &["create", "copy", "--expected", "1000"], "");
+    ok(dir, &["load", "copy", "export.jsonl"], "");
+    assert_eq!(ok(dir, &["export", "copy"], ""), tsv);
+
+    let texts = "网络爬虫每天抓取大量网页\nA web crawler fetches pages\n";
+    let hashed_tsv = ok(dir, &["hash"], texts);
+    let hashed_json = ok(dir, &["hash", "--format", "json"], texts);
+    let from_json: Vec<String> = hashed_json
+        .lines()
+        .map(|line| {
+            let value = json(line);
+            format!(
+                "{}\t{}",
+                value["id"].as_str().unwrap(),
+                value["fp"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(from_json, hashed_tsv.lines().collect::<Vec<_>>());
 }
