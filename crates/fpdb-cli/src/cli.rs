@@ -153,8 +153,9 @@ pub enum Command {
     /// "distance": 2}`, documents with the same fingerprint at distance 0.
     /// With --clusters it prints connected components of those pairs
     /// instead, `{"cluster": 0, "representative": "<id>", "ids": [...]}`;
-    /// documents without a near-duplicate are in no cluster. Runs on one
-    /// core, in memory (about 40 bytes per document plus its id).
+    /// documents without a near-duplicate are in no cluster. Holds every id
+    /// and fingerprint in memory; texts are fingerprinted on every core,
+    /// then the pairs are found on one.
     #[command(
         after_help = "Examples:\n  fpdb dedup --k 3 pages.jsonl\n  fpdb hash --input lines docs.txt | fpdb dedup --clusters --representative smallest"
     )]
