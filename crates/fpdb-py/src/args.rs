@@ -2,7 +2,8 @@
 //! was expected: fingerprints are ints in 0..2**64 (or numpy uint64), ids
 //! are str.
 
-use fpdb::Fingerprint;
+use fpdb::simhash::{Tokenizer, Weighting};
+use fpdb::{Fingerprint, SimhashOptions};
 use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyDeprecationWarning, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -259,4 +260,21 @@ fn at(position: usize, error: PyErr, py: Python<'_>) -> PyErr {
     } else {
         PyValueError::new_err(message)
     }
+}
+
+/// Simhash options from the names the CLI uses (`jieba`, `words`,
+/// `chars:N`; `tf`, `tfidf`, `tfidf:N`).
+pub fn simhash_options(tokenizer: Option<&str>, weights: Option<&str>) -> PyResult<SimhashOptions> {
+    let mut options = SimhashOptions::default();
+    if let Some(name) = tokenizer {
+        options.tokenizer = name
+            .parse::<Tokenizer>()
+            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+    }
+    if let Some(name) = weights {
+        options.weighting = name
+            .parse::<Weighting>()
+            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+    }
+    Ok(options)
 }

@@ -7,8 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 use rayon::prelude::*;
 
-use crate::args;
-use crate::db::simhash_options;
+use crate::args::{self, simhash_options};
 use crate::errors::Kind;
 
 /// The simhash fingerprint of `text` (an int in 0..2**64).

@@ -5,10 +5,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use fpdb::simhash::{Tokenizer, Weighting};
 use fpdb::OpenOptions;
+use fpdb::Options;
 use fpdb::{BackupMethod, BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint};
-use fpdb::{Options, SimhashOptions};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
@@ -96,23 +95,6 @@ fn open_options(read_only: bool, cache_bytes: Option<usize>, sync: bool) -> Open
     options
 }
 
-/// Simhash options from the names the CLI uses (`jieba`, `words`,
-/// `chars:N`; `tf`, `tfidf`, `tfidf:N`).
-pub fn simhash_options(tokenizer: Option<&str>, weights: Option<&str>) -> PyResult<SimhashOptions> {
-    let mut options = SimhashOptions::default();
-    if let Some(name) = tokenizer {
-        options.tokenizer = name
-            .parse::<Tokenizer>()
-            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
-    }
-    if let Some(name) = weights {
-        options.weighting = name
-            .parse::<Weighting>()
-            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
-    }
-    Ok(options)
-}
-
 #[pymethods]
 impl PyDb {
     /// Creates a database in `path` (a new or empty directory) and opens it.
@@ -148,7 +130,7 @@ impl PyDb {
         let mut options = Options::default()
             .k(k)
             .design(design)
-            .simhash(simhash_options(tokenizer, weights)?)
+            .simhash(args::simhash_options(tokenizer, weights)?)
             .extract(args::extract(extract)?);
         if let Some(expected) = expected {
             options = options.expected_size(expected);
