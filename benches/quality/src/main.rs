@@ -1,4 +1,4 @@
-//! Detection-quality report on real text (issue 16): how many planted
+//! Detection-quality report on real text: how many planted
 //! near-duplicates each tokenizer/weighting finds at k = 3..7, how many of
 //! the pairs it reports are real, and whether one article under two site
 //! templates is found while different articles on one site are not.

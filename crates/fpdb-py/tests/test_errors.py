@@ -103,7 +103,7 @@ def test_bulk_load_into_a_populated_database(db):
 
 
 def test_bulk_load_arguments(db):
-    with pytest.raises(TypeError, match="documents, or ids with fps"):
+    with pytest.raises(TypeError, match="ids with one of fps, texts and html"):
         db.bulk_load(ids=["a"])
     with pytest.raises(TypeError, match=r"documents\[1\]"):
         db.bulk_load([("a", 1), ("b",)])

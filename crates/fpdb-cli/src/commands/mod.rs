@@ -153,3 +153,21 @@ fn snippet(text: &str) -> String {
     }
     out
 }
+
+/// One document as `format` prints it: `<id>\t<hex>`, or a JSON line
+/// `{"id", "fp"}` that `--input jsonl` reads back.
+fn write_document(
+    out: &mut impl std::io::Write,
+    format: crate::cli::DocumentFormat,
+    id: &str,
+    fp: fpdb::Fingerprint,
+) -> std::io::Result<()> {
+    match format {
+        crate::cli::DocumentFormat::Tsv => writeln!(out, "{id}\t{fp}"),
+        crate::cli::DocumentFormat::Json => writeln!(
+            out,
+            "{}",
+            serde_json::json!({"id": id, "fp": fp.to_string()})
+        ),
+    }
+}
