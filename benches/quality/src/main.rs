@@ -26,6 +26,8 @@ mod edits;
 mod eval;
 mod html;
 mod proto;
+mod two_stage;
+mod two_stage_report;
 mod warc;
 use fpdb_bench_rng as rng;
 
@@ -75,6 +77,23 @@ struct Args {
     /// Write every page (both languages, both sites) to this WARC file and
     /// stop.
     warc: Option<PathBuf>,
+    /// Measure two-stage matching (candidates within a radius, confirmed by
+    /// a signature) instead of the single-fingerprint tables.
+    two_stage: bool,
+    /// Candidate fingerprints of the two-stage report: fpdb options
+    /// (`TOKENIZER/WEIGHTS`) or prototypes.
+    candidates: Vec<String>,
+    /// Confirming signatures of the two-stage report.
+    signatures: Vec<two_stage::SigSpec>,
+    /// Only these sets (`zh-articles`, `zh-paragraphs`, `zh-pages`, and the
+    /// same for `en`); all when empty.
+    sets: Vec<String>,
+}
+
+impl Args {
+    fn wants(&self, set: &str) -> bool {
+        self.sets.is_empty() || self.sets.iter().any(|s| s == set)
+    }
 }
 
 const REAL_CONFIGS: &str = "jieba/tf,jieba/tfidf,jieba/tfidf:4,jieba/tfidf:8,jieba/tfidf:16,jieba/tfidf:32,jieba/tfidf:1000,\
@@ -91,6 +110,13 @@ fn parse_args() -> Result<Args> {
         detail: None,
         show_false: None,
         warc: None,
+        two_stage: false,
+        candidates: two_stage_report::CANDIDATES
+            .split(',')
+            .map(str::to_string)
+            .collect(),
+        signatures: parse_signatures(two_stage_report::SIGNATURES)?,
+        sets: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -107,10 +133,25 @@ fn parse_args() -> Result<Args> {
             "--detail" => args.detail = Some(PathBuf::from(value("--detail")?)),
             "--show-false" => args.show_false = Some(value("--show-false")?),
             "--warc" => args.warc = Some(PathBuf::from(value("--warc")?)),
+            "--two-stage" => args.two_stage = true,
+            "--candidates" => {
+                args.candidates = value("--candidates")?
+                    .split(',')
+                    .map(str::to_string)
+                    .collect();
+            }
+            "--signatures" => args.signatures = parse_signatures(&value("--signatures")?)?,
+            "--sets" => {
+                args.sets = value("--sets")?.split(',').map(str::to_string).collect();
+            }
             _ => bail!("unknown argument {arg}"),
         }
     }
     Ok(args)
+}
+
+fn parse_signatures(list: &str) -> Result<Vec<two_stage::SigSpec>> {
+    list.split(',').map(two_stage::SigSpec::parse).collect()
 }
 
 fn parse_configs(list: &str) -> Result<Vec<SimhashOptions>> {
@@ -182,6 +223,9 @@ fn main() -> Result<()> {
     ];
     if let Some(path) = &args.warc {
         return write_warc(path, &corpora);
+    }
+    if args.two_stage {
+        return two_stage_report::run(&args, &corpora, started, &load_start);
     }
     println!("# Detection quality on real text\n");
     for c in &corpora {

@@ -48,15 +48,20 @@ mod error;
 mod feature_hash;
 mod keywords;
 mod normalize;
+mod signature;
 mod simhasher;
 mod stop_words;
 mod tokenizer;
 mod votes;
 mod weighting;
 
-pub use error::OptionsError;
+pub use error::{OptionsError, SignatureError};
 pub use feature_hash::{hash_feature, FEATURE_HASH_SEED};
 pub use fpdb_fingerprint::{Fingerprint, ParseFingerprintError};
+pub use signature::{
+    shingle_hash, slot_hash, slot_minima, Signature, SignatureLayout, MAX_HASHES,
+    MAX_SHINGLE_FEATURES,
+};
 pub use simhasher::{Feature, SimhashOptions, Simhasher};
 pub use stop_words::is_stop_word;
 pub use tokenizer::{Tokenizer, MAX_SHINGLE_CHARS};
