@@ -52,6 +52,9 @@ pub struct Corpus {
     pub learn: Vec<String>,
     /// The same with one random edit each (or none), as a crawl holds them.
     pub learn_crawled: Vec<String>,
+    /// Every paragraph of the learn half, each with one random edit (or
+    /// none): the background a growing crawl adds (never an original).
+    pub background: Vec<String>,
     pub articles: Vec<Original>,
     pub paragraphs: Vec<Original>,
     /// Originals left out because they share much of their text with
@@ -123,9 +126,15 @@ pub fn chinese(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
     let paragraph_set = take_distinct(paragraph_candidates, paragraphs, Lang::Zh, &mut pruned);
     check_sizes(Lang::Zh, &article_set, articles, &paragraph_set, paragraphs)?;
     let learn: Vec<String> = learn.into_iter().map(|d| d.text).collect();
+    let every_text: Vec<String> = learn
+        .iter()
+        .cloned()
+        .chain(eval.into_iter().map(|d| d.text))
+        .collect();
     Ok(Corpus {
         lang: Lang::Zh,
         learn_crawled: crawled(&learn, Lang::Zh),
+        background: background(&every_text, &paragraph_set, Lang::Zh),
         learn,
         articles: article_set,
         paragraphs: paragraph_set,
@@ -142,12 +151,14 @@ pub fn english(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
     let mut learn = Vec::new();
     let mut article_candidates = Vec::new();
     let mut paragraph_candidates = Vec::new();
+    let mut eval_texts = Vec::new();
     for (n, record) in records.iter().enumerate() {
         let sections = sections(&record.text, &mut rng);
         if n % 2 == 0 {
             learn.extend(sections.into_iter().map(|s| s.text));
             continue;
         }
+        eval_texts.push(record.text.clone());
         article_candidates.extend(sections);
         for text in paragraphs_of(&record.text, Lang::En) {
             paragraph_candidates.push(Original {
@@ -162,14 +173,42 @@ pub fn english(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
     let article_set = take_distinct(article_candidates, articles, Lang::En, &mut pruned);
     let paragraph_set = take_distinct(paragraph_candidates, paragraphs, Lang::En, &mut pruned);
     check_sizes(Lang::En, &article_set, articles, &paragraph_set, paragraphs)?;
+    let every_text: Vec<String> = learn.iter().cloned().chain(eval_texts).collect();
     Ok(Corpus {
         lang: Lang::En,
         learn_crawled: crawled(&learn, Lang::En),
+        background: background(&every_text, &paragraph_set, Lang::En),
         learn,
         articles: article_set,
         paragraphs: paragraph_set,
         pruned,
     })
+}
+
+/// The paragraphs of `docs` that are not reposts of (nor) one of the
+/// `originals`, each with one random edit kind, or none.
+fn background(docs: &[String], originals: &[Original], lang: Lang) -> Vec<String> {
+    let taken: std::collections::HashSet<u64> = originals
+        .iter()
+        .flat_map(|o| shingles(&o.text, lang))
+        .collect();
+    let paragraphs: Vec<String> = docs
+        .iter()
+        .flat_map(|d| paragraphs_of(d, lang))
+        .filter(|p| {
+            let shingles = shingles(p, lang);
+            let shared = shingles.iter().filter(|s| taken.contains(s)).count();
+            (shared as f64) < REPOST_SHARE * shingles.len().max(1) as f64
+        })
+        .collect();
+    let mut rng = Rng::new(0xbac6_0016);
+    paragraphs
+        .into_iter()
+        .map(|p| match rng.below(EditKind::ALL.len() + 1) {
+            0 => p,
+            n => EditKind::ALL[n - 1].apply(&p, lang, &mut rng),
+        })
+        .collect()
 }
 
 /// Each document with one random edit kind planted, or none.

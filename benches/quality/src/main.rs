@@ -24,6 +24,7 @@
 mod corpus;
 mod edits;
 mod eval;
+mod growth;
 mod html;
 mod proto;
 mod two_stage;
@@ -88,6 +89,9 @@ struct Args {
     /// Only these sets (`zh-articles`, `zh-paragraphs`, `zh-pages`, and the
     /// same for `en`); all when empty.
     sets: Vec<String>,
+    /// Measure false matches per query against a growing background with
+    /// these rules instead.
+    growth: Vec<growth::Rule>,
 }
 
 impl Args {
@@ -117,6 +121,7 @@ fn parse_args() -> Result<Args> {
             .collect(),
         signatures: parse_signatures(two_stage_report::SIGNATURES)?,
         sets: Vec::new(),
+        growth: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -134,6 +139,12 @@ fn parse_args() -> Result<Args> {
             "--show-false" => args.show_false = Some(value("--show-false")?),
             "--warc" => args.warc = Some(PathBuf::from(value("--warc")?)),
             "--two-stage" => args.two_stage = true,
+            "--growth" => {
+                args.growth = value("--growth")?
+                    .split(';')
+                    .map(growth::Rule::parse)
+                    .collect::<Result<_>>()?;
+            }
             "--candidates" => {
                 args.candidates = value("--candidates")?
                     .split(',')
@@ -223,6 +234,9 @@ fn main() -> Result<()> {
     ];
     if let Some(path) = &args.warc {
         return write_warc(path, &corpora);
+    }
+    if !args.growth.is_empty() {
+        return growth::run(&args.growth, &corpora, args.show_false.is_some());
     }
     if args.two_stage {
         return two_stage_report::run(&args, &corpora, started, &load_start);

@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use fpdb_simhash::{slot_minima, SignatureLayout};
+use fpdb_simhash::{slot_minima, CommonFeatures, SignatureLayout};
 
 /// The widest retrieval radius measured.
 pub const R_MAX: u32 = 16;
@@ -118,13 +118,10 @@ pub enum Signatures {
 }
 
 impl Signatures {
-    /// From each document's feature hashes in text order; `common` holds
-    /// each feature's share of the crawl's documents (for `MinHashRare`).
-    pub fn new(
-        spec: SigSpec,
-        features: &[Vec<u64>],
-        common: &std::collections::HashMap<u64, f64>,
-    ) -> Signatures {
+    /// From each document's feature hashes in text order; `crawl` is the
+    /// feature hashes of the crawl that `MinHashRare` learns its common
+    /// features from.
+    pub fn new(spec: SigSpec, features: &[Vec<u64>], crawl: &[Vec<u64>]) -> Signatures {
         match spec {
             SigSpec::MinHashRare {
                 hashes,
@@ -132,15 +129,11 @@ impl Signatures {
                 shingle,
                 max_df,
             } => {
-                let limit = f64::from(max_df) / 100.0;
+                let common =
+                    CommonFeatures::learn(crawl.iter().map(Vec::as_slice), max_df).unwrap();
                 let rare: Vec<Vec<u64>> = features
                     .par_iter()
-                    .map(|f| {
-                        f.iter()
-                            .copied()
-                            .filter(|h| common.get(h).is_none_or(|&share| share <= limit))
-                            .collect()
-                    })
+                    .map(|f| common.remove_from(f))
                     .collect();
                 Signatures::new(
                     SigSpec::MinHash {
@@ -149,7 +142,7 @@ impl Signatures {
                         shingle,
                     },
                     &rare,
-                    common,
+                    crawl,
                 )
             }
             SigSpec::MinHash {
@@ -411,7 +404,7 @@ mod tests {
             bits: 8,
             shingle: 1,
         };
-        let sigs = Signatures::new(spec, &features, &Default::default());
+        let sigs = Signatures::new(spec, &features, &[]);
         let truth = Truth {
             group: vec![0, 0, 1],
             planted: vec![(0, 1, 0)],

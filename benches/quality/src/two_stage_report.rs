@@ -19,14 +19,22 @@ use crate::two_stage::{near_pairs, score, Point, Scored, SigSpec, Signatures, Tr
 use crate::{eval, html, load_average, parse_configs, parse_proto, pct, pct2, Args, Method};
 
 /// Candidate fingerprints measured by default: the default options, plain
-/// tf over jieba words, and the corpus-IDF prototypes.
-pub const CANDIDATES: &str = "jieba/tfidf:8,jieba/tf,crawl^1,cidf^1";
+/// tf over jieba words, and tf × crawl-IDF and tf × crawl-IDF².
+pub const CANDIDATES: &str = "jieba/tfidf:8,jieba/tf,crawl^1,crawl^2";
+/// Settings shown on every set side by side: (candidates, signature, θ in
+/// hundredths), at the radii of [`SETTING_RADII`].
+const SETTINGS: [(&str, &str, usize); 4] = [
+    ("crawl^2", "minhash:64x4/w2/df20", 50),
+    ("crawl^1", "minhash:64x4/w2/df20", 50),
+    ("jieba/tf", "minhash:64x4/w3", 55),
+    ("jieba/tf", "minhash:64x4/w2", 60),
+];
+const SETTING_RADII: [u32; 3] = [7, 10, 12];
 /// Signatures measured by default: 32 bytes in four shapes over single
 /// words and 2- and 3-word shingles, 16 bytes, and a 256-bit simhash.
 pub const SIGNATURES: &str = "minhash:32x8/w1,minhash:32x8/w2,minhash:32x8/w3,\
-minhash:64x4/w1,minhash:64x4/w2,minhash:64x4/w3,minhash:128x2/w1,minhash:128x2/w2,\
-minhash:128x2/w3,minhash:256x1/w1,minhash:256x1/w2,minhash:16x8/w1,minhash:16x8/w2,\
-minhash:16x16/w1,simhash:256";
+minhash:64x4/w1,minhash:64x4/w2,minhash:64x4/w3,minhash:128x2/w2,minhash:256x1/w2,\
+minhash:16x8/w2,simhash:256,minhash:32x8/w2/df20,minhash:64x4/w2/df20,minhash:64x4/w3/df20";
 
 /// The widest radius a database is expected to answer at acceptable cost;
 /// settings are ranked only up to it.
@@ -72,7 +80,7 @@ struct Row {
 /// The tokens every signature is made of: the default tokenizer's (jieba,
 /// which also keeps Latin words whole), as the database would compute them
 /// beside the default fingerprint.
-fn feature_hashes(texts: &[String]) -> Vec<Vec<u64>> {
+pub fn feature_hashes(texts: &[String]) -> Vec<Vec<u64>> {
     let simhasher = Simhasher::new(SimhashOptions {
         tokenizer: Tokenizer::Jieba,
         weighting: Weighting::Tf,
@@ -83,22 +91,7 @@ fn feature_hashes(texts: &[String]) -> Vec<Vec<u64>> {
         .collect()
 }
 
-/// Each feature's share of the documents it occurs in.
-fn document_shares(docs: &[Vec<u64>]) -> HashMap<u64, f64> {
-    let mut df: HashMap<u64, usize> = HashMap::new();
-    for doc in docs {
-        let mut seen = doc.clone();
-        seen.sort_unstable();
-        seen.dedup();
-        for h in seen {
-            *df.entry(h).or_insert(0) += 1;
-        }
-    }
-    let n = docs.len().max(1) as f64;
-    df.into_iter().map(|(h, d)| (h, d as f64 / n)).collect()
-}
-
-fn candidate_method(spec: &str, lang: Lang) -> Result<Method> {
+pub fn candidate_method(spec: &str, lang: Lang) -> Result<Method> {
     if spec.contains('/') {
         Ok(Method::Real(parse_configs(spec)?[0]))
     } else {
@@ -156,6 +149,7 @@ each cell is recall / precision / false matches per query at the θ (in hundredt
         measure(args, c, &name, &texts, &truth, &mut rows, &mut detail)?;
         println!("({name}: {:.1} s)\n", phase.elapsed().as_secs_f64());
     }
+    print_fixed_settings(&rows);
     print_settings(&rows);
     println!(
         "Run: {:.0} s; load average {} at the start, {} at the end.",
@@ -210,12 +204,12 @@ fn measure(
     detail: &mut String,
 ) -> Result<()> {
     let features = feature_hashes(texts);
-    let common = document_shares(&feature_hashes(&c.learn_crawled));
+    let crawl = feature_hashes(&c.learn_crawled);
     let empty = features.iter().filter(|f| f.is_empty()).count();
     let signatures: Vec<(SigSpec, Signatures)> = args
         .signatures
         .iter()
-        .map(|&spec| (spec, Signatures::new(spec, &features, &common)))
+        .map(|&spec| (spec, Signatures::new(spec, &features, &crawl)))
         .collect();
     let pages = matches!(target(set), Target::Pages { .. });
     println!(
@@ -339,6 +333,58 @@ fn write_detail(
         }
     }
     let _ = writeln!(out);
+}
+
+/// The chosen settings on every set, side by side.
+fn print_fixed_settings(rows: &[Row]) {
+    let mut sets: Vec<&str> = rows.iter().map(|r| r.set.as_str()).collect();
+    sets.dedup();
+    println!("## Chosen settings on every set\n");
+    print!("| candidates | signature | r | θ |");
+    for set in &sets {
+        print!(" {set} |");
+    }
+    println!("\n|---|---|---|---|{}", "---|".repeat(sets.len()));
+    for (candidate, signature, theta) in SETTINGS {
+        let Ok(spec) = SigSpec::parse(signature) else {
+            continue;
+        };
+        for r in SETTING_RADII {
+            let mut cells = String::new();
+            let mut any = false;
+            for set in &sets {
+                match rows
+                    .iter()
+                    .find(|row| row.set == *set && row.candidate == candidate && row.signature == spec)
+                {
+                    Some(row) => {
+                        any = true;
+                        let p = row.scored.at(r, theta);
+                        if matches!(target(set), Target::Pages { .. }) {
+                            let _ = write!(cells, " {} / {} |", pct(p.recall), p.false_pairs);
+                        } else {
+                            let _ = write!(
+                                cells,
+                                " {} / {} / {:.4} |",
+                                pct(p.recall),
+                                pct2(p.precision),
+                                p.false_per_query
+                            );
+                        }
+                    }
+                    None => cells.push_str(" |"),
+                }
+            }
+            if any {
+                println!(
+                    "| {candidate} | {} | {r} | {:.2} |{cells}",
+                    spec.name(),
+                    theta as f64 / 100.0
+                );
+            }
+        }
+    }
+    println!();
 }
 
 /// Settings (candidate, signature, r, θ) ranked by how many sets' targets

@@ -52,6 +52,9 @@ pub enum SignatureError {
         /// The length given.
         got: usize,
     },
+    /// A common-feature share outside 1 to 100 percent.
+    #[error("invalid common-feature share {0}%: expected 1 to 100")]
+    CommonPercent(u8),
     /// Two signatures of different layouts cannot be compared.
     #[error("cannot compare signatures of different layouts ({0} and {1})")]
     LayoutMismatch(crate::SignatureLayout, crate::SignatureLayout),

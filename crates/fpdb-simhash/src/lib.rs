@@ -44,6 +44,7 @@
 )]
 
 mod chunks;
+mod common_features;
 mod error;
 mod feature_hash;
 mod keywords;
@@ -55,6 +56,7 @@ mod tokenizer;
 mod votes;
 mod weighting;
 
+pub use common_features::CommonFeatures;
 pub use error::{OptionsError, SignatureError};
 pub use feature_hash::{hash_feature, FEATURE_HASH_SEED};
 pub use fpdb_fingerprint::{Fingerprint, ParseFingerprintError};

@@ -11,7 +11,7 @@ use crate::normalize::{fold_into, is_meaningful_word};
 use crate::stop_words::is_stop_word;
 use crate::tokenizer::for_each_shingle;
 use crate::votes::BitVotes;
-use crate::{Fingerprint, Signature, SignatureError, SignatureLayout, Tokenizer, Weighting};
+use crate::{CommonFeatures, Fingerprint, Signature, SignatureError, SignatureLayout, Tokenizer, Weighting};
 
 /// Longest piece of text segmented at once with term-frequency weights.
 const TF_CHUNK_BYTES: usize = 64 * 1024;
@@ -148,6 +148,18 @@ impl Simhasher {
         layout: SignatureLayout,
     ) -> Result<Signature, SignatureError> {
         Signature::from_feature_hashes(layout, &self.feature_hashes(text))
+    }
+
+    /// The confirming signature of `text` without the crawl's `common`
+    /// features (see [`CommonFeatures`]). A text with nothing but common
+    /// features has none: [`SignatureError::NoFeatures`].
+    pub fn signature_without_common(
+        &self,
+        text: &str,
+        layout: SignatureLayout,
+        common: &CommonFeatures,
+    ) -> Result<Signature, SignatureError> {
+        Signature::from_feature_hashes(layout, &common.remove_from(&self.feature_hashes(text)))
     }
 
     /// The features of `text` with their total weights, heaviest first (ties

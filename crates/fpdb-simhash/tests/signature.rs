@@ -357,12 +357,21 @@ proptest! {
     }
 
     #[test]
-    fn any_bytes_of_the_right_length_read_back(bytes in prop::collection::vec(any::<u8>(), 32)) {
-        let s = Signature::from_bytes(SignatureLayout::RECOMMENDED, &bytes);
-        if SignatureLayout::RECOMMENDED.bytes() == 32 {
-            prop_assert_eq!(s.unwrap().as_bytes(), &bytes[..]);
-        } else {
-            prop_assert!(s.is_err());
+    fn stored_bytes_read_back_only_at_the_layouts_length(
+        bytes in prop::collection::vec(any::<u8>(), 0..80),
+        which in 0usize..7,
+    ) {
+        let layout = golden_layouts()[which];
+        match Signature::from_bytes(layout, &bytes) {
+            Ok(s) => {
+                prop_assert_eq!(bytes.len(), layout.bytes());
+                prop_assert_eq!(s.as_bytes(), &bytes[..]);
+                prop_assert_eq!(s.similarity(&s).unwrap(), 1.0);
+            }
+            Err(e) => {
+                prop_assert_ne!(bytes.len(), layout.bytes());
+                prop_assert_eq!(e, SignatureError::Length { expected: layout.bytes(), got: bytes.len() });
+            }
         }
     }
 }
