@@ -1,8 +1,8 @@
 //! False matches per query as the corpus grows (`--growth RULES`): the
 //! planted paragraphs (originals and copies) are asked against a
-//! background of real paragraphs from the learn half, none of them a copy
-//! of a query, so every match there is false (or a repost inside the
-//! source: the counts are an upper bound). The rate per background
+//! background of every other real paragraph of the source (both halves,
+//! less the originals and their reposts), so every match there is false,
+//! or a repost the test missed: the counts are an upper bound. The rate per background
 //! document is extrapolated linearly to 10M documents.
 
 use anyhow::{bail, Context, Result};
@@ -62,8 +62,9 @@ const SIZES: [usize; 5] = [1_000, 3_000, 10_000, 30_000, 100_000];
 pub fn run(rules: &[Rule], corpora: &[Corpus], show: bool) -> Result<()> {
     println!("# False matches per query as the corpus grows\n");
     println!(
-        "Queries: the planted paragraphs (originals and their copies); background: every paragraph \
-of the learn half (150–600 characters), each with one random edit or none, shuffled. \
+        "Queries: the planted paragraphs (originals and their copies); background: every other paragraph \
+of the source (150–600 characters; the originals and paragraphs sharing ≥ 20% of their shingles \
+with one left out), each with one random edit or none, shuffled. \
 Each cell: false matches per query against the first n background paragraphs. \
 Extrapolated: the rate per background document × 10,000,000.\n"
     );
@@ -139,14 +140,24 @@ Extrapolated: the rate per background document × 10,000,000.\n"
 
 /// A few false matches of `rule`, to see what they are.
 fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Signatures>, texts: &[String], q: usize) {
-    let start = |i: usize| texts[i].chars().take(160).collect::<String>().replace('\n', " ");
+    let start = |i: usize| {
+        texts[i]
+            .chars()
+            .take(160)
+            .collect::<String>()
+            .replace('\n', " ")
+    };
     let mut shown = 0;
     for b in q..texts.len() {
         for a in 0..q {
             let d = (fps[a] ^ fps[b]).count_ones();
             let s = sigs.map_or(1.0, |s| s.similarity(a, b));
             if d <= rule.r && s >= rule.theta && shown < 6 {
-                println!("match {d} bits, similarity {s:.2}:\n  {}\n  {}", start(a), start(b));
+                println!(
+                    "match {d} bits, similarity {s:.2}:\n  {}\n  {}",
+                    start(a),
+                    start(b)
+                );
                 shown += 1;
             }
         }

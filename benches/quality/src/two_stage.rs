@@ -23,11 +23,7 @@ const BUCKETS: usize = 101;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SigSpec {
     /// b-bit MinHash: `hashes` × `bits` over shingles of `shingle` features.
-    MinHash {
-        hashes: u16,
-        bits: u8,
-        shingle: u8,
-    },
+    MinHash { hashes: u16, bits: u8, shingle: u8 },
     /// The same over the features left after dropping those in more than
     /// `max_df` percent of the crawl's documents (a frozen table of common
     /// words, learned like the crawl IDF: template words are among them).
@@ -74,7 +70,10 @@ impl SigSpec {
         use anyhow::Context;
         if let Some(bits) = spec.strip_prefix("simhash:") {
             let bits: u16 = bits.parse()?;
-            anyhow::ensure!(bits % 64 == 0 && bits > 0, "simhash bits must be a multiple of 64");
+            anyhow::ensure!(
+                bits.is_multiple_of(64) && bits > 0,
+                "simhash bits must be a multiple of 64"
+            );
             return Ok(SigSpec::WideSimhash { bits });
         }
         let rest = spec
@@ -131,10 +130,8 @@ impl Signatures {
             } => {
                 let common =
                     CommonFeatures::learn(crawl.iter().map(Vec::as_slice), max_df).unwrap();
-                let rare: Vec<Vec<u64>> = features
-                    .par_iter()
-                    .map(|f| common.remove_from(f))
-                    .collect();
+                let rare: Vec<Vec<u64>> =
+                    features.par_iter().map(|f| common.remove_from(f)).collect();
                 Signatures::new(
                     SigSpec::MinHash {
                         hashes,
@@ -228,13 +225,10 @@ pub fn near_pairs(fps: &[u64]) -> Vec<(u32, u32, u8)> {
         .into_par_iter()
         .flat_map_iter(|i| {
             let a = fps[i];
-            fps[i + 1..]
-                .iter()
-                .enumerate()
-                .filter_map(move |(j, &b)| {
-                    let d = (a ^ b).count_ones();
-                    (d <= R_MAX).then_some((i as u32, (i + 1 + j) as u32, d as u8))
-                })
+            fps[i + 1..].iter().enumerate().filter_map(move |(j, &b)| {
+                let d = (a ^ b).count_ones();
+                (d <= R_MAX).then_some((i as u32, (i + 1 + j) as u32, d as u8))
+            })
         })
         .collect()
 }
@@ -267,12 +261,7 @@ fn bucket(similarity: f64) -> usize {
     ((similarity * 100.0).floor() as usize).min(BUCKETS - 1)
 }
 
-pub fn score(
-    fps: &[u64],
-    pairs: &[(u32, u32, u8)],
-    sigs: &Signatures,
-    truth: &Truth,
-) -> Scored {
+pub fn score(fps: &[u64], pairs: &[(u32, u32, u8)], sigs: &Signatures, truth: &Truth) -> Scored {
     let (true_pairs, false_pairs) = pairs
         .par_iter()
         .fold(
@@ -330,7 +319,6 @@ fn upto(h: &Hist, r: u32, theta: usize) -> usize {
 /// Counts at one (r, θ).
 #[derive(Debug, Clone, Copy)]
 pub struct Point {
-    pub r: u32,
     /// θ in hundredths.
     pub theta: usize,
     pub recall: f64,
@@ -338,15 +326,6 @@ pub struct Point {
     pub false_pairs: usize,
     /// False matches per query: each document asked against all others.
     pub false_per_query: f64,
-    pub documents: usize,
-}
-
-impl Point {
-    /// False matches per query extrapolated to `n` documents: the rate per
-    /// pair stays, the pairs a query meets grow with the corpus.
-    pub fn false_per_query_at(&self, n: f64) -> f64 {
-        self.false_per_query * (n - 1.0) / (self.documents as f64 - 1.0)
-    }
 }
 
 impl Scored {
@@ -356,7 +335,6 @@ impl Scored {
         let found: usize = self.planted.iter().map(|h| upto(h, r, theta)).sum();
         let planted = self.planted_total * self.planted.len();
         Point {
-            r,
             theta,
             recall: found as f64 / planted.max(1) as f64,
             precision: if t + f == 0 {
@@ -366,7 +344,6 @@ impl Scored {
             },
             false_pairs: f,
             false_per_query: 2.0 * f as f64 / self.documents as f64,
-            documents: self.documents,
         }
     }
 
@@ -379,7 +356,9 @@ impl Scored {
     pub fn best_at(&self, r: u32, min_precision: f64, max_false: Option<usize>) -> Option<Point> {
         (0..BUCKETS)
             .map(|theta| self.at(r, theta))
-            .filter(|p| p.precision >= min_precision && max_false.is_none_or(|m| p.false_pairs <= m))
+            .filter(|p| {
+                p.precision >= min_precision && max_false.is_none_or(|m| p.false_pairs <= m)
+            })
             .max_by(|a, b| {
                 a.recall
                     .total_cmp(&b.recall)

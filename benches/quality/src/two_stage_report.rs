@@ -278,7 +278,9 @@ fn measure(
                 }
             }
             println!();
-            if args.show_false.as_deref() == Some(&*format!("{}+{}", spec_name(spec), method.name())) {
+            if args.show_false.as_deref()
+                == Some(&*format!("{}+{}", spec_name(spec), method.name()))
+            {
                 show_false(texts, &pairs, sigs, truth);
             }
             write_detail(detail, set, &method.name(), spec, &scored, truth.kinds);
@@ -305,13 +307,20 @@ fn write_detail(
     kinds: usize,
 ) {
     let _ = writeln!(out, "## {set}, `{candidate}`, {}\n", spec.name());
-    let _ = write!(out, "| r | θ | recall | precision | false pairs | false/query |");
+    let _ = write!(
+        out,
+        "| r | θ | recall | precision | false pairs | false/query |"
+    );
     if kinds > 1 {
         for kind in EditKind::ALL {
             let _ = write!(out, " {} |", kind.name());
         }
     }
-    let _ = writeln!(out, "\n|---|---|---|---|---|---|{}", "---|".repeat(kinds.min(EditKind::ALL.len()).max(1) * usize::from(kinds > 1)));
+    let _ = writeln!(
+        out,
+        "\n|---|---|---|---|---|---|{}",
+        "---|".repeat(kinds.min(EditKind::ALL.len()).max(1) * usize::from(kinds > 1))
+    );
     for r in RADII {
         for theta in (0..=90).step_by(5) {
             let p = scored.at(r, theta);
@@ -353,10 +362,9 @@ fn print_fixed_settings(rows: &[Row]) {
             let mut cells = String::new();
             let mut any = false;
             for set in &sets {
-                match rows
-                    .iter()
-                    .find(|row| row.set == *set && row.candidate == candidate && row.signature == spec)
-                {
+                match rows.iter().find(|row| {
+                    row.set == *set && row.candidate == candidate && row.signature == spec
+                }) {
                     Some(row) => {
                         any = true;
                         let p = row.scored.at(r, theta);
@@ -415,7 +423,9 @@ fn print_settings(rows: &[Row]) {
                     .collect();
                 let met = points
                     .iter()
-                    .filter(|(set, p)| !matches!(target(set), Target::None) && meets(target(set), p))
+                    .filter(|(set, p)| {
+                        !matches!(target(set), Target::None) && meets(target(set), p)
+                    })
                     .count();
                 let worst = points
                     .iter()
@@ -427,7 +437,16 @@ fn print_settings(rows: &[Row]) {
                     .map(|(_, p)| p.recall)
                     .fold(1.0f64, f64::min);
                 let false_pairs: usize = points.iter().map(|(_, p)| p.false_pairs).sum();
-                ranked.push((met, worst, false_pairs, candidate, signature, r, theta, points));
+                ranked.push((
+                    met,
+                    worst,
+                    false_pairs,
+                    candidate,
+                    signature,
+                    r,
+                    theta,
+                    points,
+                ));
             }
         }
     }

@@ -11,7 +11,9 @@ use crate::normalize::{fold_into, is_meaningful_word};
 use crate::stop_words::is_stop_word;
 use crate::tokenizer::for_each_shingle;
 use crate::votes::BitVotes;
-use crate::{CommonFeatures, Fingerprint, Signature, SignatureError, SignatureLayout, Tokenizer, Weighting};
+use crate::{
+    CommonFeatures, Fingerprint, Signature, SignatureError, SignatureLayout, Tokenizer, Weighting,
+};
 
 /// Longest piece of text segmented at once with term-frequency weights.
 const TF_CHUNK_BYTES: usize = 64 * 1024;

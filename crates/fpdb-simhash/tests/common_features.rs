@@ -81,7 +81,11 @@ fn a_shared_template_stops_counting() {
     let common = learn(&crawl, 50);
     let layout = SignatureLayout::new(256, 1, 2).unwrap();
     let plain = |t: &str| simhasher.signature(t, layout).unwrap();
-    let rare = |t: &str| simhasher.signature_without_common(t, layout, &common).unwrap();
+    let rare = |t: &str| {
+        simhasher
+            .signature_without_common(t, layout, &common)
+            .unwrap()
+    };
     let other_pages = plain(&pages[0]).similarity(&plain(&pages[1])).unwrap();
     let other_pages_rare = rare(&pages[0]).similarity(&rare(&pages[1])).unwrap();
     assert!(other_pages > 0.4, "plain: {other_pages}");

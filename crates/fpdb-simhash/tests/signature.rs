@@ -11,8 +11,8 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use fpdb_simhash::{
-    shingle_hash, slot_hash, Signature, SignatureError, SignatureLayout, SimhashOptions,
-    Simhasher, Tokenizer, Weighting,
+    shingle_hash, slot_hash, Signature, SignatureError, SignatureLayout, SimhashOptions, Simhasher,
+    Tokenizer, Weighting,
 };
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -109,7 +109,14 @@ fn signatures_match_golden_vectors() {
         let got = simhasher
             .signature(&v.text, layout(v.hashes, v.bits, v.shingle))
             .unwrap();
-        assert_eq!(hex(got.as_bytes()), v.signature, "{} {} {}", v.name, v.tokenizer, v.layout);
+        assert_eq!(
+            hex(got.as_bytes()),
+            v.signature,
+            "{} {} {}",
+            v.name,
+            v.tokenizer,
+            v.layout
+        );
     }
 }
 
@@ -141,7 +148,11 @@ fn bytes_follow_the_written_definition() {
         for len in [1usize, 2, 3, 50, 400] {
             let features: Vec<u64> = (0..len).map(|_| rng.next()).collect();
             let signature = Signature::from_feature_hashes(layout, &features).unwrap();
-            assert_eq!(signature.as_bytes(), reference_bytes(layout, &features), "{layout} {len}");
+            assert_eq!(
+                signature.as_bytes(),
+                reference_bytes(layout, &features),
+                "{layout} {len}"
+            );
             assert_eq!(signature.as_bytes().len(), layout.bytes());
         }
     }
@@ -234,7 +245,10 @@ fn text_without_features_has_no_signature() {
 
 #[test]
 fn layouts_are_checked() {
-    assert_eq!(SignatureLayout::new(32, 3, 1), Err(SignatureError::CodeBits(3)));
+    assert_eq!(
+        SignatureLayout::new(32, 3, 1),
+        Err(SignatureError::CodeBits(3))
+    );
     assert!(matches!(
         SignatureLayout::new(0, 8, 1),
         Err(SignatureError::HashCount { .. })
@@ -247,16 +261,25 @@ fn layouts_are_checked() {
         SignatureLayout::new(2048, 8, 1),
         Err(SignatureError::HashCount { .. })
     ));
-    assert_eq!(SignatureLayout::new(32, 8, 0), Err(SignatureError::ShingleWidth(0)));
-    assert_eq!(SignatureLayout::new(32, 8, 9), Err(SignatureError::ShingleWidth(9)));
+    assert_eq!(
+        SignatureLayout::new(32, 8, 0),
+        Err(SignatureError::ShingleWidth(0))
+    );
+    assert_eq!(
+        SignatureLayout::new(32, 8, 9),
+        Err(SignatureError::ShingleWidth(9))
+    );
     assert_eq!(layout(3, 8, 1).bytes(), 3);
     assert_eq!(layout(8, 1, 1).bytes(), 1);
-    assert_eq!(SignatureLayout::RECOMMENDED.to_string(), format!(
-        "minhash:{}x{}/shingle:{}",
-        SignatureLayout::RECOMMENDED.hashes(),
-        SignatureLayout::RECOMMENDED.bits(),
-        SignatureLayout::RECOMMENDED.shingle()
-    ));
+    assert_eq!(
+        SignatureLayout::RECOMMENDED.to_string(),
+        format!(
+            "minhash:{}x{}/shingle:{}",
+            SignatureLayout::RECOMMENDED.hashes(),
+            SignatureLayout::RECOMMENDED.bits(),
+            SignatureLayout::RECOMMENDED.shingle()
+        )
+    );
 }
 
 #[test]
@@ -272,7 +295,10 @@ fn stored_bytes_are_checked_and_layouts_must_agree() {
     let b = Signature::from_feature_hashes(layout(64, 4, 1), &[1, 2, 3]).unwrap();
     assert_eq!(
         a.similarity(&b),
-        Err(SignatureError::LayoutMismatch(layout(32, 8, 1), layout(64, 4, 1)))
+        Err(SignatureError::LayoutMismatch(
+            layout(32, 8, 1),
+            layout(64, 4, 1)
+        ))
     );
 }
 
@@ -280,14 +306,24 @@ fn stored_bytes_are_checked_and_layouts_must_agree() {
 fn an_edited_copy_is_similar_and_another_text_is_not() {
     let simhasher = Simhasher::new(SimhashOptions::default());
     let original = "网络爬虫每天抓取大量网页，其中许多网页内容几乎相同，只是广告、日期或计数器有所不同。指纹数据库可以快速判断一个新网页是否与已经见过的网页近似重复。近重复检测让搜索引擎少存储冗余内容，也让用户少看到重复结果。";
-    let edited = original.replace("许多", "很多").replace("也让用户少看到重复结果。", "");
+    let edited = original
+        .replace("许多", "很多")
+        .replace("也让用户少看到重复结果。", "");
     let other = "今年秋季的降雨比往年偏多，农民们抓紧晴天收割水稻，合作社的烘干机昼夜运转，粮食收购价格保持稳定。";
     let layout = layout(128, 2, 1);
     let a = simhasher.signature(original, layout).unwrap();
     let b = simhasher.signature(&edited, layout).unwrap();
     let c = simhasher.signature(other, layout).unwrap();
-    assert!(a.similarity(&b).unwrap() > 0.6, "{}", a.similarity(&b).unwrap());
-    assert!(a.similarity(&c).unwrap() < 0.2, "{}", a.similarity(&c).unwrap());
+    assert!(
+        a.similarity(&b).unwrap() > 0.6,
+        "{}",
+        a.similarity(&b).unwrap()
+    );
+    assert!(
+        a.similarity(&c).unwrap() < 0.2,
+        "{}",
+        a.similarity(&c).unwrap()
+    );
 }
 
 /// The signature is made of the fingerprint's own tokens: with tf weights
