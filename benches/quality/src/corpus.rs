@@ -52,9 +52,12 @@ pub struct Corpus {
     pub learn: Vec<String>,
     /// The same with one random edit each (or none), as a crawl holds them.
     pub learn_crawled: Vec<String>,
-    /// Every paragraph of the learn half, each with one random edit (or
-    /// none): the background a growing crawl adds (never an original).
+    /// Every other paragraph of the source, each with one random edit
+    /// (or none): the background a growing crawl adds.
     pub background: Vec<String>,
+    /// IDF from the word frequencies of a registry package (wordfreq):
+    /// word to ln(1 / frequency); empty when the file is missing.
+    pub registry_idf: HashMap<String, f64>,
     pub articles: Vec<Original>,
     pub paragraphs: Vec<Original>,
     /// Originals left out because they share much of their text with
@@ -135,6 +138,7 @@ pub fn chinese(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
         lang: Lang::Zh,
         learn_crawled: crawled(&learn, Lang::Zh),
         background: background(&every_text, &paragraph_set, Lang::Zh),
+        registry_idf: registry_idf(&dir.join("zh-wordfreq.tsv"))?,
         learn,
         articles: article_set,
         paragraphs: paragraph_set,
@@ -178,11 +182,28 @@ pub fn english(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
         lang: Lang::En,
         learn_crawled: crawled(&learn, Lang::En),
         background: background(&every_text, &paragraph_set, Lang::En),
+        registry_idf: registry_idf(&dir.join("en-wordfreq.tsv"))?,
         learn,
         articles: article_set,
         paragraphs: paragraph_set,
         pruned,
     })
+}
+
+/// `word<TAB>idf` lines written by `quality_corpus.py`; empty when the
+/// file is missing (an older cache).
+fn registry_idf(path: &Path) -> Result<HashMap<String, f64>> {
+    let Ok(text) = fs::read_to_string(path) else {
+        return Ok(HashMap::new());
+    };
+    text.lines()
+        .map(|line| {
+            let (word, idf) = line
+                .split_once('\t')
+                .with_context(|| format!("{}: {line:?}", path.display()))?;
+            Ok((word.to_string(), idf.parse()?))
+        })
+        .collect()
 }
 
 /// The paragraphs of `docs` that are not reposts of (nor) one of the

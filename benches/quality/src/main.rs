@@ -207,6 +207,7 @@ fn parse_proto(spec: &str, lang: Lang) -> Result<Proto> {
         "cidf" => Idf::Corpus,
         "crawl" => Idf::Crawl,
         "jieba" => Idf::Jieba,
+        "wordfreq" => Idf::Registry,
         _ => bail!("unknown IDF {idf:?} in {spec:?}"),
     };
     let base = match (idf, lang) {
@@ -390,6 +391,7 @@ fn prepare(p: &Proto, texts: &[String], c: &Corpus) -> Tokenized {
     match p.idf {
         Idf::Corpus => proto::tokenize(texts, &c.learn, p.base),
         Idf::Crawl => proto::tokenize(texts, &c.learn_crawled, p.base),
+        Idf::Registry => proto::tokenize_known(texts, &c.registry_idf, p.base),
         Idf::Jieba => proto::jieba_keywords(texts),
     }
 }
