@@ -182,7 +182,7 @@ quality:
 ## background of real paragraphs (about four minutes on two cores).
 ## QUALITY_ARGS narrows it, e.g. QUALITY_ARGS="--sets zh-paragraphs".
 QUALITY_ARGS ?=
-GROWTH_RULES ?= jieba/tfidf:8|-|3|0;jieba/tf|minhash:64x4/w3|12|0.55;jieba/tf|minhash:64x4/w2|12|0.60;crawl^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|10|0.50
+GROWTH_RULES ?= jieba/tfidf:8|-|3|0;jieba/tf|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|10|0.50;crawl^2|minhash:64x4/w2/df20|12|0.60
 quality-two-stage:
 	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
 	$(CARGO) build --release -p fpdb-quality

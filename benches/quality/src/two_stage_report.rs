@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use fpdb_html::{page_text, Extract};
-use fpdb_simhash::{SimhashOptions, Simhasher, Tokenizer, Weighting};
+use fpdb_simhash::{CommonFeatures, SimhashOptions, Simhasher, Tokenizer, Weighting};
 use rayon::prelude::*;
 
 use crate::corpus::{Corpus, Lang};
@@ -19,13 +19,16 @@ use crate::two_stage::{near_pairs, score, Point, Scored, SigSpec, Signatures, Tr
 use crate::{eval, html, load_average, parse_configs, parse_proto, pct, pct2, Args, Method};
 
 /// Candidate fingerprints measured by default: the default options, plain
-/// tf over jieba words, and tf × crawl-IDF and tf × crawl-IDF².
-pub const CANDIDATES: &str = "jieba/tfidf:8,jieba/tf,crawl^1,crawl^2";
+/// tf over jieba words, tf × the registry's IDF², and tf × crawl-IDF and
+/// tf × crawl-IDF².
+pub const CANDIDATES: &str = "jieba/tfidf:8,jieba/tf,wordfreq^2,crawl^1,crawl^2";
 /// Settings shown on every set side by side: (candidates, signature, θ in
 /// hundredths), at the radii of [`SETTING_RADII`].
-const SETTINGS: [(&str, &str, usize); 4] = [
+const SETTINGS: [(&str, &str, usize); 6] = [
     ("crawl^2", "minhash:64x4/w2/df20", 50),
     ("crawl^1", "minhash:64x4/w2/df20", 50),
+    ("wordfreq^2", "minhash:64x4/w2/df20", 50),
+    ("wordfreq^2", "minhash:64x4/w3", 55),
     ("jieba/tf", "minhash:64x4/w3", 55),
     ("jieba/tf", "minhash:64x4/w2", 60),
 ];
@@ -221,6 +224,25 @@ fn measure(
             String::new()
         }
     );
+    // How big a database's frozen table of common features would be.
+    let mut shares: Vec<u8> = args
+        .signatures
+        .iter()
+        .filter_map(|s| match s {
+            SigSpec::MinHashRare { max_df, .. } => Some(*max_df),
+            _ => None,
+        })
+        .collect();
+    shares.sort_unstable();
+    shares.dedup();
+    for share in shares {
+        let common = CommonFeatures::learn(crawl.iter().map(Vec::as_slice), share)?;
+        println!(
+            "Common features (in more than {share}% of the {} crawl documents): {}.\n",
+            crawl.len(),
+            common.hashes().len()
+        );
+    }
     for spec_text in &args.candidates {
         let method = candidate_method(spec_text, c.lang)?;
         let fps = crate::fingerprints(&method, texts, c);
