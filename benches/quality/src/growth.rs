@@ -163,3 +163,27 @@ fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Signatures>, texts: &[St
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_parse_and_refuse_what_they_cannot_read() {
+        let rule = Rule::parse("crawl^2|minhash:64x4/w2/df20|12|0.5").unwrap();
+        assert_eq!(rule.r, 12);
+        assert_eq!(
+            rule.signature,
+            Some(SigSpec::MinHashRare {
+                hashes: 64,
+                bits: 4,
+                shingle: 2,
+                max_df: 20
+            })
+        );
+        assert!(Rule::parse("jieba/tf|-|3|0").unwrap().signature.is_none());
+        assert!(Rule::parse("jieba/tf|-|3").is_err());
+        assert!(Rule::parse("jieba/tf|minhash:64x3/w2|3|0").is_err());
+        assert!(Rule::parse("jieba/tf|-|x|0").is_err());
+    }
+}
