@@ -154,7 +154,10 @@ fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Signatures>, texts: &[St
             let s = sigs.map_or(1.0, |s| s.similarity(a, b));
             if d <= rule.r && s >= rule.theta && shown < 6 {
                 println!(
-                    "match {d} bits, similarity {s:.2}:\n  {}\n  {}",
+                    "match {d} bits, similarity {s:.2}, query {a} ({} characters), background {} ({}):\n  {}\n  {}",
+                    texts[a].chars().count(),
+                    b - q,
+                    texts[b].chars().count(),
                     start(a),
                     start(b)
                 );
