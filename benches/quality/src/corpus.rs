@@ -32,6 +32,14 @@ impl Lang {
             Lang::En => "English",
         }
     }
+
+    /// The prefix of the set names `--sets` takes.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        }
+    }
 }
 
 /// One document to measure: an article or a paragraph, never edited.

@@ -4,7 +4,10 @@
 //! templates is found while different articles on one site are not.
 //!
 //! Usage: `make quality`, or after `python3 benches/scripts/quality_corpus.py DIR`:
-//! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG] [--warc FILE]`
+//! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--sets zh-articles,en-pages,...] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG] [--warc FILE]`
+//! `... --two-stage [--candidates SPEC,...] [--signatures minhash:HxB/wS[/dfP],simhash:BITS,...]`
+//! (two-stage matching, `two_stage_report.rs`) or `... --growth 'CANDIDATES|SIGNATURE|R|THETA;...'`
+//! (false matches per query against a growing background, `growth.rs`).
 //!
 //! For each language there are `--articles` article-length originals and
 //! `--paragraphs` paragraph-length ones (150–600 characters), each planted
@@ -87,7 +90,7 @@ struct Args {
     /// Confirming signatures of the two-stage report.
     signatures: Vec<two_stage::SigSpec>,
     /// Only these sets (`zh-articles`, `zh-paragraphs`, `zh-pages`, and the
-    /// same for `en`); all when empty.
+    /// same for `en`), in either report; all when empty.
     sets: Vec<String>,
     /// Measure false matches per query against a growing background with
     /// these rules instead.
@@ -266,6 +269,9 @@ fn main() -> Result<()> {
             ("articles", &c.articles, 0xa271_c1e5),
             ("paragraphs", &c.paragraphs, 0x9a7a_9a9b),
         ] {
+            if !args.wants(&format!("{}-{set}", c.lang.code())) {
+                continue;
+            }
             let phase = Instant::now();
             let texts = eval::plant(originals, c.lang, seed);
             let methods = methods(&args, c.lang)?;
@@ -277,6 +283,9 @@ fn main() -> Result<()> {
             }
             write_detail(&mut detail, &title, &results);
             println!("({title}: {:.1} s)\n", phase.elapsed().as_secs_f64());
+        }
+        if !args.wants(&format!("{}-pages", c.lang.code())) {
+            continue;
         }
         let phase = Instant::now();
         let pages = html::pages(&c.articles, c.lang);

@@ -151,10 +151,7 @@ each cell is recall / precision / false matches per query at the θ (in hundredt
     let mut rows: Vec<Row> = Vec::new();
     let mut detail = String::new();
     for c in corpora {
-        let prefix = match c.lang {
-            Lang::Zh => "zh",
-            Lang::En => "en",
-        };
+        let prefix = c.lang.code();
         for (set, originals, seed) in [
             ("articles", &c.articles, 0xa271_c1e5),
             ("paragraphs", &c.paragraphs, 0x9a7a_9a9b),
