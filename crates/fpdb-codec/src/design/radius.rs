@@ -22,8 +22,10 @@ use super::TableDesign;
 pub const MAX_RADIUS: u32 = 16;
 
 /// Placements of the differing bits the exact search tries before it
-/// settles for the bound `r - k`.
-const SEARCH_BUDGET: u64 = 2_000_000;
+/// settles for the bound `r - k` (a few milliseconds, once per design and
+/// radius: designs whose prefixes share bits in many ways, such as two
+/// levels of blocks, end there).
+const SEARCH_BUDGET: u64 = 200_000;
 
 /// A design's [`TableDesign::prefix_errors`] per radius, each worked out
 /// once (a search can take milliseconds; a query must not). Two designs
@@ -92,10 +94,14 @@ impl TableDesign {
                 *atoms.entry(tables).or_default() += 1;
             }
         }
-        atoms
+        // Larger groups first: the worst placements come early, and the
+        // search prunes more.
+        let mut atoms: Vec<(u32, Vec<usize>)> = atoms
             .into_iter()
             .map(|(tables, bits)| (bits, tables))
-            .collect()
+            .collect();
+        atoms.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        atoms
     }
 }
 
