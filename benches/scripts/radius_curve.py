@@ -28,14 +28,15 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from cli_cold import NumberedIds, log, run, write_fps
 
 RADII = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
 CHECKED = 300
 
 
-def near_mix(rng: np.random.Generator, stored: np.ndarray, count: int, bits: int) -> np.ndarray:
+def near_mix(
+    rng: np.random.Generator, stored: np.ndarray, count: int, bits: int
+) -> np.ndarray:
     """Every other query a stored fingerprint with 0 to `bits` random bits
     flipped, the rest uniform random."""
     queries = rng.integers(0, 2**64, size=count, dtype=np.uint64)
@@ -48,7 +49,9 @@ def near_mix(rng: np.random.Generator, stored: np.ndarray, count: int, bits: int
     return queries
 
 
-def check(answers_path: Path, stored: np.ndarray, queries: np.ndarray, radius: int) -> tuple:
+def check(
+    answers_path: Path, stored: np.ndarray, queries: np.ndarray, radius: int
+) -> tuple:
     """fpdb's answers to the first CHECKED queries against a brute-force
     scan at `radius`: (matches, scan seconds per query)."""
     answers = [json.loads(line) for line in answers_path.read_text().splitlines()]
@@ -59,7 +62,9 @@ def check(answers_path: Path, stored: np.ndarray, queries: np.ndarray, radius: i
         expected = {f"doc{i}" for i in np.nonzero(distances <= radius)[0].tolist()}
         got = {doc for match in answer["matches"] for doc in match["ids"]}
         if got != expected:
-            raise SystemExit(f"radius {radius}, query {answer['query']}: fpdb {got}, brute force {expected}")
+            raise SystemExit(
+                f"radius {radius}, query {answer['query']}: fpdb {got}, brute force {expected}"
+            )
         matches += len(got)
     return matches, (time.perf_counter() - started) / CHECKED
 
@@ -68,7 +73,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("fpdb", help="the fpdb binary")
     parser.add_argument("--n", type=int, default=10_000_000, help="fingerprints stored")
-    parser.add_argument("--rounds", type=int, default=5, help="fresh processes per radius")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="fresh processes per radius"
+    )
     args = parser.parse_args()
     work_dir = tempfile.TemporaryDirectory()
     work = Path(work_dir.name)
@@ -92,14 +99,21 @@ def main() -> None:
         opens.append(run([fpdb, "query", db, str(work / "empty.tsv")])["wall_s"])
         for radius in RADII:
             output = work / f"r{radius}.json"
-            result = run([fpdb, "query", db, str(work / "queries.tsv"), "--k", str(radius)], output)
+            result = run(
+                [fpdb, "query", db, str(work / "queries.tsv"), "--k", str(radius)],
+                output,
+            )
             walls[radius].append(result["wall_s"])
         log(f"round {round_ + 1}: {[round(walls[r][-1] * 1e3) for r in RADII]} ms")
     open_s = statistics.median(opens)
     log(f"finished; {os.popen('uptime').read().strip()}")
 
-    print(f"\nN = {args.n:,}, k = 3 database; 10,000 queries; {args.rounds} fresh processes per radius, medians\n")
-    print("| radius | `fpdb query` wall | after open | per query | matches in the first 300 | numpy scan per query |")
+    print(
+        f"\nN = {args.n:,}, k = 3 database; 10,000 queries; {args.rounds} fresh processes per radius, medians\n"
+    )
+    print(
+        "| radius | `fpdb query` wall | after open | per query | matches in the first 300 | numpy scan per query |"
+    )
     print("|---|---|---|---|---|---|")
     for radius in RADII:
         wall = statistics.median(walls[radius])
@@ -109,7 +123,9 @@ def main() -> None:
             f"| {(wall - open_s) * 1e3:.0f} ms | {(wall - open_s) / len(queries) * 1e6:.1f} µs "
             f"| {matches} | {scan_s * 1e3:.1f} ms |"
         )
-    print(f"\nOpening alone (empty input): {open_s * 1e3:.1f} ms. Every answer checked equals the scan's.")
+    print(
+        f"\nOpening alone (empty input): {open_s * 1e3:.1f} ms. Every answer checked equals the scan's."
+    )
 
 
 if __name__ == "__main__":

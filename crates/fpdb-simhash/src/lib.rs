@@ -81,11 +81,11 @@ mod votes;
 mod weighting;
 
 pub use common_features::CommonFeatures;
-pub use error::{OptionsError, SignatureError};
+pub use error::OptionsError;
 pub use feature_hash::{hash_feature, FEATURE_HASH_SEED};
 pub use fpdb_fingerprint::{Fingerprint, ParseFingerprintError};
 pub use signature::{
-    shingle_hash, slot_hash, slot_minima, Signature, SignatureLayout, MAX_HASHES,
+    shingle_hash, slot_hash, slot_minima, Signature, SignatureError, SignatureLayout, MAX_HASHES,
     MAX_SHINGLE_FEATURES,
 };
 pub use simhasher::{Feature, SimhashOptions, Simhasher};
