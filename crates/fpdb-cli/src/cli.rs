@@ -152,6 +152,18 @@ pub enum Command {
     /// smallest id. Opens the database read-only and reads each table once.
     #[command(after_help = "Example:\n  fpdb pairs pages.fpdb --k 2 --format tsv")]
     Pairs(PairsArgs),
+    /// Serve a database over HTTP/JSON to many crawlers at once.
+    ///
+    /// One process owns the database (opened with every write synced);
+    /// crawlers in any language check, query, insert and remove documents
+    /// with JSON requests (docs/SERVER.md). Prints `listening on ADDR` on
+    /// standard output once it accepts connections, logs to standard
+    /// error, and on SIGTERM answers the requests in flight, flushes and
+    /// exits with 0.
+    #[command(
+        after_help = "Examples:\n  fpdb serve pages.fpdb --listen 127.0.0.1:7800\n  fpdb serve pages.fpdb --listen 0.0.0.0:7800 --token-file tokens.txt --tls-cert cert.pem --tls-key key.pem"
+    )]
+    Serve(crate::commands::ServeArgs),
     /// Load the bundled sample corpus into a temporary database and show
     /// its near-duplicates.
     #[command(after_help = "Example:\n  fpdb demo --k 3 --show 5")]

@@ -24,6 +24,7 @@ mod pairs;
 mod query;
 mod remove;
 mod repair;
+mod serve;
 mod stats;
 mod verify;
 
@@ -34,6 +35,7 @@ use anyhow::{Context, Result};
 use fpdb::{Db, OpenOptions, SimhashOptions};
 
 use crate::cli::{Command, SimhashArgs};
+pub use serve::ServeArgs;
 
 pub fn run(command: Command) -> Result<()> {
     match command {
@@ -52,6 +54,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Hash(args) => hash::run(args),
         Command::Dedup(args) => dedup::run(args),
         Command::Pairs(args) => pairs::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
     }
 }
