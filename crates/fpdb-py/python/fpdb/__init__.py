@@ -32,6 +32,7 @@ from fpdb._fpdb import (
     fingerprint_pages,
     page_text,
 )
+from fpdb.client import Client
 from fpdb.errors import (
     AlreadyExistsError,
     ClosedError,
@@ -52,6 +53,7 @@ __all__ = [
     "AlreadyExistsError",
     "BatchMatches",
     "Checked",
+    "Client",
     "ClosedError",
     "CorruptError",
     "Db",
