@@ -39,6 +39,7 @@ mod tokens;
 
 pub use auth::Access;
 pub use error::{ApiError, ServeError};
+pub use json::decode;
 pub use limits::Limits;
 pub use serve::{init_logs, ServeOptions, Server, Tls};
 pub use shutdown::ShutdownHandle;
