@@ -7,6 +7,7 @@
 //! ```sh
 //! serve_load ADDR check 16 10      # check_and_insert of random fingerprints
 //! serve_load ADDR query 16 10      # query of random fingerprints
+//! serve_load ADDR check_many 16 10 100  # check_and_insert_many of 100
 //! serve_load ADDR query_many 1 10 1000   # batches of 1,000 fingerprints
 //! ```
 
@@ -20,7 +21,7 @@ use fpdb_bench_rng::Rng;
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [addr, op, clients, seconds, rest @ ..] = args.as_slice() else {
-        bail!("usage: serve_load ADDR check|query|query_many CLIENTS SECONDS [BATCH]");
+        bail!("usage: serve_load ADDR check|check_many|query|query_many CLIENTS SECONDS [BATCH]");
     };
     let clients: u64 = clients.parse().context("CLIENTS")?;
     let seconds: f64 = seconds.parse().context("SECONDS")?;
@@ -35,7 +36,11 @@ fn main() -> Result<()> {
         .collect();
     let mut latencies = Vec::new();
     for thread in threads {
-        latencies.extend(thread.join().map_err(|_| anyhow::anyhow!("a client panicked"))??);
+        latencies.extend(
+            thread
+                .join()
+                .map_err(|_| anyhow::anyhow!("a client panicked"))??,
+        );
     }
     let elapsed = started.elapsed().as_secs_f64();
     latencies.sort_unstable();
@@ -84,11 +89,28 @@ fn run_client(
                 "/v1/query",
                 format!(r#"{{"fp":"{:016x}"}}"#, rng.next_u64()),
             ),
+            "check_many" => {
+                let documents: Vec<String> = (0..batch)
+                    .map(|i| {
+                        format!(
+                            r#"{{"id":"c{client}-{sent}-{i}","fp":"{:016x}"}}"#,
+                            rng.next_u64()
+                        )
+                    })
+                    .collect();
+                (
+                    "/v1/check_and_insert_many",
+                    format!(r#"{{"documents":[{}]}}"#, documents.join(",")),
+                )
+            }
             "query_many" => {
                 let fps: Vec<String> = (0..batch)
                     .map(|_| format!("\"{:016x}\"", rng.next_u64()))
                     .collect();
-                ("/v1/query_many", format!(r#"{{"fps":[{}]}}"#, fps.join(",")))
+                (
+                    "/v1/query_many",
+                    format!(r#"{{"fps":[{}]}}"#, fps.join(",")),
+                )
             }
             other => bail!("unknown op {other}"),
         };

@@ -212,16 +212,18 @@ async fn check_and_insert_many(
     blocking(&state, move |db| {
         let k = k_or_default(db, request.k)?;
         let fps = batch_fingerprints(db, &sources)?;
-        let results = request
+        let documents: Vec<(&str, Fingerprint)> = request
             .documents
             .iter()
+            .map(|document| document.id.as_str())
+            .zip(fps.iter().copied())
+            .collect();
+        let results = db
+            .check_and_insert_batch(&documents, k)?
+            .into_iter()
             .zip(fps)
-            .map(|(document, fp)| {
-                db.check_and_insert(&document.id, fp, k)
-                    .map(|checked| checked_out(checked, fp))
-                    .map_err(ApiError::from)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|(checked, fp)| checked_out(checked, fp))
+            .collect();
         Ok(Json(CheckedManyOut { results }))
     })
     .await

@@ -285,6 +285,27 @@ impl Db {
         self.write(|writer| check_and_insert(&self.store, &self.tables, writer, id, fp, k))
     }
 
+    /// [`Db::check_and_insert`] of each document in order, under one
+    /// hold of the writer lock and with one wait for the log sync: later
+    /// documents see earlier ones, and a crawler checking its pages in
+    /// batches pays for one sync per batch. Each document is stored by its
+    /// own atomic write; an error (an invalid id) stops the batch with the
+    /// documents before it stored.
+    pub fn check_and_insert_batch<S: AsRef<str>>(
+        &self,
+        documents: &[(S, Fingerprint)],
+        k: u32,
+    ) -> Result<Vec<Checked>> {
+        self.write(|writer| {
+            documents
+                .iter()
+                .map(|(id, fp)| {
+                    check_and_insert(&self.store, &self.tables, writer, id.as_ref(), *fp, k)
+                })
+                .collect()
+        })
+    }
+
     fn apply(&self, ops: &[Op<'_>]) -> Result<()> {
         self.write(|writer| write::apply(&self.store, &self.tables, writer, ops))
     }

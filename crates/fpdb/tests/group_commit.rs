@@ -81,3 +81,23 @@ fn of_synced_threads_racing_to_store_one_page_exactly_one_sees_nothing() {
         );
     }
 }
+
+#[test]
+fn a_check_and_insert_batch_answers_as_one_call_per_document() {
+    let (_dir, path, db) = create_temp_db(small_options());
+    drop(db);
+    let batched = OpenOptions::new().sync(true).open(&path).unwrap();
+    let (_dir2, _path2, single) = create_temp_db(small_options());
+    let mut rng = Rng::new(9);
+    let page = Fingerprint(rng.next_u64());
+    let documents: Vec<(String, Fingerprint)> = (0..50)
+        .map(|i| (format!("doc-{}", i % 40), rng.near(page, 3)))
+        .collect();
+    let answers = batched.check_and_insert_batch(&documents, 3).unwrap();
+    for ((id, fp), answer) in documents.iter().zip(answers) {
+        assert_eq!(answer, single.check_and_insert(id, *fp, 3).unwrap(), "{id}");
+    }
+    assert_eq!(export(&batched), export(&single));
+    let bad = [("ok", page), ("", page)];
+    assert!(batched.check_and_insert_batch(&bad, 3).is_err());
+}
