@@ -9,16 +9,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
-use crate::routes::AppState;
-
-/// What a token allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Queries, gets, stats and metrics.
-    ReadOnly,
-    /// Everything, writes included.
-    ReadWrite,
-}
+use crate::state::AppState;
+use crate::tokens::Access;
 
 /// Whether `path` changes the database.
 pub(crate) fn is_write(path: &str) -> bool {

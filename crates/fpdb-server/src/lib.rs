@@ -25,6 +25,7 @@
 #![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 pub mod api;
+mod app;
 mod auth;
 pub mod document;
 mod error;
@@ -35,12 +36,12 @@ mod openapi;
 mod routes;
 mod serve;
 mod shutdown;
+mod state;
 mod tokens;
 
-pub use auth::Access;
 pub use error::{ApiError, ServeError};
 pub use json::decode;
 pub use limits::Limits;
 pub use serve::{init_logs, ServeOptions, Server, Tls};
 pub use shutdown::ShutdownHandle;
-pub use tokens::Tokens;
+pub use tokens::{Access, Tokens};

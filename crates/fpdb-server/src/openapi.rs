@@ -5,6 +5,9 @@
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+
 use crate::routes;
 
 #[derive(OpenApi)]
@@ -54,6 +57,11 @@ pub fn document() -> String {
         .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}"));
     json.push('\n');
     json
+}
+
+/// This document (docs/openapi.json is a copy, checked by a test).
+pub(crate) async fn serve_document() -> Response {
+    ([(CONTENT_TYPE, "application/json")], document()).into_response()
 }
 
 #[cfg(test)]

@@ -1,16 +1,10 @@
-//! The router: one handler per endpoint, each decoding its request,
-//! handing the work to the library on a blocking thread and encoding the
-//! answer.
+//! One handler per endpoint, each decoding its request, handing the work
+//! to the library on a blocking thread and encoding the answer.
 
-use std::sync::Arc;
-use std::time::Instant;
-
-use axum::extract::{FromRef, MatchedPath, Request, State};
+use axum::extract::{Request, State};
 use axum::http::header::CONTENT_TYPE;
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use fpdb::{Db, Fingerprint};
 use serde_json::{json, Value};
 
@@ -19,71 +13,11 @@ use crate::api::{
     IdRequest, IdsRequest, InsertManyRequest, InsertRequest, InsertedManyOut, InsertedOut,
     MatchOut, QueryManyOut, QueryManyRequest, QueryOut, QueryRequest, RemovedManyOut, RemovedOut,
 };
-use crate::auth::authorize;
 use crate::document::{HasContent, Source};
 use crate::error::{ApiError, ErrorBody};
 use crate::json::Strict;
-use crate::limits::Limits;
-use crate::metrics::{DbGauges, Metrics};
-use crate::tokens::Tokens;
-
-/// What every handler shares.
-#[derive(Clone, Debug)]
-pub(crate) struct AppState {
-    pub db: Arc<Db>,
-    pub tokens: Option<Arc<Tokens>>,
-    pub limits: Limits,
-    pub metrics: Arc<Metrics>,
-}
-
-impl FromRef<AppState> for Limits {
-    fn from_ref(state: &AppState) -> Limits {
-        state.limits
-    }
-}
-
-/// Every endpoint, behind the token check, the time limit and the metrics.
-pub(crate) fn router(state: AppState) -> Router {
-    Router::new()
-        .route("/v1/check_and_insert", post(check_and_insert))
-        .route("/v1/check_and_insert_many", post(check_and_insert_many))
-        .route("/v1/query", post(query))
-        .route("/v1/query_many", post(query_many))
-        .route("/v1/insert", post(insert))
-        .route("/v1/insert_many", post(insert_many))
-        .route("/v1/remove", post(remove))
-        .route("/v1/remove_many", post(remove_many))
-        .route("/v1/get", post(get_one))
-        .route("/v1/get_many", post(get_many))
-        .route("/v1/stats", get(stats))
-        .route("/health", get(health))
-        .route("/metrics", get(metrics))
-        .route("/openapi.json", get(openapi))
-        .fallback(no_route)
-        .layer(middleware::from_fn_with_state(state.clone(), authorize))
-        .layer(middleware::from_fn_with_state(state.clone(), observe))
-        .with_state(state)
-}
-
-/// Times each request out at the limit and counts it in the metrics
-/// (under its route, so unknown paths do not make new series).
-async fn observe(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let endpoint = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("other", MatchedPath::as_str)
-        .to_string();
-    let response = match tokio::time::timeout(state.limits.request_timeout, next.run(request)).await
-    {
-        Ok(response) => response,
-        Err(_) => ApiError::timeout().into_response(),
-    };
-    state
-        .metrics
-        .request(&endpoint, response.status().as_u16(), started.elapsed());
-    response
-}
+use crate::metrics::DbGauges;
+use crate::state::AppState;
 
 /// Runs `work` with the database on a blocking thread (the library's
 /// calls wait on disk and on the writer lock).
@@ -169,7 +103,7 @@ fn batch_fingerprints(db: &Db, sources: &[Source]) -> Result<Vec<Fingerprint>, A
     ),
     security((), ("bearer" = [])),
 )]
-async fn check_and_insert(
+pub(crate) async fn check_and_insert(
     State(state): State<AppState>,
     Strict(request): Strict<CheckRequest>,
 ) -> Result<Json<CheckedOut>, ApiError> {
@@ -198,7 +132,7 @@ async fn check_and_insert(
     ),
     security((), ("bearer" = [])),
 )]
-async fn check_and_insert_many(
+pub(crate) async fn check_and_insert_many(
     State(state): State<AppState>,
     Strict(request): Strict<CheckManyRequest>,
 ) -> Result<Json<CheckedManyOut>, ApiError> {
@@ -242,7 +176,7 @@ async fn check_and_insert_many(
     ),
     security((), ("bearer" = [])),
 )]
-async fn query(
+pub(crate) async fn query(
     State(state): State<AppState>,
     Strict(request): Strict<QueryRequest>,
 ) -> Result<Json<QueryOut>, ApiError> {
@@ -272,7 +206,7 @@ async fn query(
     ),
     security((), ("bearer" = [])),
 )]
-async fn query_many(
+pub(crate) async fn query_many(
     State(state): State<AppState>,
     Strict(request): Strict<QueryManyRequest>,
 ) -> Result<Json<QueryManyOut>, ApiError> {
@@ -303,7 +237,7 @@ async fn query_many(
     ),
     security((), ("bearer" = [])),
 )]
-async fn insert(
+pub(crate) async fn insert(
     State(state): State<AppState>,
     Strict(request): Strict<InsertRequest>,
 ) -> Result<Json<InsertedOut>, ApiError> {
@@ -333,7 +267,7 @@ async fn insert(
     ),
     security((), ("bearer" = [])),
 )]
-async fn insert_many(
+pub(crate) async fn insert_many(
     State(state): State<AppState>,
     Strict(request): Strict<InsertManyRequest>,
 ) -> Result<Json<InsertedManyOut>, ApiError> {
@@ -374,7 +308,7 @@ async fn insert_many(
     ),
     security((), ("bearer" = [])),
 )]
-async fn remove(
+pub(crate) async fn remove(
     State(state): State<AppState>,
     Strict(request): Strict<IdRequest>,
 ) -> Result<Json<RemovedOut>, ApiError> {
@@ -402,7 +336,7 @@ async fn remove(
     ),
     security((), ("bearer" = [])),
 )]
-async fn remove_many(
+pub(crate) async fn remove_many(
     State(state): State<AppState>,
     Strict(request): Strict<IdsRequest>,
 ) -> Result<Json<RemovedManyOut>, ApiError> {
@@ -431,7 +365,7 @@ async fn remove_many(
     ),
     security((), ("bearer" = [])),
 )]
-async fn get_one(
+pub(crate) async fn get_one(
     State(state): State<AppState>,
     Strict(request): Strict<IdRequest>,
 ) -> Result<Json<GotOut>, ApiError> {
@@ -458,7 +392,7 @@ async fn get_one(
     ),
     security((), ("bearer" = [])),
 )]
-async fn get_many(
+pub(crate) async fn get_many(
     State(state): State<AppState>,
     Strict(request): Strict<IdsRequest>,
 ) -> Result<Json<GotManyOut>, ApiError> {
@@ -486,7 +420,7 @@ async fn get_many(
     responses((status = 200, body = Object), (status = 401, body = ErrorBody)),
     security((), ("bearer" = [])),
 )]
-async fn stats(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+pub(crate) async fn stats(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     blocking(&state, |db| {
         let stats = db.stats();
         let tables: Vec<Value> = stats
@@ -525,7 +459,7 @@ async fn stats(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
 
 /// Whether the server answers; needs no token.
 #[utoipa::path(get, path = "/health", responses((status = 200, body = HealthOut)))]
-async fn health(State(state): State<AppState>) -> Json<HealthOut> {
+pub(crate) async fn health(State(state): State<AppState>) -> Json<HealthOut> {
     Json(HealthOut {
         status: "ok".into(),
         read_only: state.db.is_read_only(),
@@ -542,7 +476,7 @@ async fn health(State(state): State<AppState>) -> Json<HealthOut> {
     ),
     security((), ("bearer" = [])),
 )]
-async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
+pub(crate) async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
     let metrics = state.metrics.clone();
     let text = blocking(&state, move |db| {
         let stats = db.stats();
@@ -558,15 +492,6 @@ async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
     Ok(([(CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response())
 }
 
-async fn no_route(request: Request) -> ApiError {
+pub(crate) async fn no_route(request: Request) -> ApiError {
     ApiError::no_route(request.uri().path())
-}
-
-/// This document (docs/openapi.json is a copy, checked by a test).
-async fn openapi() -> Response {
-    (
-        [(CONTENT_TYPE, "application/json")],
-        crate::openapi::document(),
-    )
-        .into_response()
 }

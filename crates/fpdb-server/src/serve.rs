@@ -9,11 +9,12 @@ use axum_server::tls_rustls::RustlsConfig;
 use axum_server::Handle;
 use fpdb::Db;
 
+use crate::app::router;
 use crate::error::ServeError;
 use crate::limits::Limits;
 use crate::metrics::Metrics;
-use crate::routes::{router, AppState};
 use crate::shutdown::{signal, ShutdownHandle};
+use crate::state::AppState;
 use crate::tokens::Tokens;
 
 /// TLS from PEM files.

@@ -8,8 +8,16 @@
 
 use std::path::Path;
 
-use crate::auth::Access;
 use crate::error::ServeError;
+
+/// What a token allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Queries, gets, stats and metrics.
+    ReadOnly,
+    /// Everything, writes included.
+    ReadWrite,
+}
 
 /// Shortest token accepted.
 const MIN_TOKEN_CHARS: usize = 16;

@@ -35,7 +35,6 @@ use anyhow::{Context, Result};
 use fpdb::{Db, OpenOptions, SimhashOptions};
 
 use crate::cli::{Command, SimhashArgs};
-pub use serve::ServeArgs;
 
 pub fn run(command: Command) -> Result<()> {
     match command {
