@@ -526,4 +526,8 @@ pub struct ServeArgs {
     /// After SIGTERM, how long requests in flight may take to finish.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub drain_timeout: f64,
+    /// Make backups through the API (`POST /v1/backup`) in this directory
+    /// [default: no backups through the API].
+    #[arg(long, value_name = "DIR")]
+    pub backup_dir: Option<PathBuf>,
 }

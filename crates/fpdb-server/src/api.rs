@@ -152,6 +152,28 @@ pub struct IdsRequest {
     pub ids: Vec<String>,
 }
 
+/// `POST /v1/backup`: a consistent copy of the database, made while the
+/// server keeps serving, in the server's `--backup-dir`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BackupRequest {
+    /// The backup's directory name inside `--backup-dir`: letters, digits,
+    /// `.`, `_` and `-`, not starting with `.`; it must not exist.
+    pub name: String,
+}
+
+/// The answer of a backup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct BackupOut {
+    /// Where the backup is, on the server.
+    pub path: String,
+    /// `checkpoint` (table files hard-linked when on the same file
+    /// system) or `copy` (a read-only server's view, copied).
+    pub method: String,
+    /// The size of its files.
+    pub bytes: u64,
+}
+
 /// A stored fingerprint near the query, with every document that has it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct MatchOut {

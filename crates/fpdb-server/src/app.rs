@@ -13,8 +13,8 @@ use crate::auth::authorize;
 use crate::error::ApiError;
 use crate::openapi::serve_document;
 use crate::routes::{
-    check_and_insert, check_and_insert_many, get_many, get_one, health, insert, insert_many,
-    metrics, no_route, query, query_many, remove, remove_many, stats,
+    backup, check_and_insert, check_and_insert_many, get_many, get_one, health, insert,
+    insert_many, metrics, no_route, query, query_many, remove, remove_many, stats,
 };
 use crate::state::AppState;
 
@@ -31,6 +31,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/v1/remove_many", post(remove_many))
         .route("/v1/get", post(get_one))
         .route("/v1/get_many", post(get_many))
+        .route("/v1/backup", post(backup))
         .route("/v1/stats", get(stats))
         .route("/health", get(health))
         .route("/metrics", get(metrics))

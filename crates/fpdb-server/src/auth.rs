@@ -50,14 +50,14 @@ pub(crate) async fn authorize(
             }
         }
     };
-    if is_write(path) {
-        if state.db.is_read_only() {
-            return ApiError::read_only("this server is read-only (fpdb serve --read-only)")
-                .into_response();
-        }
-        if access == Access::ReadOnly {
-            return ApiError::read_only("this token is read-only").into_response();
-        }
+    if is_write(path) && state.db.is_read_only() {
+        return ApiError::read_only("this server is read-only (fpdb serve --read-only)")
+            .into_response();
+    }
+    // A backup changes nothing in the database (a read-only server makes
+    // them too) but writes to the server's disk.
+    if (is_write(path) || path == "/v1/backup") && access == Access::ReadOnly {
+        return ApiError::read_only("this token is read-only").into_response();
     }
     next.run(request).await
 }

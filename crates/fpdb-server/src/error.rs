@@ -65,6 +65,16 @@ impl ApiError {
         }
     }
 
+    /// 403: backups through the API were not enabled (`--backup-dir`).
+    pub fn backups_off() -> Self {
+        ApiError {
+            status: StatusCode::FORBIDDEN,
+            kind: "backups_off",
+            message: "this server makes no backups (start it with --backup-dir DIR)".into(),
+            field: None,
+        }
+    }
+
     /// 404: no such endpoint.
     pub fn no_route(path: &str) -> Self {
         ApiError {
@@ -114,6 +124,7 @@ impl From<fpdb::Error> for ApiError {
                 (StatusCode::BAD_REQUEST, "invalid_input")
             }
             E::ReadOnly => (StatusCode::FORBIDDEN, "read_only"),
+            E::AlreadyExists { .. } => (StatusCode::CONFLICT, "already_exists"),
             E::LimitExceeded { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "limit_exceeded"),
             E::Corrupt { .. } | E::Version { .. } | E::Codec(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "corrupt")
@@ -143,8 +154,9 @@ pub(crate) struct ErrorBody<'a> {
 /// What went wrong.
 #[derive(Serialize, utoipa::ToSchema)]
 struct Detail<'a> {
-    /// `invalid_input`, `unauthorized`, `read_only`, `limit_exceeded`,
-    /// `corrupt`, `storage`, `not_found`, `timeout` or `internal`.
+    /// `invalid_input`, `unauthorized`, `read_only`, `backups_off`,
+    /// `already_exists`, `limit_exceeded`, `corrupt`, `storage`,
+    /// `not_found`, `timeout` or `internal`.
     kind: &'a str,
     /// For people.
     message: &'a str,

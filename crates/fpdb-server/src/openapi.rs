@@ -28,6 +28,7 @@ use crate::routes;
         routes::remove_many,
         routes::get_one,
         routes::get_many,
+        routes::backup,
         routes::stats,
         routes::health,
         routes::metrics,

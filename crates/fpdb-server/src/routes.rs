@@ -9,9 +9,10 @@ use fpdb::{Db, Fingerprint};
 use serde_json::{json, Value};
 
 use crate::api::{
-    CheckManyRequest, CheckRequest, CheckedManyOut, CheckedOut, GotManyOut, GotOut, HealthOut, Hex,
-    IdRequest, IdsRequest, InsertManyRequest, InsertRequest, InsertedManyOut, InsertedOut,
-    MatchOut, QueryManyOut, QueryManyRequest, QueryOut, QueryRequest, RemovedManyOut, RemovedOut,
+    BackupOut, BackupRequest, CheckManyRequest, CheckRequest, CheckedManyOut, CheckedOut,
+    GotManyOut, GotOut, HealthOut, Hex, IdRequest, IdsRequest, InsertManyRequest, InsertRequest,
+    InsertedManyOut, InsertedOut, MatchOut, QueryManyOut, QueryManyRequest, QueryOut, QueryRequest,
+    RemovedManyOut, RemovedOut,
 };
 use crate::document::{HasContent, Source};
 use crate::error::{ApiError, ErrorBody};
@@ -408,6 +409,57 @@ pub(crate) async fn get_many(
             .map(|id| db.get(id).map(|fp| fp.map(Hex)))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Json(GotManyOut { fingerprints }))
+    })
+    .await
+}
+
+/// A consistent copy of the database in the server's `--backup-dir`,
+/// made while the server keeps serving (`Db::backup`).
+#[utoipa::path(
+    post,
+    path = "/v1/backup",
+    request_body = BackupRequest,
+    responses(
+        (status = 200, body = BackupOut),
+        (status = 400, description = "A name that is not a plain directory name", body = ErrorBody),
+        (status = 401, description = "No valid bearer token", body = ErrorBody),
+        (status = 403, description = "A read-only token, or a server without --backup-dir", body = ErrorBody),
+        (status = 409, description = "A backup of that name exists", body = ErrorBody),
+    ),
+    security((), ("bearer" = [])),
+)]
+pub(crate) async fn backup(
+    State(state): State<AppState>,
+    Strict(request): Strict<BackupRequest>,
+) -> Result<Json<BackupOut>, ApiError> {
+    let Some(dir) = state.backup_dir.clone() else {
+        return Err(ApiError::backups_off());
+    };
+    let name = request.name;
+    let plain = !name.is_empty()
+        && name.len() <= 255
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-');
+    if !plain {
+        return Err(ApiError::invalid(
+            "name",
+            "a backup name is 1 to 255 letters, digits, '.', '_' or '-', not starting with '.'",
+        ));
+    }
+    blocking(&state, move |db| {
+        let made = db.backup(dir.join(&name))?;
+        Ok(Json(BackupOut {
+            path: made.path.display().to_string(),
+            method: match made.method {
+                fpdb::BackupMethod::Checkpoint => "checkpoint",
+                fpdb::BackupMethod::Copy => "copy",
+                _ => "other",
+            }
+            .into(),
+            bytes: made.bytes,
+        }))
     })
     .await
 }

@@ -39,6 +39,8 @@ pub struct ServeOptions {
     pub limits: Limits,
     /// After SIGTERM, how long requests in flight may take to finish.
     pub drain: Duration,
+    /// Where `POST /v1/backup` writes backups (none: backups are off).
+    pub backup_dir: Option<PathBuf>,
 }
 
 impl Default for ServeOptions {
@@ -49,6 +51,7 @@ impl Default for ServeOptions {
             tokens: None,
             limits: Limits::default(),
             drain: Duration::from_secs(30),
+            backup_dir: None,
         }
     }
 }
@@ -109,6 +112,7 @@ impl Server {
             tokens: options.tokens.map(Arc::new),
             limits: options.limits,
             metrics: Arc::new(Metrics::default()),
+            backup_dir: options.backup_dir.map(Arc::new),
         };
         Ok(Server {
             runtime,

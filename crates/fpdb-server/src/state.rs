@@ -1,5 +1,6 @@
 //! What every handler and middleware shares.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::extract::FromRef;
@@ -16,6 +17,8 @@ pub(crate) struct AppState {
     pub tokens: Option<Arc<Tokens>>,
     pub limits: Limits,
     pub metrics: Arc<Metrics>,
+    /// Where `POST /v1/backup` writes (none: backups are off).
+    pub backup_dir: Option<Arc<PathBuf>>,
 }
 
 impl FromRef<AppState> for Limits {

@@ -36,6 +36,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         tokens,
         limits,
         drain: seconds(args.drain_timeout, "--drain-timeout")?,
+        backup_dir: args.backup_dir,
     };
     let server = Server::bind(db, options)?;
     {
