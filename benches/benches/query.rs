@@ -5,6 +5,7 @@
 //! cargo bench -p fpdb-benches --bench query                                # N = 10,000,000
 //! FPDB_QUERY_BENCH_N=1000000 cargo bench -p fpdb-benches --bench query
 //! FPDB_QUERY_BENCH_DESIGN=split-5 cargo bench -p fpdb-benches --bench query
+//! FPDB_QUERY_BENCH_RADII=3,5,7,9,11 cargo bench -p fpdb-benches --bench query
 //! ```
 //!
 //! N random fingerprints with URL-like ids are bulk loaded (a few seconds
@@ -17,6 +18,12 @@
 //! `FPDB_QUERY_BENCH_DESIGN` names another. A bulk-loaded
 //! database has fuller blocks, per-table codes and fewer RocksDB files
 //! than one built online, so its numbers differ from the store bench's.
+//!
+//! Then the cost of radii past the database's k (its tables' neighbouring
+//! prefixes are probed): for each radius in `FPDB_QUERY_BENCH_RADII`
+//! (default 3 to 12), the percentiles of a warm third pass over stored
+//! fingerprints with 0 to `radius` bits flipped, and the criterion mean
+//! beside the brute-force scan at the same radius.
 #![allow(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -88,6 +95,50 @@ fn query(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    let mut group = c.benchmark_group(format!("query_radius_n{n}"));
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(2));
+    for radius in radii() {
+        let near = latency::near_probes(&stored, &mut rng, 1024, radius);
+        for _ in 0..2 {
+            latency::percentiles(&db, &near, radius);
+        }
+        println!(
+            "Db::query radius={radius} (prefix errors {}) n={n}, warm, {} stored fingerprints with 0-{radius} bits flipped: {}",
+            db.prefix_errors(radius),
+            near.len(),
+            latency::percentiles(&db, &near, radius)
+        );
+        group.bench_function(format!("brute_force_scan_r{radius}"), |b| {
+            b.iter(|| {
+                let q = near[next % near.len()];
+                next += 1;
+                latency::brute_force_count(&stored, q, radius)
+            })
+        });
+        group.bench_function(format!("db_query_r{radius}"), |b| {
+            b.iter(|| {
+                let q = near[next % near.len()];
+                next += 1;
+                db.query(q, radius).unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+/// The radii of the radius curve (`FPDB_QUERY_BENCH_RADII`, comma
+/// separated; 3 to 12 by default).
+fn radii() -> Vec<u32> {
+    match std::env::var("FPDB_QUERY_BENCH_RADII") {
+        Ok(list) => list
+            .split(',')
+            .map(|radius| radius.trim().parse().unwrap())
+            .collect(),
+        Err(_) => (3..=12).collect(),
+    }
 }
 
 criterion_group!(benches, query);

@@ -275,7 +275,7 @@ def main() -> None:
     log(f"load: {load}")
     stats = json.loads(
         subprocess.run(
-            [fpdb, "stats", "--json", db], check=True, capture_output=True
+            [fpdb, "stats", "--format", "json", db], check=True, capture_output=True
         ).stdout
     )
     table_disk = sum(t["disk_bytes"] for t in stats["tables"])

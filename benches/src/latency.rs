@@ -40,6 +40,21 @@ pub fn probes(stored: &[u64], rng: &mut Rng, count: usize) -> Vec<Fingerprint> {
         .collect()
 }
 
+/// `count` stored fingerprints, each with 0 to `max_bits` random bits
+/// flipped: queries that find at least the one they came from at radius
+/// `max_bits`.
+pub fn near_probes(stored: &[u64], rng: &mut Rng, count: usize, max_bits: u32) -> Vec<Fingerprint> {
+    (0..count)
+        .map(|_| {
+            let mut fp = stored[rng.below(stored.len())];
+            for _ in 0..rng.below(max_bits as usize + 1) {
+                fp ^= 1 << rng.below(64);
+            }
+            Fingerprint(fp)
+        })
+        .collect()
+}
+
 /// Times each probe once: p50, p90 and p99 over all, and the p50 of the
 /// queries that found something (they read ids from RocksDB) and of those
 /// that found nothing, as one line.

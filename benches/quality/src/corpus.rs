@@ -32,6 +32,14 @@ impl Lang {
             Lang::En => "English",
         }
     }
+
+    /// The prefix of the set names `--sets` takes.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        }
+    }
 }
 
 /// One document to measure: an article or a paragraph, never edited.
@@ -52,6 +60,12 @@ pub struct Corpus {
     pub learn: Vec<String>,
     /// The same with one random edit each (or none), as a crawl holds them.
     pub learn_crawled: Vec<String>,
+    /// Every other paragraph of the source, each with one random edit
+    /// (or none): the background a growing crawl adds.
+    pub background: Vec<String>,
+    /// IDF from the word frequencies of a registry package (wordfreq):
+    /// word to ln(1 / frequency); empty when the file is missing.
+    pub registry_idf: HashMap<String, f64>,
     pub articles: Vec<Original>,
     pub paragraphs: Vec<Original>,
     /// Originals left out because they share much of their text with
@@ -123,9 +137,16 @@ pub fn chinese(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
     let paragraph_set = take_distinct(paragraph_candidates, paragraphs, Lang::Zh, &mut pruned);
     check_sizes(Lang::Zh, &article_set, articles, &paragraph_set, paragraphs)?;
     let learn: Vec<String> = learn.into_iter().map(|d| d.text).collect();
+    let every_text: Vec<String> = learn
+        .iter()
+        .cloned()
+        .chain(eval.into_iter().map(|d| d.text))
+        .collect();
     Ok(Corpus {
         lang: Lang::Zh,
         learn_crawled: crawled(&learn, Lang::Zh),
+        background: background(&every_text, &paragraph_set, Lang::Zh),
+        registry_idf: registry_idf(&dir.join("zh-wordfreq.tsv"))?,
         learn,
         articles: article_set,
         paragraphs: paragraph_set,
@@ -142,12 +163,14 @@ pub fn english(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
     let mut learn = Vec::new();
     let mut article_candidates = Vec::new();
     let mut paragraph_candidates = Vec::new();
+    let mut eval_texts = Vec::new();
     for (n, record) in records.iter().enumerate() {
         let sections = sections(&record.text, &mut rng);
         if n % 2 == 0 {
             learn.extend(sections.into_iter().map(|s| s.text));
             continue;
         }
+        eval_texts.push(record.text.clone());
         article_candidates.extend(sections);
         for text in paragraphs_of(&record.text, Lang::En) {
             paragraph_candidates.push(Original {
@@ -162,14 +185,59 @@ pub fn english(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
     let article_set = take_distinct(article_candidates, articles, Lang::En, &mut pruned);
     let paragraph_set = take_distinct(paragraph_candidates, paragraphs, Lang::En, &mut pruned);
     check_sizes(Lang::En, &article_set, articles, &paragraph_set, paragraphs)?;
+    let every_text: Vec<String> = learn.iter().cloned().chain(eval_texts).collect();
     Ok(Corpus {
         lang: Lang::En,
         learn_crawled: crawled(&learn, Lang::En),
+        background: background(&every_text, &paragraph_set, Lang::En),
+        registry_idf: registry_idf(&dir.join("en-wordfreq.tsv"))?,
         learn,
         articles: article_set,
         paragraphs: paragraph_set,
         pruned,
     })
+}
+
+/// `word<TAB>idf` lines written by `quality_corpus.py`; empty when the
+/// file is missing (an older cache).
+fn registry_idf(path: &Path) -> Result<HashMap<String, f64>> {
+    let Ok(text) = fs::read_to_string(path) else {
+        return Ok(HashMap::new());
+    };
+    text.lines()
+        .map(|line| {
+            let (word, idf) = line
+                .split_once('\t')
+                .with_context(|| format!("{}: {line:?}", path.display()))?;
+            Ok((word.to_string(), idf.parse()?))
+        })
+        .collect()
+}
+
+/// The paragraphs of `docs` that are not reposts of (nor) one of the
+/// `originals`, each with one random edit kind, or none.
+fn background(docs: &[String], originals: &[Original], lang: Lang) -> Vec<String> {
+    let taken: std::collections::HashSet<u64> = originals
+        .iter()
+        .flat_map(|o| shingles(&o.text, lang))
+        .collect();
+    let paragraphs: Vec<String> = docs
+        .iter()
+        .flat_map(|d| paragraphs_of(d, lang))
+        .filter(|p| {
+            let shingles = shingles(p, lang);
+            let shared = shingles.iter().filter(|s| taken.contains(s)).count();
+            (shared as f64) < REPOST_SHARE * shingles.len().max(1) as f64
+        })
+        .collect();
+    let mut rng = Rng::new(0xbac6_0016);
+    paragraphs
+        .into_iter()
+        .map(|p| match rng.below(EditKind::ALL.len() + 1) {
+            0 => p,
+            n => EditKind::ALL[n - 1].apply(&p, lang, &mut rng),
+        })
+        .collect()
 }
 
 /// Each document with one random edit kind planted, or none.

@@ -1,10 +1,13 @@
-//! Detection-quality report on real text (issue 16): how many planted
+//! Detection-quality report on real text: how many planted
 //! near-duplicates each tokenizer/weighting finds at k = 3..7, how many of
 //! the pairs it reports are real, and whether one article under two site
 //! templates is found while different articles on one site are not.
 //!
 //! Usage: `make quality`, or after `python3 benches/scripts/quality_corpus.py DIR`:
-//! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG] [--warc FILE]`
+//! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--sets zh-articles,en-pages,...] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG] [--warc FILE]`
+//! `... --two-stage [--candidates SPEC,...] [--signatures minhash:HxB/wS[/dfP],simhash:BITS,...]`
+//! (two-stage matching, `two_stage_report.rs`) or `... --growth 'CANDIDATES|SIGNATURE|R|THETA;...'`
+//! (false matches per query against a growing background, `growth.rs`).
 //!
 //! For each language there are `--articles` article-length originals and
 //! `--paragraphs` paragraph-length ones (150–600 characters), each planted
@@ -24,8 +27,11 @@
 mod corpus;
 mod edits;
 mod eval;
+mod growth;
 mod html;
 mod proto;
+mod two_stage;
+mod two_stage_report;
 mod warc;
 use fpdb_bench_rng as rng;
 
@@ -75,6 +81,26 @@ struct Args {
     /// Write every page (both languages, both sites) to this WARC file and
     /// stop.
     warc: Option<PathBuf>,
+    /// Measure two-stage matching (candidates within a radius, confirmed by
+    /// a signature) instead of the single-fingerprint tables.
+    two_stage: bool,
+    /// Candidate fingerprints of the two-stage report: fpdb options
+    /// (`TOKENIZER/WEIGHTS`) or prototypes.
+    candidates: Vec<String>,
+    /// Confirming signatures of the two-stage report.
+    signatures: Vec<two_stage::SigSpec>,
+    /// Only these sets (`zh-articles`, `zh-paragraphs`, `zh-pages`, and the
+    /// same for `en`), in either report; all when empty.
+    sets: Vec<String>,
+    /// Measure false matches per query against a growing background with
+    /// these rules instead.
+    growth: Vec<growth::Rule>,
+}
+
+impl Args {
+    fn wants(&self, set: &str) -> bool {
+        self.sets.is_empty() || self.sets.iter().any(|s| s == set)
+    }
 }
 
 const REAL_CONFIGS: &str = "jieba/tf,jieba/tfidf,jieba/tfidf:4,jieba/tfidf:8,jieba/tfidf:16,jieba/tfidf:32,jieba/tfidf:1000,\
@@ -91,6 +117,14 @@ fn parse_args() -> Result<Args> {
         detail: None,
         show_false: None,
         warc: None,
+        two_stage: false,
+        candidates: two_stage_report::CANDIDATES
+            .split(',')
+            .map(str::to_string)
+            .collect(),
+        signatures: parse_signatures(two_stage_report::SIGNATURES)?,
+        sets: Vec::new(),
+        growth: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -107,10 +141,31 @@ fn parse_args() -> Result<Args> {
             "--detail" => args.detail = Some(PathBuf::from(value("--detail")?)),
             "--show-false" => args.show_false = Some(value("--show-false")?),
             "--warc" => args.warc = Some(PathBuf::from(value("--warc")?)),
+            "--two-stage" => args.two_stage = true,
+            "--growth" => {
+                args.growth = value("--growth")?
+                    .split(';')
+                    .map(growth::Rule::parse)
+                    .collect::<Result<_>>()?;
+            }
+            "--candidates" => {
+                args.candidates = value("--candidates")?
+                    .split(',')
+                    .map(str::to_string)
+                    .collect();
+            }
+            "--signatures" => args.signatures = parse_signatures(&value("--signatures")?)?,
+            "--sets" => {
+                args.sets = value("--sets")?.split(',').map(str::to_string).collect();
+            }
             _ => bail!("unknown argument {arg}"),
         }
     }
     Ok(args)
+}
+
+fn parse_signatures(list: &str) -> Result<Vec<two_stage::SigSpec>> {
+    list.split(',').map(two_stage::SigSpec::parse).collect()
 }
 
 fn parse_configs(list: &str) -> Result<Vec<SimhashOptions>> {
@@ -155,6 +210,7 @@ fn parse_proto(spec: &str, lang: Lang) -> Result<Proto> {
         "cidf" => Idf::Corpus,
         "crawl" => Idf::Crawl,
         "jieba" => Idf::Jieba,
+        "wordfreq" => Idf::Registry,
         _ => bail!("unknown IDF {idf:?} in {spec:?}"),
     };
     let base = match (idf, lang) {
@@ -183,6 +239,12 @@ fn main() -> Result<()> {
     if let Some(path) = &args.warc {
         return write_warc(path, &corpora);
     }
+    if !args.growth.is_empty() {
+        return growth::run(&args.growth, &corpora, args.show_false.is_some());
+    }
+    if args.two_stage {
+        return two_stage_report::run(&args, &corpora, started, &load_start);
+    }
     println!("# Detection quality on real text\n");
     for c in &corpora {
         println!(
@@ -207,6 +269,9 @@ fn main() -> Result<()> {
             ("articles", &c.articles, 0xa271_c1e5),
             ("paragraphs", &c.paragraphs, 0x9a7a_9a9b),
         ] {
+            if !args.wants(&format!("{}-{set}", c.lang.code())) {
+                continue;
+            }
             let phase = Instant::now();
             let texts = eval::plant(originals, c.lang, seed);
             let methods = methods(&args, c.lang)?;
@@ -218,6 +283,9 @@ fn main() -> Result<()> {
             }
             write_detail(&mut detail, &title, &results);
             println!("({title}: {:.1} s)\n", phase.elapsed().as_secs_f64());
+        }
+        if !args.wants(&format!("{}-pages", c.lang.code())) {
+            continue;
         }
         let phase = Instant::now();
         let pages = html::pages(&c.articles, c.lang);
@@ -332,6 +400,7 @@ fn prepare(p: &Proto, texts: &[String], c: &Corpus) -> Tokenized {
     match p.idf {
         Idf::Corpus => proto::tokenize(texts, &c.learn, p.base),
         Idf::Crawl => proto::tokenize(texts, &c.learn_crawled, p.base),
+        Idf::Registry => proto::tokenize_known(texts, &c.registry_idf, p.base),
         Idf::Jieba => proto::jieba_keywords(texts),
     }
 }

@@ -39,6 +39,9 @@ pub enum Idf {
     /// jieba's own IDF table, through jieba's keyword extractor, as
     /// `tfidf` uses it.
     Jieba,
+    /// The word frequencies the PyPI package wordfreq ships for the
+    /// language (ln of 1 / frequency): general text, not the crawl.
+    Registry,
 }
 
 /// One prototype weighting: weight = tf × idf^power, optionally only the
@@ -85,6 +88,7 @@ impl fmt::Display for Proto {
             Idf::Corpus => "cidf",
             Idf::Crawl => "crawl-idf",
             Idf::Jieba => "tfidf",
+            Idf::Registry => "wordfreq-idf",
         };
         let power = if self.power == 1.0 {
             String::new()
@@ -197,7 +201,19 @@ pub fn tokenize(docs: &[String], learn: &[String], base: Base) -> Tokenized {
         }
     }
     let n = learned.len().max(1) as f64;
+    with_idf(docs, base, |word| {
+        df.get(word).map_or(0.0, |&d| (n / f64::from(d)).ln())
+    })
+}
 
+/// Tokenizes `docs` with the IDF of a word list a registry package ships
+/// (`known`: word to ln(1 / frequency)); words not on it weigh nothing.
+pub fn tokenize_known(docs: &[String], known: &HashMap<String, f64>, base: Base) -> Tokenized {
+    with_idf(docs, base, |word| known.get(word).copied().unwrap_or(0.0))
+}
+
+/// Tokenizes `docs`, each word's IDF from `idf_of`.
+fn with_idf(docs: &[String], base: Base, idf_of: impl Fn(&str) -> f64) -> Tokenized {
     let split: Vec<Vec<String>> = docs.par_iter().map(|d| tokens(d, base)).collect();
     let mut vocabulary: HashMap<String, u32> = HashMap::new();
     let mut hashes = Vec::new();
@@ -212,10 +228,7 @@ pub fn tokenize(docs: &[String], learn: &[String], base: Base) -> Tokenized {
                     }
                     let id = hashes.len() as u32;
                     hashes.push(hash_feature(&word));
-                    idf.push(
-                        df.get(word.as_str())
-                            .map_or(0.0, |&d| (n / f64::from(d)).ln()),
-                    );
+                    idf.push(idf_of(&word));
                     vocabulary.insert(word, id);
                     id
                 })

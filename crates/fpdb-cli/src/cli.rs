@@ -40,15 +40,19 @@ pub enum Command {
         after_help = "Examples:\n  fpdb load pages.fpdb crawl.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb"
     )]
     Load(LoadArgs),
-    /// Store documents (fingerprints or texts) in a database.
+    /// Store documents (fingerprints, texts or pages) in a database.
     ///
-    /// Every input is read and checked completely before anything is
-    /// stored (standard input is first saved to a temporary file), so a bad
-    /// line stops the command with nothing of the inputs applied. Documents
-    /// are then stored with one atomic batch per 10,000; texts are
-    /// fingerprinted with the simhash options stored in the database. An id
-    /// already stored gets the new fingerprint.
-    #[command(after_help = "Example:\n  fpdb add pages.fpdb --input jsonl new-pages.jsonl")]
+    /// Texts are fingerprinted with the simhash options stored in the
+    /// database. An id already stored gets the new fingerprint. When what
+    /// is read gets stored depends on --apply: files (and standard input
+    /// redirected from a file) are read and checked completely first, so a
+    /// bad line stops the command with nothing stored, then stored in
+    /// atomic batches of 10,000; standard input from a pipe is streamed,
+    /// each document stored as soon as it has arrived, so a bad line stops
+    /// the command after what came before it was stored.
+    #[command(
+        after_help = "Examples:\n  fpdb add pages.fpdb --input jsonl new-pages.jsonl\n  crawler | fpdb add pages.fpdb --input jsonl"
+    )]
     Add(AddArgs),
     /// Find the stored near-duplicates of fingerprints or texts.
     ///
@@ -61,22 +65,27 @@ pub enum Command {
     /// Query, then store, each document: the crawler's check-and-insert.
     ///
     /// Prints the answer as `query` does; each document is stored right
-    /// after its answer, so later documents see earlier ones. Inputs are
-    /// checked completely first, as in `add`.
+    /// after its answer, so later documents see earlier ones. --apply
+    /// works as in `add`: files are checked completely before the first
+    /// answer; standard input from a pipe is streamed, each answer printed
+    /// and flushed before more input is awaited (for a crawler running
+    /// fpdb as a co-process).
     #[command(
-        after_help = "Example:\n  fpdb check pages.fpdb todays-crawl.jsonl > duplicates.jsonl"
+        after_help = "Examples:\n  fpdb check pages.fpdb todays-crawl.jsonl > duplicates.jsonl\n  crawler | fpdb check pages.fpdb --input jsonl --format tsv"
     )]
     Check(CheckArgs),
     /// Forget documents by id (all in one atomic write).
     #[command(
-        after_help = "Examples:\n  fpdb remove pages.fpdb https://example.com/a https://example.com/b\n  fpdb remove pages.fpdb --input gone.txt"
+        after_help = "Examples:\n  fpdb remove pages.fpdb https://example.com/a https://example.com/b\n  fpdb remove pages.fpdb --id-file gone.txt"
     )]
     Remove(RemoveArgs),
     /// Show a database's design, counts and sizes.
     ///
     /// Warns (on standard error) when the database has outgrown its
     /// design, and says what to do.
-    #[command(after_help = "Example:\n  fpdb stats pages.fpdb --json")]
+    #[command(
+        after_help = "Examples:\n  fpdb stats pages.fpdb\n  fpdb stats pages.fpdb --format json"
+    )]
     Stats(StatsArgs),
     /// Check everything stored: blocks, directories, tables, ids, counters.
     ///
@@ -86,7 +95,9 @@ pub enum Command {
     /// its fingerprint, and that the counters are right. Prints what is
     /// damaged (table, block, id) and exits with 1 when anything is, 0 when
     /// all holds.
-    #[command(after_help = "Example:\n  fpdb verify pages.fpdb || echo damaged")]
+    #[command(
+        after_help = "Examples:\n  fpdb verify pages.fpdb || echo damaged\n  fpdb verify pages.fpdb --format json"
+    )]
     Verify(VerifyArgs),
     /// Merge pending changes into the tables and compact the store.
     #[command(after_help = "Example:\n  fpdb compact pages.fpdb")]
@@ -103,7 +114,7 @@ pub enum Command {
     /// removed), then checked as `fpdb verify` does: exit 1 if the copy is
     /// damaged. The copy is a database: open it, or copy it elsewhere.
     #[command(
-        after_help = "Examples:\n  fpdb backup pages.fpdb backups/pages-$(date +%F)\n  fpdb backup pages.fpdb /mnt/other-disk/pages --no-verify"
+        after_help = "Examples:\n  fpdb backup pages.fpdb backups/pages-$(date +%F)\n  fpdb backup pages.fpdb /mnt/other-disk/pages --no-verify --format json"
     )]
     Backup(BackupArgs),
     /// Rebuild a damaged database from the copies of its data that survived.
@@ -120,17 +131,21 @@ pub enum Command {
     /// something was or may have been lost. The database must not be open
     /// for writing.
     #[command(
-        after_help = "Example:\n  fpdb verify pages.fpdb || fpdb repair pages.fpdb && fpdb verify pages.fpdb"
+        after_help = "Examples:\n  fpdb verify pages.fpdb || fpdb repair pages.fpdb && fpdb verify pages.fpdb\n  fpdb repair pages.fpdb --format json"
     )]
     Repair(RepairArgs),
-    /// Print every stored document as `<id>\t<16 hex digits>` (what `load`
-    /// and `add` read).
+    /// Print every stored document as `<id>\t<16 hex digits>`, or with
+    /// --format json as `{"id", "fp"}` JSON Lines (what `load` and `add`
+    /// read).
     #[command(
-        after_help = "Examples:\n  fpdb export pages.fpdb > backup.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb"
+        after_help = "Examples:\n  fpdb export pages.fpdb > backup.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb\n  fpdb export pages.fpdb --format json > backup.jsonl"
     )]
     Export(ExportArgs),
-    /// Print the fingerprint of every input document as `<id>\t<hex>`.
-    #[command(after_help = "Example:\n  fpdb hash --tokenizer words --input lines titles.txt")]
+    /// Print the fingerprint of every input document as `<id>\t<hex>`, or
+    /// with --format json as `{"id", "fp"}` JSON Lines.
+    #[command(
+        after_help = "Examples:\n  fpdb hash --tokenizer words --input lines titles.txt\n  fpdb hash --format json pages.jsonl | fpdb add pages.fpdb --input jsonl"
+    )]
     Hash(HashArgs),
     /// Near-duplicate pairs or clusters of a corpus, without a database.
     ///
@@ -140,8 +155,9 @@ pub enum Command {
     /// "distance": 2}`, documents with the same fingerprint at distance 0.
     /// With --clusters it prints connected components of those pairs
     /// instead, `{"cluster": 0, "representative": "<id>", "ids": [...]}`;
-    /// documents without a near-duplicate are in no cluster. Runs on one
-    /// core, in memory (about 40 bytes per document plus its id).
+    /// documents without a near-duplicate are in no cluster. Holds every id
+    /// and fingerprint in memory; texts are fingerprinted on every core,
+    /// then the pairs are found on one.
     #[command(
         after_help = "Examples:\n  fpdb dedup --k 3 pages.jsonl\n  fpdb hash --input lines docs.txt | fpdb dedup --clusters --representative smallest"
     )]
@@ -344,20 +360,62 @@ pub struct RemoveArgs {
     pub ids: Vec<String>,
     /// A file of ids to remove, one per line (`-`: standard input). A line
     /// `<id>\t<16 hex digits>`, as `fpdb hash` prints, removes <id>.
-    #[arg(long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
+    /// (`--input FILE` is an older spelling.)
+    #[arg(long, value_name = "FILE", alias = "input")]
+    pub id_file: Option<PathBuf>,
     /// fsync every removal.
     #[arg(long)]
     pub sync: bool,
+}
+
+/// How `export` and `hash` print documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DocumentFormat {
+    /// `<id>\t<16 hex digits>` per line (what `--input fps` reads).
+    Tsv,
+    /// JSON Lines `{"id": "...", "fp": "<16 hex digits>"}` (what `--input
+    /// jsonl` reads).
+    Json,
+}
+
+/// How a report (`stats`, `verify`) is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// `--format text|json`, with `--json` as the older spelling of
+/// `--format json`.
+#[derive(Debug, Args)]
+pub struct ReportFormatArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: ReportFormat,
+    /// The same as --format json.
+    #[arg(long, hide = true, conflicts_with = "format")]
+    json: bool,
+}
+
+impl ReportFormatArgs {
+    /// The format asked for, by either spelling.
+    pub fn get(&self) -> ReportFormat {
+        if self.json {
+            ReportFormat::Json
+        } else {
+            self.format
+        }
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     /// The database.
     pub db: PathBuf,
-    /// Print one JSON object instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: ReportFormatArgs,
 }
 
 #[derive(Debug, Args)]
@@ -369,12 +427,16 @@ pub struct BackupArgs {
     /// Do not verify the copy.
     #[arg(long)]
     pub no_verify: bool,
+    #[command(flatten)]
+    pub format: ReportFormatArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct RepairArgs {
     /// The database.
     pub db: PathBuf,
+    #[command(flatten)]
+    pub format: ReportFormatArgs,
 }
 
 #[derive(Debug, Args)]
@@ -387,6 +449,9 @@ pub struct CompactArgs {
 pub struct HashArgs {
     #[command(flatten)]
     pub simhash: SimhashArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "tsv")]
+    pub format: DocumentFormat,
     /// Input format [default: jsonl for *.jsonl, else lines, also for
     /// standard input].
     #[arg(long, value_enum)]
@@ -470,6 +535,9 @@ pub struct DemoArgs {
 pub struct ExportArgs {
     /// The database directory.
     pub db: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "tsv")]
+    pub format: DocumentFormat,
 }
 
 #[derive(Debug, Args)]
@@ -491,6 +559,8 @@ pub struct LoadArgs {
 pub struct VerifyArgs {
     /// The database.
     pub db: PathBuf,
+    #[command(flatten)]
+    pub format: ReportFormatArgs,
 }
 
 #[derive(Debug, Args)]

@@ -345,19 +345,30 @@ fn query_with_batch_one_answers_a_stream_line_by_line() {
 }
 
 #[test]
-fn k_above_the_database_k_is_refused() {
+fn radii_past_the_widest_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     created(dir);
     for command in ["query", "check"] {
-        let out = fpdb(dir, &[command, "db", "--k", "5"], "0123456789abcdef\n");
+        let out = fpdb(dir, &[command, "db", "--k", "17"], "0123456789abcdef\n");
         assert_eq!(out.status.code(), Some(2));
         assert!(
-            stderr(&out).contains("k = 5 is larger than this database's k = 3"),
+            stderr(&out).contains("k = 17 is wider than any fpdb query reaches"),
             "{}",
             stderr(&out)
         );
     }
+    // Queries past the database's k probe neighbouring prefixes; near
+    // pairs stop at its k.
+    let out = fpdb(dir, &["query", "db", "--k", "7"], "0123456789abcdef\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = fpdb(dir, &["pairs", "db", "--k", "5"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("k = 5 is larger than this database's k = 3"),
+        "{}",
+        stderr(&out)
+    );
     // A usage error is exit code 2.
     assert_eq!(fpdb(dir, &["query"], "").status.code(), Some(2));
 }

@@ -450,20 +450,30 @@ fn fingerprints_zero_and_all_ones_are_stored_and_found() {
 }
 
 #[test]
-fn k_above_the_database_k_is_refused_naming_both() {
+fn radii_too_wide_are_refused_naming_both() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     create_with(dir, "db", &seed_model());
     let before = export(dir, "db");
     let input = b"new\t0000000000000001\n";
-    for command in ["query", "check", "pairs"] {
-        for k in ["4", "7", "8"] {
+    // Past the database's k, near pairs are refused; queries go on to 16.
+    for k in ["4", "7", "8"] {
+        let asked = format!("k = {k}");
+        fails(
+            dir,
+            &["pairs", "db", "--k", k],
+            input,
+            &["--k", &asked, "k = 3"],
+        );
+    }
+    for command in ["query", "check"] {
+        for k in ["17", "64", "4294967295"] {
             let asked = format!("k = {k}");
             fails(
                 dir,
                 &[command, "db", "--k", k],
                 input,
-                &["--k", &asked, "k = 3"],
+                &["--k", &asked, "at most 16 bits"],
             );
         }
     }

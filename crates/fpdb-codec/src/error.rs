@@ -139,6 +139,14 @@ pub enum CodecError {
         /// The design's distance.
         max: u32,
     },
+    /// A query asked for a radius wider than any design can answer.
+    #[error("radius {radius} is above the widest a query may ask for ({max})")]
+    RadiusTooLarge {
+        /// The requested radius.
+        radius: u32,
+        /// The widest radius.
+        max: u32,
+    },
     /// A table index beyond the design's tables.
     #[error("table {table} does not exist; the design has {tables} tables")]
     NoSuchTable {

@@ -84,7 +84,7 @@ pub use block::{
 pub use design::DESIGN_FORMAT_VERSION;
 pub use design::{
     DesignChoice, DesignShape, Table, TableDesign, AUTO_CANDIDATES_PER_PROBE, AUTO_MAX_TABLES,
-    MAX_K, MAX_TABLES,
+    MAX_K, MAX_RADIUS, MAX_TABLES,
 };
 pub use directory::{BlockDirectory, DIRECTORY_FORMAT_VERSION};
 pub use distance::within_distance;

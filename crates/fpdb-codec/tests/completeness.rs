@@ -6,7 +6,7 @@
 //! pattern `e` of at most `k` bits some table leaves `permute_t(e)`'s prefix
 //! zero.
 
-use fpdb_codec::{TableDesign, MAX_K};
+use fpdb_codec::{TableDesign, MAX_K, MAX_RADIUS};
 
 /// Every design reachable through the public constructors we ship: the
 /// family behind `auto` and table-count names, `auto` at every size, the
@@ -174,6 +174,42 @@ fn random_error_patterns_up_to_seven_bits_are_caught() {
                         table_catches(&design, pattern),
                         "{design} misses {pattern:#018x}"
                     );
+                }
+            }
+        }
+    }
+}
+
+/// Past a design's k, a query probes every prefix within
+/// `prefix_errors(radius)` bits of its own: every error pattern of that
+/// many bits (spread out or in a burst) must leave some table's prefix
+/// within them, and the count never exceeds `radius - k`.
+#[test]
+fn wide_radii_leave_some_prefix_within_its_errors() {
+    let mut state = 0x5851_F42D_4C95_7F2Du64;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    for k in 1..=3 {
+        for design in designs_for(k) {
+            for radius in k + 1..=MAX_RADIUS {
+                let errors = design.prefix_errors(radius);
+                assert!(errors <= radius - k, "{design}, radius {radius}: {errors}");
+                for _ in 0..300 {
+                    let mut spread = 0u64;
+                    while spread.count_ones() < radius {
+                        spread |= 1u64 << (next() % 64);
+                    }
+                    let burst = (u64::MAX >> (64 - radius)).rotate_left((next() % 64) as u32);
+                    for pattern in [spread, burst] {
+                        assert!(
+                            design.first_table_within(pattern, errors).is_some(),
+                            "{design}, radius {radius}, errors {errors}: {pattern:#018x}"
+                        );
+                    }
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! `MemIndex` answers exactly what a brute-force scan answers.
 
-use fpdb_codec::{CodecError, MemIndex, TableDesign};
+use fpdb_codec::{CodecError, MemIndex, TableDesign, MAX_RADIUS};
 use fpdb_fingerprint::Fingerprint;
 use proptest::prelude::*;
 
@@ -126,6 +126,30 @@ proptest! {
         }
     }
 
+    /// Radii above the design's k probe the tables' neighbouring prefixes
+    /// and still answer exactly.
+    #[test]
+    fn wide_queries_equal_brute_force(
+        stored in fingerprint_sets(),
+        design_index in 0usize..9,
+        block_bytes in prop_oneof![Just(24usize), 40usize..300, Just(1024)],
+        flips in any::<u64>(),
+        radius_above in 1u32..=MAX_RADIUS,
+    ) {
+        let design = designs().swap_remove(design_index);
+        let radius = (design.k() + radius_above).min(MAX_RADIUS);
+        let index = MemIndex::build(design, &stored, block_bytes).unwrap();
+        let mut queries: Vec<Fingerprint> = stored.iter().step_by(4).copied().collect();
+        queries.extend(stored.iter().step_by(3).map(|fp| Fingerprint(fp.0 ^ (flips & flips.rotate_left(29)))));
+        for query in queries {
+            prop_assert_eq!(
+                index.query(query, radius).unwrap(),
+                brute_query(&stored, query, radius),
+                "radius {}", radius
+            );
+        }
+    }
+
     #[test]
     fn near_pairs_equal_brute_force(
         stored in fingerprint_sets(),
@@ -149,9 +173,19 @@ fn distance_above_the_design_is_an_error() {
         1024,
     )
     .unwrap();
+    // A single query may go past the design's k (its tables' neighbouring
+    // prefixes are probed), up to the widest radius; batches and pair
+    // scans may not.
     assert_eq!(
         index.query(Fingerprint(1), 4),
-        Err(CodecError::DistanceTooLarge { k: 4, max: 3 })
+        Ok(vec![(Fingerprint(1), 0)])
+    );
+    assert_eq!(
+        index.query(Fingerprint(1), MAX_RADIUS + 1),
+        Err(CodecError::RadiusTooLarge {
+            radius: MAX_RADIUS + 1,
+            max: MAX_RADIUS
+        })
     );
     assert!(index.near_pairs(4).is_err());
     assert!(index.query_batch(&[Fingerprint(1)], 4).is_err());
@@ -219,4 +253,44 @@ fn tables_with_prefix_bitmaps_answer_like_brute_force() {
     }
     // Planted queries do find their neighbours.
     assert!(found > 2_000, "{found}");
+}
+
+/// Wide radii on tables with prefix bitmaps: the neighbouring prefixes a
+/// bitmap rules out are skipped, and nothing within the radius is missed.
+#[test]
+fn wide_radii_with_prefix_bitmaps_answer_like_brute_force() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut stored: Vec<Fingerprint> = (0..20_000).map(|_| Fingerprint(next())).collect();
+    // Near copies of some stored fingerprints, at 4 to 12 bits.
+    for i in 0..2_000usize {
+        let base = stored[i * 7].0;
+        let mut flips = 0u64;
+        while flips.count_ones() < 4 + (i % 9) as u32 {
+            flips |= 1 << (next() % 64);
+        }
+        stored.push(Fingerprint(base ^ flips));
+    }
+    let design = TableDesign::from_name(3, "4x16").unwrap();
+    let index = MemIndex::build(design, &stored, 1024).unwrap();
+    assert!(index.prefix_bitmap_bytes() > 0);
+    let mut found = 0;
+    for query in stored.iter().step_by(97) {
+        for radius in [4, 7, 8, 11, 12] {
+            let answer = index.query(*query, radius).unwrap();
+            assert_eq!(
+                answer,
+                brute_query(&stored, *query, radius),
+                "{query:?} radius {radius}"
+            );
+            found += answer.iter().filter(|&&(_, d)| d > 3).count();
+        }
+    }
+    // The planted copies beyond k = 3 are found.
+    assert!(found > 50, "{found}");
 }

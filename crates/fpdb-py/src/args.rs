@@ -2,9 +2,10 @@
 //! was expected: fingerprints are ints in 0..2**64 (or numpy uint64), ids
 //! are str.
 
-use fpdb::Fingerprint;
+use fpdb::simhash::{Tokenizer, Weighting};
+use fpdb::{Fingerprint, SimhashOptions};
 use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyDeprecationWarning, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyString};
 
@@ -30,23 +31,114 @@ pub fn fingerprint(value: &Bound<'_, PyAny>) -> PyResult<Fingerprint> {
     }
 }
 
-/// What `check_and_insert` and `bulk_load` accept for a document: a
-/// fingerprint, a str of text, or bytes of an HTML page.
-pub enum FingerprintOrText {
+/// A document, of the kind its caller said: a fingerprint (`fp=`), text
+/// (`text=`) or an HTML page (`html=`, with its `content_type=`).
+pub enum Document {
     Fingerprint(Fingerprint),
     Text(String),
-    Html(Vec<u8>),
+    Html {
+        page: Vec<u8>,
+        content_type: Option<String>,
+    },
 }
 
-pub fn fingerprint_or_text(value: &Bound<'_, PyAny>) -> PyResult<FingerprintOrText> {
-    if let Ok(text) = value.cast::<PyString>() {
-        return Ok(FingerprintOrText::Text(text.to_cow()?.into_owned()));
+/// The document of a call taking `fp`, `text`, `html` (and
+/// `content_type`): exactly one of them. `fp` may still be a str or bytes
+/// given by position, the older spelling, whose kind was guessed from its
+/// type (a str as text, bytes as a page): that works, with a
+/// DeprecationWarning.
+pub fn document(
+    py: Python<'_>,
+    fp: Option<&Bound<'_, PyAny>>,
+    text: Option<&Bound<'_, PyAny>>,
+    html: Option<&Bound<'_, PyAny>>,
+    content_type: Option<&str>,
+) -> PyResult<Document> {
+    let content_type = content_type.map(str::to_owned);
+    let document = match (fp, text, html) {
+        (Some(fp), None, None) => {
+            if let Ok(text) = fp.cast::<PyString>() {
+                deprecated(py, GUESSED_TEXT)?;
+                Document::Text(text.to_cow()?.into_owned())
+            } else if let Ok(page) = fp.cast::<PyBytes>() {
+                deprecated(py, GUESSED_HTML)?;
+                Document::Html {
+                    page: page.as_bytes().to_vec(),
+                    content_type: content_type.clone(),
+                }
+            } else {
+                Document::Fingerprint(fingerprint(fp)?)
+            }
+        }
+        (None, Some(text), None) => Document::Text(
+            text.cast::<PyString>()
+                .map_err(|_| {
+                    PyTypeError::new_err(format!("text must be a str, not {}", type_name(text)))
+                })?
+                .to_cow()?
+                .into_owned(),
+        ),
+        (None, None, Some(page)) => Document::Html {
+            page: html_bytes(page).map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "html must be bytes or a str, not {}",
+                    type_name(page)
+                ))
+            })?,
+            content_type: content_type.clone(),
+        },
+        (None, None, None) => {
+            return Err(PyTypeError::new_err(
+                "give the document as fp= (a fingerprint), text= or html=",
+            ))
+        }
+        _ => {
+            return Err(PyTypeError::new_err(
+                "give one of fp=, text= and html=, not several",
+            ))
+        }
+    };
+    if content_type.is_some() && !matches!(document, Document::Html { .. }) {
+        return Err(PyTypeError::new_err(
+            "content_type is the HTTP header of an html= page",
+        ));
     }
-    if let Ok(html) = value.cast::<PyBytes>() {
-        return Ok(FingerprintOrText::Html(html.as_bytes().to_vec()));
-    }
-    fingerprint(value).map(FingerprintOrText::Fingerprint)
+    Ok(document)
 }
+
+const GUESSED_TEXT: &std::ffi::CStr =
+    c"a str given by position is read as plain text; say which it is: text=... for text, html=... for an HTML page (str or bytes)";
+const GUESSED_HTML: &std::ffi::CStr =
+    c"bytes given by position are read as an HTML page; say so: html=... (str or bytes)";
+
+/// A DeprecationWarning pointing at the caller's line.
+pub fn deprecated(py: Python<'_>, message: &std::ffi::CStr) -> PyResult<()> {
+    let category = py.get_type::<PyDeprecationWarning>();
+    PyErr::warn(py, category.as_any(), message, 1)
+}
+
+/// An HTML page given as bytes (as received) or as a str (already
+/// decoded). A str goes on as UTF-8 behind a UTF-8 byte-order mark, which
+/// outranks any charset the page or a header declares: the same page
+/// gives the same text, and fingerprint, either way.
+pub fn html_bytes(value: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(bytes) = value.cast::<PyBytes>() {
+        return Ok(bytes.as_bytes().to_vec());
+    }
+    let text = value.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "an HTML page is bytes or a str, not {}",
+            type_name(value)
+        ))
+    })?;
+    let text = text.to_cow()?;
+    let mut page = Vec::with_capacity(UTF8_BOM.len() + text.len());
+    page.extend_from_slice(UTF8_BOM);
+    page.extend_from_slice(text.as_bytes());
+    Ok(page)
+}
+
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// An extraction name: "main" or "all".
 pub fn extract(name: &str) -> PyResult<fpdb::Extract> {
@@ -92,16 +184,11 @@ pub fn strings(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
     })
 }
 
-/// Many HTML pages: bytes as received, or str (taken as UTF-8).
+/// Many HTML pages: bytes as received, or str (already decoded; see
+/// [`html_bytes`]).
 pub fn pages(value: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
     each_item(value, |position, item| {
-        if let Ok(bytes) = item.cast::<PyBytes>() {
-            return Ok(bytes.as_bytes().to_vec());
-        }
-        let text = item
-            .cast::<PyString>()
-            .map_err(|_| wrong_item("pages", position, item, "bytes or str"))?;
-        Ok(text.to_cow()?.as_bytes().to_vec())
+        html_bytes(item).map_err(|_| wrong_item("pages", position, item, "bytes or str"))
     })
 }
 
@@ -173,4 +260,21 @@ fn at(position: usize, error: PyErr, py: Python<'_>) -> PyErr {
     } else {
         PyValueError::new_err(message)
     }
+}
+
+/// Simhash options from the names the CLI uses (`jieba`, `words`,
+/// `chars:N`; `tf`, `tfidf`, `tfidf:N`).
+pub fn simhash_options(tokenizer: Option<&str>, weights: Option<&str>) -> PyResult<SimhashOptions> {
+    let mut options = SimhashOptions::default();
+    if let Some(name) = tokenizer {
+        options.tokenizer = name
+            .parse::<Tokenizer>()
+            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+    }
+    if let Some(name) = weights {
+        options.weighting = name
+            .parse::<Weighting>()
+            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+    }
+    Ok(options)
 }

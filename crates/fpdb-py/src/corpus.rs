@@ -7,8 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 use rayon::prelude::*;
 
-use crate::args;
-use crate::db::simhash_options;
+use crate::args::{self, simhash_options};
 use crate::errors::Kind;
 
 /// The simhash fingerprint of `text` (an int in 0..2**64).
@@ -35,7 +34,8 @@ pub fn fingerprint(
 }
 
 /// The text fpdb fingerprints for an HTML page: `html` as bytes received
-/// (`content_type` the HTTP header, whose charset is used), `extract`
+/// (`content_type` the HTTP header, whose charset is used) or a str
+/// already decoded, `extract`
 /// "main" (the article, by a readability-style extractor; all visible
 /// text when it finds none) or "all".
 ///
@@ -47,19 +47,20 @@ pub fn fingerprint(
 #[pyo3(signature = (html, content_type=None, *, extract="main"))]
 pub fn page_text(
     py: Python<'_>,
-    html: &[u8],
+    html: &Bound<'_, PyAny>,
     content_type: Option<&str>,
     extract: &str,
 ) -> PyResult<String> {
     let extract = args::extract(extract)?;
-    let (html, content_type) = (html.to_vec(), content_type.map(str::to_owned));
+    let (html, content_type) = (args::html_bytes(html)?, content_type.map(str::to_owned));
     py.detach(move || fpdb::html::page_text(&html, content_type.as_deref(), extract))
         .map(|page| page.text)
         .map_err(|error| Kind::InvalidInput.err(error.to_string()))
 }
 
 /// Fingerprints of many texts, computed in parallel on all cores, as a
-/// numpy uint64 array.
+/// numpy uint64 array, with the given options (the defaults when none are
+/// given; `db.fingerprint_many` uses a database's own).
 #[pyfunction]
 #[pyo3(signature = (texts, *, tokenizer=None, weights=None))]
 pub fn fingerprint_many<'py>(
@@ -69,6 +70,15 @@ pub fn fingerprint_many<'py>(
     weights: Option<&str>,
 ) -> PyResult<Bound<'py, PyArray1<u64>>> {
     let simhasher = Simhasher::new(simhash_options(tokenizer, weights)?);
+    texts_fingerprints(py, simhasher, texts)
+}
+
+/// `fingerprint_many` with a given simhasher.
+pub fn texts_fingerprints<'py>(
+    py: Python<'py>,
+    simhasher: Simhasher,
+    texts: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<u64>>> {
     let texts = args::strings(texts, "texts")?;
     let fps: Vec<u64> = py.detach(move || {
         texts
@@ -80,12 +90,14 @@ pub fn fingerprint_many<'py>(
 }
 
 /// Fingerprints and whether each page was readable.
-type PageFingerprints<'py> = (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<bool>>);
+pub type PageFingerprints<'py> = (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<bool>>);
 
-/// Fingerprints of many HTML pages (bytes as received, or str), extracted
-/// and fingerprinted in parallel on all cores, as `db.insert_html` would
-/// with the same `extract`, `tokenizer` and `weights`. `content_types`,
-/// when given, holds each page's HTTP Content-Type (or None).
+/// Fingerprints of many HTML pages (bytes as received, or str already
+/// decoded), extracted and fingerprinted in parallel on all cores, as
+/// `db.insert_html` would with the same `extract`, `tokenizer` and
+/// `weights` (the defaults when none are given; `db.fingerprint_pages`
+/// uses a database's own). `content_types`, when given, holds each page's
+/// HTTP Content-Type (or None).
 ///
 /// Returns two numpy arrays: the uint64 fingerprints and a bool array
 /// `readable`, False where a page could not be read as HTML (binary, or
@@ -102,6 +114,17 @@ pub fn fingerprint_pages<'py>(
 ) -> PyResult<PageFingerprints<'py>> {
     let simhasher = Simhasher::new(simhash_options(tokenizer, weights)?);
     let extract = args::extract(extract)?;
+    pages_fingerprints(py, simhasher, extract, pages, content_types)
+}
+
+/// `fingerprint_pages` with a given simhasher and extraction.
+pub fn pages_fingerprints<'py>(
+    py: Python<'py>,
+    simhasher: Simhasher,
+    extract: fpdb::Extract,
+    pages: &Bound<'py, PyAny>,
+    content_types: Option<&Bound<'py, PyAny>>,
+) -> PyResult<PageFingerprints<'py>> {
     let pages = args::pages(pages)?;
     let content_types = match content_types {
         Some(types) => args::optional_strings(types, "content_types")?,
@@ -132,25 +155,42 @@ pub fn fingerprint_pages<'py>(
     ))
 }
 
-/// Near-duplicates among `items` in memory, no database: `items` a numpy
-/// uint64 array or a sequence of int fingerprints, or a sequence of str
-/// texts (fingerprinted first with `tokenizer` and `weights`).
+/// Near-duplicates in memory, no database, among `fps` (a numpy uint64
+/// array or a sequence of int fingerprints, also accepted by position) or
+/// `texts=` (a sequence of str, fingerprinted first with `tokenizer` and
+/// `weights`). Texts given by position (the older spelling, told apart by
+/// their first element) still work, with a DeprecationWarning.
 ///
 /// Returns the pairs of positions within `k` as three numpy arrays
 /// `(a, b, distance)` with `a < b`; with `clusters=True`, the groups of
 /// positions linked by chains of such pairs instead, as a list of lists
 /// (each increasing; positions without a near-duplicate are in none).
 #[pyfunction]
-#[pyo3(signature = (items, *, k=3, clusters=false, tokenizer=None, weights=None))]
+#[pyo3(signature = (fps=None, *, texts=None, k=3, clusters=false, tokenizer=None, weights=None))]
+#[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
 pub fn dedup<'py>(
     py: Python<'py>,
-    items: &Bound<'py, PyAny>,
+    fps: Option<&Bound<'py, PyAny>>,
+    texts: Option<&Bound<'py, PyAny>>,
     k: u32,
     clusters: bool,
     tokenizer: Option<&str>,
     weights: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let fps = fingerprints_or_texts(py, items, tokenizer, weights)?;
+    let fps = match (fps, texts) {
+        (Some(items), None) => fingerprints_or_texts(py, items, tokenizer, weights)?,
+        (None, Some(texts)) => hash_texts(py, texts, tokenizer, weights)?,
+        (None, None) => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "dedup takes fps (fingerprints) or texts=",
+            ))
+        }
+        (Some(_), Some(_)) => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "dedup takes fps or texts=, not both",
+            ))
+        }
+    };
     if clusters {
         let corpus: Corpus = fps.iter().map(|&fp| ("", fp)).collect();
         let groups = py
@@ -193,8 +233,22 @@ fn fingerprints_or_texts(
     if !first_is_text {
         return args::fingerprints(items);
     }
+    args::deprecated(
+        py,
+        c"texts given by position are told apart from fingerprints by their first element; say so: dedup(texts=...)",
+    )?;
+    hash_texts(py, items, tokenizer, weights)
+}
+
+/// Fingerprints of `texts` under `tokenizer` and `weights`.
+fn hash_texts(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    tokenizer: Option<&str>,
+    weights: Option<&str>,
+) -> PyResult<Vec<Fingerprint>> {
     let simhasher = Simhasher::new(simhash_options(tokenizer, weights)?);
-    let texts = args::strings(items, "items")?;
+    let texts = args::strings(texts, "texts")?;
     Ok(py.detach(move || {
         texts
             .par_iter()

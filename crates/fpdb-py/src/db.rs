@@ -5,17 +5,16 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use fpdb::simhash::{Tokenizer, Weighting};
 use fpdb::OpenOptions;
+use fpdb::Options;
 use fpdb::{BackupMethod, BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint};
-use fpdb::{Options, SimhashOptions};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
 use fpdb_input::{LineFormat, Payload, Role};
 
-use crate::args::{self, FingerprintOrText};
+use crate::args::{self, Document};
 use crate::errors::{to_py, Kind};
 use crate::export::{PyExport, Reader};
 use crate::results::{matches, PyBatchMatches, PyChecked, PyFingerprintPairs, PyMatch};
@@ -73,13 +72,18 @@ impl PyDb {
             cache_bytes,
         })
     }
+}
 
-    fn fingerprint_of(&self, db: &Db, value: &Bound<'_, PyAny>) -> PyResult<Fingerprint> {
-        Ok(match args::fingerprint_or_text(value)? {
-            FingerprintOrText::Fingerprint(fp) => fp,
-            FingerprintOrText::Text(text) => db.fingerprint_text(&text),
-            FingerprintOrText::Html(html) => db.fingerprint_html(&html, None).map_err(to_py)?.0,
-        })
+/// The fingerprint of `document` under `db`'s options, computed with the
+/// GIL released.
+fn fingerprint_document(py: Python<'_>, db: Arc<Db>, document: Document) -> PyResult<Fingerprint> {
+    match document {
+        Document::Fingerprint(fp) => Ok(fp),
+        Document::Text(text) => Ok(py.detach(move || db.fingerprint_text(&text))),
+        Document::Html { page, content_type } => py
+            .detach(move || db.fingerprint_html(&page, content_type.as_deref()))
+            .map(|(fp, _)| fp)
+            .map_err(to_py),
     }
 }
 
@@ -89,23 +93,6 @@ fn open_options(read_only: bool, cache_bytes: Option<usize>, sync: bool) -> Open
         options = options.block_cache_bytes(bytes);
     }
     options
-}
-
-/// Simhash options from the names the CLI uses (`jieba`, `words`,
-/// `chars:N`; `tf`, `tfidf`, `tfidf:N`).
-pub fn simhash_options(tokenizer: Option<&str>, weights: Option<&str>) -> PyResult<SimhashOptions> {
-    let mut options = SimhashOptions::default();
-    if let Some(name) = tokenizer {
-        options.tokenizer = name
-            .parse::<Tokenizer>()
-            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
-    }
-    if let Some(name) = weights {
-        options.weighting = name
-            .parse::<Weighting>()
-            .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
-    }
-    Ok(options)
 }
 
 #[pymethods]
@@ -143,7 +130,7 @@ impl PyDb {
         let mut options = Options::default()
             .k(k)
             .design(design)
-            .simhash(simhash_options(tokenizer, weights)?)
+            .simhash(args::simhash_options(tokenizer, weights)?)
             .extract(args::extract(extract)?);
         if let Some(expected) = expected {
             options = options.expected_size(expected);
@@ -268,11 +255,53 @@ impl PyDb {
         )
     }
 
-    /// The fingerprint this database gives `text`.
-    fn fingerprint(&self, py: Python<'_>, text: &str) -> PyResult<u64> {
+    /// The fingerprint this database gives a document: `text` (a str), or
+    /// an HTML page `html=` (bytes as received, with the HTTP
+    /// `content_type=` whose charset is used, or a str already decoded).
+    #[pyo3(signature = (text=None, *, html=None, content_type=None))]
+    fn fingerprint(
+        &self,
+        py: Python<'_>,
+        text: Option<&Bound<'_, PyAny>>,
+        html: Option<&Bound<'_, PyAny>>,
+        content_type: Option<&str>,
+    ) -> PyResult<u64> {
+        let document = args::document(py, None, text, html, content_type)?;
+        Ok(fingerprint_document(py, self.handle()?, document)?.0)
+    }
+
+    /// Fingerprints of many texts under the database's options, computed
+    /// in parallel on all cores, as a numpy uint64 array.
+    fn fingerprint_many<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, numpy::PyArray1<u64>>> {
         let db = self.handle()?;
-        let text = text.to_owned();
-        Ok(py.detach(move || db.fingerprint_text(&text)).0)
+        crate::corpus::texts_fingerprints(py, db.simhasher().clone(), texts)
+    }
+
+    /// Fingerprints of many HTML pages (bytes as received, or str) under
+    /// the database's extraction and simhash options, as `insert_html`
+    /// gives them, in parallel on all cores; `content_types`, when given,
+    /// holds each page's HTTP Content-Type (or None). Returns the uint64
+    /// fingerprints and a bool array `readable`, False where a page could
+    /// not be read as HTML (its fingerprint is then 0).
+    #[pyo3(signature = (pages, content_types=None))]
+    fn fingerprint_pages<'py>(
+        &self,
+        py: Python<'py>,
+        pages: &Bound<'py, PyAny>,
+        content_types: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<crate::corpus::PageFingerprints<'py>> {
+        let db = self.handle()?;
+        crate::corpus::pages_fingerprints(
+            py,
+            db.simhasher().clone(),
+            db.extract(),
+            pages,
+            content_types,
+        )
     }
 
     /// The fingerprint stored for `id`, or None.
@@ -283,38 +312,38 @@ impl PyDb {
         Ok(found.map(|fp| fp.0))
     }
 
-    /// The fingerprint of an HTML page (bytes as received; `content_type`
-    /// the HTTP header, whose charset is used) under the database's
-    /// extraction and simhash options.
+    /// The fingerprint of an HTML page under the database's extraction
+    /// and simhash options: `html` bytes as received (`content_type` the
+    /// HTTP header, whose charset is used) or a str already decoded.
     #[pyo3(signature = (html, content_type=None))]
     fn fingerprint_html(
         &self,
         py: Python<'_>,
-        html: &[u8],
+        html: &Bound<'_, PyAny>,
         content_type: Option<&str>,
     ) -> PyResult<u64> {
         let db = self.handle()?;
-        let (html, content_type) = (html.to_vec(), content_type.map(str::to_owned));
+        let (html, content_type) = (args::html_bytes(html)?, content_type.map(str::to_owned));
         let (fp, _) = py
             .detach(move || db.fingerprint_html(&html, content_type.as_deref()))
             .map_err(to_py)?;
         Ok(fp.0)
     }
 
-    /// Extracts the text of an HTML page (bytes as received), stores its
-    /// fingerprint under `id` and returns it.
+    /// Extracts the text of an HTML page (bytes as received, or a str
+    /// already decoded), stores its fingerprint under `id` and returns it.
     #[pyo3(signature = (id, html, content_type=None))]
     fn insert_html(
         &self,
         py: Python<'_>,
         id: &str,
-        html: &[u8],
+        html: &Bound<'_, PyAny>,
         content_type: Option<&str>,
     ) -> PyResult<u64> {
         let db = self.handle()?;
         let (id, html, content_type) = (
             id.to_owned(),
-            html.to_vec(),
+            args::html_bytes(html)?,
             content_type.map(str::to_owned),
         );
         let fp = py
@@ -431,23 +460,34 @@ impl PyDb {
         Ok(PyBatchMatches::new(found))
     }
 
-    /// The near-duplicates of a document already stored, then stores it:
-    /// `fp_or_text` an int fingerprint, a str of text or bytes of an HTML
-    /// page (its text extracted as the database says). The id
-    /// itself is never among the matches, and `previous` is the fingerprint
-    /// the id had before (None for a new id), so a crawler can tell an
-    /// unchanged re-crawl from a changed one. Atomic with other writers.
-    #[pyo3(signature = (id, fp_or_text, k=None))]
+    /// The near-duplicates of a document already stored, then stores it.
+    /// The document is one of: `fp`, an int fingerprint; `text=`, a str of
+    /// text; `html=`, an HTML page, bytes as received (with the HTTP
+    /// `content_type=`, whose charset is used) or a str already decoded
+    /// (its text extracted as the database says). The id itself is never
+    /// among the matches, and `previous` is the fingerprint the id had
+    /// before (None for a new id), so a crawler can tell an unchanged
+    /// re-crawl from a changed one. Atomic with other writers.
+    ///
+    /// A str or bytes given by position (the older spelling) is still read
+    /// as text or as a page, with a DeprecationWarning: say `text=` or
+    /// `html=`.
+    #[pyo3(signature = (id, fp=None, k=None, *, text=None, html=None, content_type=None))]
+    #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn check_and_insert(
         &self,
         py: Python<'_>,
         id: &str,
-        fp_or_text: &Bound<'_, PyAny>,
+        fp: Option<&Bound<'_, PyAny>>,
         k: Option<i64>,
+        text: Option<&Bound<'_, PyAny>>,
+        html: Option<&Bound<'_, PyAny>>,
+        content_type: Option<&str>,
     ) -> PyResult<PyChecked> {
         let db = self.handle()?;
         let k = args::k_or(k, db.k())?;
-        let fp = self.fingerprint_of(&db, fp_or_text)?;
+        let document = args::document(py, fp, text, html, content_type)?;
+        let fp = fingerprint_document(py, Arc::clone(&db), document)?;
         let id = id.to_owned();
         let checked = py
             .detach(move || db.check_and_insert(&id, fp, k))
@@ -486,9 +526,13 @@ impl PyDb {
     }
 
     /// Loads documents into an empty database far faster than inserting
-    /// them: either `documents`, an iterable of `(id, fp)`, `(id, text)`
-    /// or `(id, html bytes)` pairs; or `ids` with `fps` (a numpy uint64
-    /// array or a sequence of ints) or with `texts`; or `files`, paths of
+    /// them: either `ids` with `fps` (a numpy uint64 array or a sequence
+    /// of ints), with `texts` (strs) or with `html` (pages, bytes as
+    /// received or strs already decoded; `content_types` their HTTP
+    /// Content-Types, or None each); or `documents`, an iterable of
+    /// `(id, fp)` pairs (a str or bytes in place of the fingerprint, read
+    /// as text or as a page, is the older spelling: it works, with a
+    /// DeprecationWarning); or `files`, paths of
     /// fingerprint lines (`id<TAB>hex`), JSON Lines (`{"id", "text" |
     /// "html" | "fp"}`) or text lines, as `format` says ("fps", "jsonl",
     /// "lines"; by default from the extension: .jsonl, else fps).
@@ -496,8 +540,9 @@ impl PyDb {
     /// or True for a line on stderr. `memory_bytes` bounds the memory for
     /// sorting (beyond it sorted runs spill to disk); by default a quarter
     /// of the machine's memory, 1 to 32 GiB. Returns a summary dict.
-    #[pyo3(signature = (documents=None, *, ids=None, fps=None, texts=None, files=None, format=None,
-                        progress=None, memory_bytes=None))]
+    #[pyo3(signature = (documents=None, *, ids=None, fps=None, texts=None, html=None,
+                        content_types=None, files=None, format=None, progress=None,
+                        memory_bytes=None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn bulk_load<'py>(
         &self,
@@ -506,6 +551,8 @@ impl PyDb {
         ids: Option<&Bound<'py, PyAny>>,
         fps: Option<&Bound<'py, PyAny>>,
         texts: Option<&Bound<'py, PyAny>>,
+        html: Option<&Bound<'py, PyAny>>,
+        content_types: Option<&Bound<'py, PyAny>>,
         files: Option<Vec<PathBuf>>,
         format: Option<&str>,
         progress: Option<Bound<'py, PyAny>>,
@@ -520,7 +567,7 @@ impl PyDb {
                     "files cannot be combined with documents or ids",
                 ))
             }
-            None => BulkSource::new(documents, ids, fps, texts)?,
+            None => BulkSource::new(documents, ids, fps, texts, html, content_types)?,
         };
         // The loader needs the database to itself: take it out of the
         // handle, so other calls fail (ClosedError names the reason)
@@ -697,6 +744,8 @@ enum BulkSource<'a, 'py> {
     Pairs(&'a Bound<'py, PyAny>),
     Fingerprints(Vec<String>, Vec<Fingerprint>),
     Texts(Vec<String>, Vec<String>),
+    /// Ids, pages and their Content-Types.
+    Pages(Vec<String>, Vec<Vec<u8>>, Vec<Option<String>>),
     /// Paths, in one line format or each by its extension.
     Files(Vec<PathBuf>, Option<LineFormat>),
 }
@@ -770,16 +819,39 @@ impl<'a, 'py> BulkSource<'a, 'py> {
         ids: Option<&'a Bound<'py, PyAny>>,
         fps: Option<&'a Bound<'py, PyAny>>,
         texts: Option<&'a Bound<'py, PyAny>>,
+        html: Option<&'a Bound<'py, PyAny>>,
+        content_types: Option<&'a Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
-        let usage = "bulk_load takes documents, or ids with fps, or ids with texts";
-        match (documents, ids, fps, texts) {
-            (Some(documents), None, None, None) => Ok(BulkSource::Pairs(documents)),
-            (None, Some(ids), Some(fps), None) => {
+        let usage = "bulk_load takes ids with one of fps, texts and html, or documents";
+        if content_types.is_some() && html.is_none() {
+            return Err(PyTypeError::new_err(
+                "content_types are the HTTP headers of html pages",
+            ));
+        }
+        match (documents, ids, fps, texts, html) {
+            (Some(documents), None, None, None, None) => Ok(BulkSource::Pairs(documents)),
+            (None, Some(ids), None, None, Some(pages)) => {
+                let (ids, pages) = (args::strings(ids, "ids")?, args::pages(pages)?);
+                same_length(ids.len(), pages.len(), "pages")?;
+                let content_types = match content_types {
+                    Some(types) => args::optional_strings(types, "content_types")?,
+                    None => vec![None; pages.len()],
+                };
+                if content_types.len() != pages.len() {
+                    return Err(Kind::InvalidInput.err(format!(
+                        "{} content types for {} pages",
+                        content_types.len(),
+                        pages.len()
+                    )));
+                }
+                Ok(BulkSource::Pages(ids, pages, content_types))
+            }
+            (None, Some(ids), Some(fps), None, None) => {
                 let (ids, fps) = (args::strings(ids, "ids")?, args::fingerprints(fps)?);
                 same_length(ids.len(), fps.len(), "fingerprints")?;
                 Ok(BulkSource::Fingerprints(ids, fps))
             }
-            (None, Some(ids), None, Some(texts)) => {
+            (None, Some(ids), None, Some(texts), None) => {
                 let (ids, texts) = (args::strings(ids, "ids")?, args::strings(texts, "texts")?);
                 same_length(ids.len(), texts.len(), "texts")?;
                 Ok(BulkSource::Texts(ids, texts))
@@ -827,6 +899,38 @@ fn bulk_load(
                 .collect();
             py.detach(|| loader.add_texts(&documents)).map_err(to_py)?;
         }
+        BulkSource::Pages(ids, pages, content_types) => {
+            let mut chunk = Vec::new();
+            let mut pending = Vec::with_capacity(BULK_CHUNK.min(ids.len()));
+            let documents = ids.into_iter().zip(pages).zip(content_types);
+            for (position, ((id, page), content_type)) in documents.enumerate() {
+                let page = Pending::Html {
+                    argument: "html",
+                    position,
+                    page,
+                    content_type,
+                };
+                pending.push((id, page));
+                if pending.len() >= BULK_CHUNK {
+                    add_chunk(
+                        py,
+                        &simhasher,
+                        extract,
+                        &mut loader,
+                        &mut chunk,
+                        &mut pending,
+                    )?;
+                }
+            }
+            add_chunk(
+                py,
+                &simhasher,
+                extract,
+                &mut loader,
+                &mut chunk,
+                &mut pending,
+            )?;
+        }
         BulkSource::Files(paths, format) => {
             read_files(&paths, format, extract, |records| {
                 let mut chunk = Vec::with_capacity(records.len());
@@ -843,6 +947,7 @@ fn bulk_load(
         BulkSource::Pairs(documents) => {
             let mut chunk: Vec<(String, Fingerprint)> = Vec::with_capacity(BULK_CHUNK);
             let mut texts: Vec<(String, Pending)> = Vec::new();
+            let mut warned = false;
             let iterator = documents.try_iter().map_err(|_| {
                 PyTypeError::new_err("documents must be an iterable of (id, fp or text) pairs")
             })?;
@@ -860,12 +965,29 @@ fn bulk_load(
                     })?
                     .to_cow()?
                     .into_owned();
-                match args::fingerprint_or_text(&value)? {
-                    FingerprintOrText::Fingerprint(fp) => chunk.push((id, fp)),
-                    FingerprintOrText::Text(text) => texts.push((id, Pending::Text(text))),
-                    FingerprintOrText::Html(page) => {
-                        texts.push((id, Pending::Html { position, page }))
+                // A str or bytes here is the older spelling, its kind guessed
+                // from its type: one warning per call.
+                let guessed = if let Ok(text) = value.cast::<PyString>() {
+                    Some(Pending::Text(text.to_cow()?.into_owned()))
+                } else if let Ok(page) = value.cast::<PyBytes>() {
+                    Some(Pending::Html {
+                        argument: "documents",
+                        position,
+                        page: page.as_bytes().to_vec(),
+                        content_type: None,
+                    })
+                } else {
+                    None
+                };
+                match guessed {
+                    Some(document) => {
+                        if !warned {
+                            args::deprecated(py, GUESSED_DOCUMENTS)?;
+                            warned = true;
+                        }
+                        texts.push((id, document));
                     }
+                    None => chunk.push((id, args::fingerprint(&value)?)),
                 }
                 if chunk.len() + texts.len() >= BULK_CHUNK {
                     add_chunk(py, &simhasher, extract, &mut loader, &mut chunk, &mut texts)?;
@@ -877,13 +999,20 @@ fn bulk_load(
     py.detach(move || loader.finish()).map_err(to_py)
 }
 
+const GUESSED_DOCUMENTS: &std::ffi::CStr =
+    c"documents=[(id, str or bytes)] guesses what each document is; say it: bulk_load(ids=..., texts=...) or bulk_load(ids=..., html=...)";
+
 /// A document of a bulk load still to be fingerprinted.
 enum Pending {
     Text(String),
-    /// A page, and where it was in `documents` (for the error).
+    /// A page, where it was in the input (for the error), and its
+    /// Content-Type.
     Html {
+        /// The argument it came in: "documents" or "html".
+        argument: &'static str,
         position: usize,
         page: Vec<u8>,
+        content_type: Option<String>,
     },
 }
 
@@ -903,9 +1032,14 @@ fn add_chunk(
             .par_drain(..)
             .map(|(id, document)| match document {
                 Pending::Text(text) => Ok((id, simhasher.fingerprint(&text))),
-                Pending::Html { position, page } => fpdb::html::page_text(&page, None, extract)
+                Pending::Html {
+                    argument,
+                    position,
+                    page,
+                    content_type,
+                } => fpdb::html::page_text(&page, content_type.as_deref(), extract)
                     .map(|page| (id, simhasher.fingerprint(&page.text)))
-                    .map_err(|error| format!("documents[{position}]: {error}")),
+                    .map_err(|error| format!("{argument}[{position}]: {error}")),
             })
             .collect::<Result<Vec<_>, String>>()
     });

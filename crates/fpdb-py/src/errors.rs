@@ -76,6 +76,7 @@ pub fn to_py(error: fpdb::Error) -> PyErr {
         fpdb::Error::Corrupt { what, .. } => return corrupt(message, what),
         fpdb::Error::Codec(_) | fpdb::Error::Version { .. } => Kind::Corrupt,
         fpdb::Error::KTooLarge { .. }
+        | fpdb::Error::RadiusTooLarge { .. }
         | fpdb::Error::BadId { .. }
         | fpdb::Error::InvalidOptions(_)
         | fpdb::Error::Design(_)

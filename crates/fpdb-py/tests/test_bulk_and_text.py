@@ -32,7 +32,7 @@ def test_dedup_of_texts_finds_the_copy():
     # Punctuation is not a feature: the copy with another full stop has
     # the same fingerprint.
     texts = [*TEXTS, TEXTS[1].replace("。", "！")]
-    a, b, _ = fpdb.dedup(texts, k=3)
+    a, b, _ = fpdb.dedup(texts=texts, k=3)
     assert (1, len(TEXTS)) in set(zip(a.tolist(), b.tolist()))
 
 
@@ -47,9 +47,11 @@ def test_bulk_load_from_pairs_texts_and_arrays(tmp_path, rng):
     phases = [phase for phase, *_ in reports]
     assert "ingesting" in phases
 
+    # (id, text) pairs: the older spelling, still read as texts.
     documents = ((f"t{i}", text) for i, text in enumerate(TEXTS))
     with fpdb.Db.create(str(tmp_path / "pairs")) as db:
-        db.bulk_load(documents)
+        with pytest.warns(DeprecationWarning, match="texts="):
+            db.bulk_load(documents)
         assert [db.get(f"t{i}") for i in range(len(TEXTS))] == [db.fingerprint(t) for t in TEXTS]
 
     with fpdb.Db.create(str(tmp_path / "texts"), tokenizer="chars:2") as db:

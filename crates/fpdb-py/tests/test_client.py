@@ -79,38 +79,36 @@ def test_client_gives_what_db_gives(server_url, tmp_path):
     gbk = page.encode("gbk")
     text = "The quick brown fox jumps over the lazy dog by the river bank."
     calls = [
-        ("a", 0x0123456789ABCDEF, {}),
-        ("b", text, {}),
-        ("c", page.encode(), {}),
-        ("d", None, {"html": gbk, "content_type": "text/html; charset=gbk"}),
-        ("e", None, {"text": text + " Again."}),
-        ("a", 0x0123456789ABCDEE, {}),
+        ("a", {"fp": 0x0123456789ABCDEF}),
+        ("b", {"text": text}),
+        ("c", {"html": page.encode()}),
+        ("d", {"html": gbk, "content_type": "text/html; charset=gbk"}),
+        # A str page is already decoded: its declared charset is ignored.
+        ("e", {"html": page.replace("<html>", "<html><head><meta charset=gbk></head>")}),
+        ("a", {"fp": 0x0123456789ABCDEE}),
+        ("f", {"text": text + " Again."}),
     ]
     with (
         fpdb.Db.create(str(tmp_path / "local.fpdb"), k=3, expected=100_000) as db,
         fpdb.Client(server_url) as client,
     ):
-        for doc_id, document, keywords in calls:
-            if "html" in keywords:
-                # The page's bytes, decoded with the Content-Type's charset.
-                local_fp = db.fingerprint_html(keywords["html"], keywords["content_type"])
-                local = db.check_and_insert(doc_id, local_fp)
-                remote = client.check_and_insert(doc_id, **keywords)
-            elif keywords:
-                local = db.check_and_insert(doc_id, db.fingerprint(keywords["text"]))
-                remote = client.check_and_insert(doc_id, **keywords)
-            else:
-                local = db.check_and_insert(doc_id, document)
-                remote = client.check_and_insert(doc_id, document)
+        for doc_id, document in calls:
+            local = db.check_and_insert(doc_id, **document)
+            remote = client.check_and_insert(doc_id, **document)
             assert remote.fingerprint == local.fingerprint, doc_id
             assert remote.previous == local.previous, doc_id
             assert remote.matches == local.matches, doc_id
             assert repr(remote) == repr(local)
-        for doc_id in "abcde":
+        # The older positional spelling: the same answer, the same warning.
+        for target in (db, client):
+            with pytest.warns(DeprecationWarning, match="text="):
+                checked = target.check_and_insert("g", text + " Once more.")
+            assert checked.fingerprint == db.fingerprint(text=text + " Once more.")
+        for doc_id in "abcdefg":
             assert client.get(doc_id) == db.get(doc_id)
             assert client.query(db.get(doc_id)) == db.query(db.get(doc_id))
         assert client.query_text(text) == db.query_text(text)
-        assert client.insert_text("f", text) == db.insert_text("f", text)
+        assert client.insert_text("h", text) == db.insert_text("h", text)
         client_stats, db_stats = client.stats(), db.stats()
         for key in ("ids", "fingerprints", "k", "design", "simhash", "extract"):
             assert client_stats[key] == db_stats[key], key
@@ -123,7 +121,9 @@ def test_client_raises_what_db_raises(server_url, tmp_path):
     ):
         for target in (db, client):
             with pytest.raises(fpdb.InvalidInputError):
-                target.query(1, k=4)
+                target.query(1, k=17)
+            with pytest.raises(fpdb.InvalidInputError):
+                target.check_and_insert("a", 1, k=17)
             with pytest.raises(fpdb.InvalidInputError):
                 target.insert("", 1)
             with pytest.raises(fpdb.InvalidInputError):

@@ -91,7 +91,7 @@ def test_check_and_insert_never_reports_the_id_itself(db_path):
         assert changed.previous == 0xF0F0
         assert [m.ids for m in changed.matches] == [["https://b/1"]]
         # Text is fingerprinted with the database's options.
-        by_text = db.check_and_insert("https://c/1", "今天北京天气晴朗，适合出门散步。")
+        by_text = db.check_and_insert("https://c/1", text="今天北京天气晴朗，适合出门散步。")
         assert by_text.fingerprint == db.fingerprint("今天北京天气晴朗，适合出门散步。")
         assert db.get("https://c/1") == by_text.fingerprint
 

@@ -73,9 +73,9 @@ def test_a_failed_batch_stores_nothing(db):
         db.insert_many(["a", "b"], [1])
 
 
-def test_k_beyond_the_database_and_negative_k(db):
-    with pytest.raises(fpdb.InvalidInputError, match="k = 4"):
-        db.query(1, k=4)
+def test_radius_beyond_the_widest_and_negative_k(db):
+    with pytest.raises(fpdb.InvalidInputError, match="k = 17"):
+        db.query(1, k=17)
     with pytest.raises(ValueError):
         db.query(1, k=-1)
     with pytest.raises(ValueError):
@@ -103,7 +103,7 @@ def test_bulk_load_into_a_populated_database(db):
 
 
 def test_bulk_load_arguments(db):
-    with pytest.raises(TypeError, match="documents, or ids with fps"):
+    with pytest.raises(TypeError, match="ids with one of fps, texts and html"):
         db.bulk_load(ids=["a"])
     with pytest.raises(TypeError, match=r"documents\[1\]"):
         db.bulk_load([("a", 1), ("b",)])

@@ -36,6 +36,13 @@ def test_queries_equal_brute_force_after_inserts_and_removes(db_path, rng, desig
 
         queries = [int(fp) for fp in fps[::3]] + [near(rng, int(fp), 3) for fp in fps[1::5]]
         queries += [0, 2**64 - 1]
+        # Past the database's k (3), queries probe neighbouring prefixes.
+        for k in range(4, 9, 2):
+            for query in queries[::4]:
+                assert as_dict(db.query(query, k=k)) == brute_force(model, query, k), (query, k)
+            batch = db.query_many(np.array(queries[::4], dtype=np.uint64), k=k)
+            for position, query in enumerate(queries[::4]):
+                assert as_dict(batch.matches(position)) == brute_force(model, query, k)
         for k in range(4):
             for query in queries:
                 assert as_dict(db.query(query, k=k)) == brute_force(model, query, k), (query, k)

@@ -68,7 +68,7 @@ def test_the_same_article_under_another_template_is_a_near_duplicate(db_path):
     with fpdb.Db.create(db_path) as db:
         stored = db.insert_html("https://a.example/tea", page(0))
         assert db.get("https://a.example/tea") == stored
-        checked = db.check_and_insert("https://b.example/tea?from=feed", page(1))
+        checked = db.check_and_insert("https://b.example/tea?from=feed", html=page(1))
         assert [m.ids for m in checked.matches] == [["https://a.example/tea"]]
         assert checked.matches[0].distance == 0
         assert db.stats()["extract"] == "main"
@@ -90,8 +90,8 @@ def test_binary_data_is_refused(db_path):
         with pytest.raises(fpdb.InvalidInputError, match="binary"):
             db.insert_html("img", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
         assert db.get("img") is None
-        with pytest.raises(fpdb.InvalidInputError, match=r"documents\[1\]"):
-            db.bulk_load([("ok", page(0)), ("img", b"GIF89a\0\0")])
+        with pytest.raises(fpdb.InvalidInputError, match=r"html\[1\]"):
+            db.bulk_load(ids=["ok", "img"], html=[page(0), b"GIF89a\0\0"])
 
 
 def test_the_scrapy_pipeline_reads_html_fields(db_path):

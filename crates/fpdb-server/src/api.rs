@@ -59,7 +59,7 @@ pub struct CheckRequest {
     pub fp: Option<Hex>,
     /// The document's text, fingerprinted with the database's simhash options.
     pub text: Option<String>,
-    /// An HTML page as a string (UTF-8), extracted as the database says.
+    /// An HTML page as a string, already decoded (its declared charset is ignored).
     pub html: Option<String>,
     /// An HTML page's bytes as received, base64 (standard alphabet, padded).
     pub html_base64: Option<String>,
@@ -77,7 +77,7 @@ pub struct QueryRequest {
     pub fp: Option<Hex>,
     /// The document's text, fingerprinted with the database's simhash options.
     pub text: Option<String>,
-    /// An HTML page as a string (UTF-8), extracted as the database says.
+    /// An HTML page as a string, already decoded (its declared charset is ignored).
     pub html: Option<String>,
     /// An HTML page's bytes as received, base64 (standard alphabet, padded).
     pub html_base64: Option<String>,
@@ -96,7 +96,7 @@ pub struct InsertRequest {
     pub fp: Option<Hex>,
     /// The document's text, fingerprinted with the database's simhash options.
     pub text: Option<String>,
-    /// An HTML page as a string (UTF-8), extracted as the database says.
+    /// An HTML page as a string, already decoded (its declared charset is ignored).
     pub html: Option<String>,
     /// An HTML page's bytes as received, base64 (standard alphabet, padded).
     pub html_base64: Option<String>,

@@ -8,6 +8,9 @@ use fpdb::{Db, Fingerprint};
 use crate::api::{CheckRequest, Hex, InsertRequest, QueryRequest};
 use crate::error::ApiError;
 
+/// The UTF-8 byte-order mark.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// The content fields of a request, borrowed.
 #[derive(Debug, Clone, Copy)]
 pub struct Content<'a> {
@@ -100,7 +103,13 @@ impl Source {
         } else if let Some(text) = content.text {
             Source::Text(text.to_owned())
         } else if let Some(html) = content.html {
-            Source::Html(html.as_bytes().to_vec(), content_type)
+            // Already decoded: sent on as UTF-8 behind a byte-order mark,
+            // which outranks a charset the page or content_type declares
+            // (as the Python package does with a str page).
+            let mut page = Vec::with_capacity(UTF8_BOM.len() + html.len());
+            page.extend_from_slice(UTF8_BOM);
+            page.extend_from_slice(html.as_bytes());
+            Source::Html(page, content_type)
         } else {
             let encoded = content.html_base64.unwrap_or_default();
             let bytes = base64::engine::general_purpose::STANDARD

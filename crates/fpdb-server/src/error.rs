@@ -120,9 +120,11 @@ impl From<fpdb::Error> for ApiError {
         use fpdb::Error as E;
         let message = error.to_string();
         let (status, kind) = match &error {
-            E::BadId { .. } | E::KTooLarge { .. } | E::InvalidOptions(_) | E::Html(_) => {
-                (StatusCode::BAD_REQUEST, "invalid_input")
-            }
+            E::BadId { .. }
+            | E::KTooLarge { .. }
+            | E::RadiusTooLarge { .. }
+            | E::InvalidOptions(_)
+            | E::Html(_) => (StatusCode::BAD_REQUEST, "invalid_input"),
             E::ReadOnly => (StatusCode::FORBIDDEN, "read_only"),
             E::AlreadyExists { .. } => (StatusCode::CONFLICT, "already_exists"),
             E::LimitExceeded { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "limit_exceeded"),
@@ -133,7 +135,7 @@ impl From<fpdb::Error> for ApiError {
         };
         let field = match &error {
             E::BadId { .. } => Some("id".to_string()),
-            E::KTooLarge { .. } => Some("k".to_string()),
+            E::KTooLarge { .. } | E::RadiusTooLarge { .. } => Some("k".to_string()),
             _ => None,
         };
         ApiError {

@@ -29,6 +29,30 @@
 //! [`FEATURE_HASH_SEED`], and bit *i* (bit 0 the most significant) is 1
 //! exactly when the weighted vote is strictly positive. A tie gives 0, so a
 //! text without features has the fingerprint 0.
+//!
+//! # Confirming a near-duplicate
+//! A fingerprint finds candidates within a Hamming radius; a [`Signature`]
+//! (a b-bit MinHash of the same tokens, 32 bytes in the
+//! [`SignatureLayout::RECOMMENDED`] layout) confirms them by estimated
+//! resemblance. Leave out the crawl's [`CommonFeatures`] so a shared site
+//! template does not make different pages alike.
+//!
+//! ```
+//! use fpdb_simhash::{CommonFeatures, SignatureError, SignatureLayout, Simhasher};
+//!
+//! let simhasher = Simhasher::default();
+//! let layout = SignatureLayout::RECOMMENDED;
+//! let common = CommonFeatures::default(); // learned from a first bulk load
+//! let a = "近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同，指纹数据库用来找出它们。";
+//! let b = "近重复网页检测：同一篇文章出现在很多网址下，只有广告和日期不同，指纹数据库用来找出它们。";
+//! let sa = simhasher.signature_without_common(a, layout, &common)?;
+//! let sb = simhasher.signature_without_common(b, layout, &common)?;
+//! assert!(sa.similarity(&sb)? >= 0.5);
+//! assert_eq!(sa.as_bytes().len(), 32);
+//! // Text without features has no signature, so it never confirms.
+//! assert_eq!(simhasher.signature("，。！", layout), Err(SignatureError::NoFeatures));
+//! # Ok::<(), SignatureError>(())
+//! ```
 #![warn(missing_docs)]
 // Library code returns errors instead of panicking on bad indexes or
 // values; test code may unwrap (clippy.toml).
@@ -44,19 +68,26 @@
 )]
 
 mod chunks;
+mod common_features;
 mod error;
 mod feature_hash;
 mod keywords;
 mod normalize;
+mod signature;
 mod simhasher;
 mod stop_words;
 mod tokenizer;
 mod votes;
 mod weighting;
 
-pub use error::OptionsError;
+pub use common_features::CommonFeatures;
+pub use error::{OptionsError, SignatureError};
 pub use feature_hash::{hash_feature, FEATURE_HASH_SEED};
 pub use fpdb_fingerprint::{Fingerprint, ParseFingerprintError};
+pub use signature::{
+    shingle_hash, slot_hash, slot_minima, Signature, SignatureLayout, MAX_HASHES,
+    MAX_SHINGLE_FEATURES,
+};
 pub use simhasher::{Feature, SimhashOptions, Simhasher};
 pub use stop_words::is_stop_word;
 pub use tokenizer::{Tokenizer, MAX_SHINGLE_CHARS};

@@ -11,7 +11,9 @@ use crate::normalize::{fold_into, is_meaningful_word};
 use crate::stop_words::is_stop_word;
 use crate::tokenizer::for_each_shingle;
 use crate::votes::BitVotes;
-use crate::{Fingerprint, Tokenizer, Weighting};
+use crate::{
+    CommonFeatures, Fingerprint, Signature, SignatureError, SignatureLayout, Tokenizer, Weighting,
+};
 
 /// Longest piece of text segmented at once with term-frequency weights.
 const TF_CHUNK_BYTES: usize = 64 * 1024;
@@ -118,6 +120,48 @@ impl Simhasher {
     /// the fingerprint of its readable text.
     pub fn fingerprint_bytes(&self, bytes: &[u8]) -> Fingerprint {
         self.fingerprint(&String::from_utf8_lossy(bytes))
+    }
+
+    /// The hashes of the fingerprint's tokens in text order, each
+    /// occurrence once and before any weighting: what a [`Signature`] is
+    /// made of. Empty when the text has no feature.
+    pub fn feature_hashes(&self, text: &str) -> Vec<u64> {
+        let mut hashes = Vec::new();
+        match self.options.tokenizer {
+            Tokenizer::Chars(n) => for_each_shingle(text, n, |s| hashes.push(hash_feature(s))),
+            tokenizer => {
+                let mut folded = String::new();
+                for_each_chunk(text, TF_CHUNK_BYTES, |chunk| {
+                    folded.clear();
+                    fold_into(chunk, &mut folded);
+                    tokenizer.for_each_word(&folded, |_, hash| hashes.push(hash));
+                });
+            }
+        }
+        hashes
+    }
+
+    /// The confirming signature of `text` (see [`Signature`]), from the
+    /// same tokens as its fingerprint. A text with no feature has none:
+    /// [`SignatureError::NoFeatures`].
+    pub fn signature(
+        &self,
+        text: &str,
+        layout: SignatureLayout,
+    ) -> Result<Signature, SignatureError> {
+        Signature::from_feature_hashes(layout, &self.feature_hashes(text))
+    }
+
+    /// The confirming signature of `text` without the crawl's `common`
+    /// features (see [`CommonFeatures`]). A text with nothing but common
+    /// features has none: [`SignatureError::NoFeatures`].
+    pub fn signature_without_common(
+        &self,
+        text: &str,
+        layout: SignatureLayout,
+        common: &CommonFeatures,
+    ) -> Result<Signature, SignatureError> {
+        Signature::from_feature_hashes(layout, &common.remove_from(&self.feature_hashes(text)))
     }
 
     /// The features of `text` with their total weights, heaviest first (ties

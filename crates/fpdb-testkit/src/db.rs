@@ -40,8 +40,8 @@ pub fn brute_force(
 
 /// Asserts that `db` holds exactly `model`: its export, its counters, and
 /// the answers to queries at every stored fingerprint (up to `probes` of
-/// them, plus as many random neighbours) at distance 0 and at the
-/// database's k, compared with a brute-force scan.
+/// them, plus as many random neighbours) at distance 0, at the database's
+/// k and four bits past it, compared with a brute-force scan.
 pub fn assert_equals_model(db: &Db, model: &Model, probes: usize, rng: &mut Rng) {
     assert_verifies(db);
     assert_eq!(&export(db), model, "export differs from the model");
@@ -56,11 +56,11 @@ pub fn assert_equals_model(db: &Db, model: &Model, probes: usize, rng: &mut Rng)
     let mut queries: Vec<Fingerprint> = by_fp.keys().copied().take(probes).collect();
     let stored = queries.clone();
     for fp in stored {
-        queries.push(rng.near(fp, u64::from(db.k()) + 1));
+        queries.push(rng.near(fp, u64::from(db.k()) + 5));
     }
     queries.push(Fingerprint(rng.next_u64()));
     for fp in queries {
-        for k in [0, db.k()] {
+        for k in [0, db.k(), db.k() + 4] {
             assert_eq!(
                 db.query(fp, k).unwrap(),
                 brute_force(&by_fp, fp, k),

@@ -62,11 +62,16 @@ pub(crate) fn query_batch(
     k: u32,
     strategy: BatchStrategy,
 ) -> Result<Vec<Vec<Match>>> {
-    tables.check_k(k)?;
+    tables.check_radius(k)?;
+    // A merge walks each table once along its shared prefixes: it answers
+    // up to the tables' k. Wider radii are probed query by query.
     let merge = match strategy {
-        BatchStrategy::Auto => fps.len() >= MERGE_BATCH_THRESHOLD,
+        BatchStrategy::Auto => fps.len() >= MERGE_BATCH_THRESHOLD && k <= tables.k,
         BatchStrategy::Probe => false,
-        BatchStrategy::Merge => true,
+        BatchStrategy::Merge => {
+            tables.check_k(k)?;
+            true
+        }
     };
     // Parallel work under the read lock runs on fpdb's own pool, not
     // rayon's global one (see `parallel.rs`).

@@ -115,10 +115,26 @@ impl Db {
         self.tables.k
     }
 
-    /// [`Error::KTooLarge`] unless queries at distance `k` are answered
-    /// exactly (k ≤ [`Db::k`]).
+    /// [`Error::KTooLarge`] unless near pairs and merged batches at
+    /// distance `k` are answered (k ≤ [`Db::k`]).
     pub fn check_k(&self, k: u32) -> Result<()> {
         self.tables.check_k(k)
+    }
+
+    /// [`Error::RadiusTooLarge`] unless queries at radius `k` are answered
+    /// (k ≤ [`crate::MAX_RADIUS`]: up to [`Db::k`] by the tables' shared
+    /// prefixes, past it by their neighbouring prefixes too, exactly
+    /// either way).
+    pub fn check_radius(&self, k: u32) -> Result<()> {
+        self.tables.check_radius(k)
+    }
+
+    /// How many bits of each table's prefix a query at `radius` lets
+    /// differ from its own: 0 up to [`Db::k`]; past it, each table probes
+    /// every prefix within that many bits (docs/ARCHITECTURE.md, "Wide
+    /// probe").
+    pub fn prefix_errors(&self, radius: u32) -> u32 {
+        self.tables.design.prefix_errors(radius)
     }
 
     /// The name of the permuted table design (`split-4`, `4x16`, …).
@@ -185,9 +201,11 @@ impl Db {
     }
 
     /// Every stored fingerprint within `k` bits of `fp`, nearest first
-    /// (ties by fingerprint), each with its document ids.
+    /// (ties by fingerprint), each with its document ids. `k` may exceed
+    /// [`Db::k`], up to [`crate::MAX_RADIUS`], at the cost of more probes
+    /// (docs/BENCHMARKS.md shows the cost against the radius).
     pub fn query(&self, fp: Fingerprint, k: u32) -> Result<Vec<Match>> {
-        self.tables.check_k(k)?;
+        self.tables.check_radius(k)?;
         let state = self.tables.read();
         query(&self.store, &self.tables, &state, fp, k)
     }

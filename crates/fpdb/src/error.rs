@@ -52,6 +52,14 @@ pub enum Error {
         /// The database's distance.
         max: u32,
     },
+    /// A query radius wider than fpdb searches, whatever the database.
+    #[error("k = {k} is wider than any fpdb query reaches (at most {max} bits)")]
+    RadiusTooLarge {
+        /// The requested radius.
+        k: u32,
+        /// The widest radius ([`fpdb_codec::MAX_RADIUS`]).
+        max: u32,
+    },
     /// A document id that is empty or longer than [`crate::MAX_ID_BYTES`]
     /// (invalid input).
     #[error("document id of {len} bytes: ids are 1 to {max} bytes of UTF-8")]

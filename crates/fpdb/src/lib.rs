@@ -76,7 +76,7 @@ pub use db::Db;
 pub use error::{Error, Result};
 pub use fpdb_codec::dedup;
 pub use fpdb_codec::dedup::{id_clusters, FingerprintPair, IdCluster};
-pub use fpdb_codec::{DesignChoice, DEFAULT_BLOCK_BYTES};
+pub use fpdb_codec::{DesignChoice, DEFAULT_BLOCK_BYTES, MAX_RADIUS};
 pub use fpdb_fingerprint::MAX_ID_BYTES;
 /// Web pages to text (`fpdb-html`): for callers that extract without a
 /// database.

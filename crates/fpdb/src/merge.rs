@@ -17,8 +17,7 @@ use crate::block_cache::{BlockCache, KeptBlock};
 use crate::delta::Delta;
 use crate::error::{Error, Result};
 use crate::parallel::in_parallel;
-use crate::store::keys::{block_key, directory_key, table_bytes_key};
-use crate::store::{Family, Store, RECORD_OVERHEAD};
+use crate::store::{Counter, Family, Key, Record, Store, RECORD_OVERHEAD};
 use crate::tables::{State, Tables, WriterGuard};
 
 /// Merges every pending change of the delta into the tables, in one
@@ -70,27 +69,25 @@ pub(crate) fn merge(store: &Store, tables: &Tables, _writer: &WriterGuard<'_>) -
         })
         .sum();
     let mut batch = store.write_set(capacity);
-    for (index, merge) in merges.iter().enumerate() {
-        let family = Family::Table(index);
+    for (table, merge) in merges.iter().enumerate() {
         // Deletes first: a new block may take an old block's last key.
         for &last_key in merge.plan.deleted() {
-            batch.delete(family, block_key(last_key))?;
+            batch.delete(Key::Block { table, last_key })?;
         }
         for block in merge.plan.new_blocks() {
-            batch.put(family, block_key(block.last_key()), block.bytes())?;
+            batch.put(Record::Block {
+                table,
+                last_key: block.last_key(),
+                bytes: block.bytes(),
+            })?;
         }
     }
-    for (index, merge) in merges.iter().enumerate() {
-        batch.put(
-            Family::Meta,
-            directory_key(index),
-            merge.directory.to_bytes(),
-        )?;
-        batch.put(
-            Family::Meta,
-            table_bytes_key(index),
-            merge.bytes.to_be_bytes(),
-        )?;
+    for (table, merge) in merges.iter().enumerate() {
+        batch.put(Record::Directory {
+            table,
+            bytes: &merge.directory.to_bytes(),
+        })?;
+        batch.put(Record::Counter(Counter::TableBytes(table), merge.bytes))?;
     }
     // Under the writer lock the `delta` family holds exactly the delta
     // being merged: clear it with one range deletion. A delete per

@@ -22,8 +22,9 @@ use crate::bulk::{bulk_loader, BulkOptions};
 use crate::error::{Error, Result};
 use crate::inspect::{inspect, Inspection};
 use crate::options::{OpenOptions, Options};
-use crate::store::keys::{decode_u64, split_fp_ids_key};
-use crate::store::{io, sibling, take_lock, Access, Family, Salvage, Store, Unreadable};
+use crate::store::{
+    io, sibling, take_lock, Access, DeltaEntry, Family, Record, Salvage, Store, Unreadable,
+};
 use crate::tables::{read_manifest, ParsedManifest, Tables};
 use crate::verify::{verify, Problem};
 
@@ -173,15 +174,16 @@ fn salvage_documents(
     let mut unreadable: Vec<Unreadable> = Vec::new();
     let mut by_id_fp: BTreeMap<String, Fingerprint> = BTreeMap::new();
     unreadable.extend(store.scan_salvaging(Family::IdToFp, |key, value| {
-        if let (Ok(id), Some(fp)) = (std::str::from_utf8(key), decode_u64(value)) {
-            by_id_fp.insert(id.to_string(), Fingerprint(fp));
+        if let Ok(Record::IdFp { id, fp }) = Record::decode(Family::IdToFp, key, value) {
+            by_id_fp.insert(String::from_utf8_lossy(id).into_owned(), fp);
         }
         Ok(())
     })?);
     let mut by_fp_ids: BTreeMap<String, Vec<Fingerprint>> = BTreeMap::new();
-    unreadable.extend(store.scan_salvaging(Family::FpToIds, |key, _| {
-        if let Some((fp, id)) = split_fp_ids_key(key) {
-            by_fp_ids.entry(id.to_string()).or_default().push(fp);
+    unreadable.extend(store.scan_salvaging(Family::FpToIds, |key, value| {
+        if let Ok(Record::FpId { fp, id }) = Record::decode(Family::FpToIds, key, value) {
+            let id = String::from_utf8_lossy(id).into_owned();
+            by_fp_ids.entry(id).or_default().push(fp);
         }
         Ok(())
     })?);
@@ -192,9 +194,9 @@ fn salvage_documents(
     let mut removed: Vec<u64> = Vec::new();
     let mut in_set: Vec<u64> = Vec::new();
     unreadable.extend(store.scan_salvaging(Family::Delta, |key, value| {
-        match value.first() {
-            Some(&crate::store::keys::DELTA_REMOVED) => removed.extend(decode_u64(key)),
-            Some(&crate::store::keys::DELTA_ADDED) => in_set.extend(decode_u64(key)),
+        match Record::decode(Family::Delta, key, value) {
+            Ok(Record::Delta(DeltaEntry::Removed(fp))) => removed.push(fp.0),
+            Ok(Record::Delta(DeltaEntry::Added(fp))) => in_set.push(fp.0),
             _ => {}
         }
         Ok(())
@@ -335,14 +337,17 @@ fn table_file_fingerprints(
     };
     let mut keys = Vec::new();
     salvage.scan_file(file, |key, block| {
-        let last = decode_u64(key);
         candidates.retain_mut(|(index, fingerprints)| {
             let (Some(decoder), Some(table)) =
                 (decoders.get(*index), tables.design.tables().get(*index))
             else {
                 return false;
             };
-            if decoder.decode(block, &mut keys).is_err() || keys.last().copied() != last {
+            let last = match Record::decode(Family::Table(*index), key, block) {
+                Ok(Record::Block { last_key, .. }) => last_key,
+                _ => return false,
+            };
+            if decoder.decode(block, &mut keys).is_err() || keys.last() != Some(&last) {
                 return false;
             }
             let permutation = table.permutation();
@@ -436,10 +441,14 @@ fn damaged_copy_path(path: &Path) -> PathBuf {
 fn describe(range: &Unreadable) -> String {
     let key = |key: &Option<Box<[u8]>>, end: &str| match key.as_deref() {
         None => end.to_string(),
-        Some(bytes) if range.family == Family::FpToIds => match split_fp_ids_key(bytes) {
-            Some((fp, id)) => format!("(fingerprint {fp}, id {id:?})"),
-            None => bytes.iter().map(|byte| format!("{byte:02x}")).collect(),
-        },
+        Some(bytes) if range.family == Family::FpToIds => {
+            match Record::decode(Family::FpToIds, bytes, &[]) {
+                Ok(Record::FpId { fp, id }) => {
+                    format!("(fingerprint {fp}, id {:?})", String::from_utf8_lossy(id))
+                }
+                _ => bytes.iter().map(|byte| format!("{byte:02x}")).collect(),
+            }
+        }
         Some(bytes) => match std::str::from_utf8(bytes) {
             Ok(text) if !text.chars().any(char::is_control) => format!("{text:?}"),
             _ => bytes.iter().map(|byte| format!("{byte:02x}")).collect(),

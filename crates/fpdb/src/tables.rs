@@ -14,7 +14,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockW
 
 use fpdb_codec::{
     BlockDecoder, BlockDirectory, ChecksumPolicy, CodecError, HuffmanCode, Table, TableDesign,
-    MAX_K,
+    MAX_K, MAX_RADIUS,
 };
 use fpdb_html::Extract;
 use fpdb_simhash::SimhashOptions;
@@ -24,10 +24,7 @@ use crate::delta::Delta;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest, Stored};
 use crate::options::{OpenOptions, Options};
-use crate::store::keys::{
-    directory_key, table_bytes_key, EXTRACT_KEY, FINGERPRINT_COUNT_KEY, ID_COUNT_KEY, MANIFEST_KEY,
-};
-use crate::store::{DeltaEntry, Family, Store, WriteSet};
+use crate::store::{Counter, DeltaEntry, Key, Record, Store, WriteSet};
 
 /// What can change while the database is open.
 #[derive(Debug)]
@@ -120,18 +117,18 @@ impl Tables {
             tokenizer: options.simhash.tokenizer.to_string(),
             weighting: options.simhash.weighting.to_string(),
         };
-        batch.put(Family::Meta, MANIFEST_KEY, manifest.to_bytes()?)?;
-        batch.put(Family::Meta, EXTRACT_KEY, options.extract.to_string())?;
-        for index in 0..tables {
-            batch.put(
-                Family::Meta,
-                directory_key(index),
-                BlockDirectory::default().to_bytes(),
-            )?;
-            batch.put(Family::Meta, table_bytes_key(index), 0u64.to_be_bytes())?;
+        batch.put(Record::Manifest(&manifest.to_bytes()?))?;
+        batch.put(Record::Extract(&options.extract.to_string()))?;
+        let empty_directory = BlockDirectory::default().to_bytes();
+        for table in 0..tables {
+            batch.put(Record::Directory {
+                table,
+                bytes: &empty_directory,
+            })?;
+            batch.put(Record::Counter(Counter::TableBytes(table), 0))?;
         }
-        batch.put(Family::Meta, FINGERPRINT_COUNT_KEY, 0u64.to_be_bytes())?;
-        batch.put(Family::Meta, ID_COUNT_KEY, 0u64.to_be_bytes())?;
+        batch.put(Record::Counter(Counter::Fingerprints, 0))?;
+        batch.put(Record::Counter(Counter::Ids, 0))?;
         Ok(())
     }
 
@@ -166,10 +163,10 @@ impl Tables {
         let mut table_bytes = Vec::with_capacity(tables);
         for index in 0..tables {
             directories.push(read_directory(store, index, format_version)?);
-            table_bytes.push(store.counter(&table_bytes_key(index))?);
+            table_bytes.push(store.counter(Counter::TableBytes(index))?);
         }
-        let fingerprints = store.counter(FINGERPRINT_COUNT_KEY)?;
-        let ids = store.counter(ID_COUNT_KEY)?;
+        let fingerprints = store.counter(Counter::Fingerprints)?;
+        let ids = store.counter(Counter::Ids)?;
         let mut delta = Delta::new(&design, open.merge_threshold(fingerprints));
         for entry in store.delta_entries()? {
             match entry {
@@ -203,7 +200,7 @@ impl Tables {
 
     /// Which text of an HTML page the database fingerprints.
     pub fn read_extract(store: &Store) -> Result<Extract> {
-        let Some(bytes) = store.get(Family::Meta, EXTRACT_KEY)? else {
+        let Some(bytes) = store.get(Key::Extract)? else {
             return Ok(Extract::Main);
         };
         std::str::from_utf8(&bytes)
@@ -238,10 +235,20 @@ impl Tables {
         })
     }
 
-    /// [`Error::KTooLarge`] when the tables cannot answer distance `k`.
+    /// [`Error::KTooLarge`] when the tables cannot answer distance `k`
+    /// in one pass each (batch merges and near pairs).
     pub fn check_k(&self, k: u32) -> Result<()> {
         if k > self.k {
             return Err(Error::KTooLarge { k, max: self.k });
+        }
+        Ok(())
+    }
+
+    /// [`Error::RadiusTooLarge`] when no query reaches radius `k`; past
+    /// the tables' own k, a query probes their neighbouring prefixes.
+    pub fn check_radius(&self, k: u32) -> Result<()> {
+        if k > MAX_RADIUS {
+            return Err(Error::RadiusTooLarge { k, max: MAX_RADIUS });
         }
         Ok(())
     }
@@ -342,7 +349,7 @@ pub(crate) fn block_damage(index: usize, block: usize, error: &CodecError) -> Er
 /// The manifest, checked, and the database format it was stored in.
 pub(crate) fn read_manifest(store: &Store) -> Result<Stored> {
     let bytes = store
-        .get(Family::Meta, MANIFEST_KEY)?
+        .get(Key::Manifest)?
         .ok_or_else(|| Error::corrupt("manifest", "missing"))?;
     Manifest::from_bytes(&bytes).map_err(manifest::damage)
 }
@@ -356,7 +363,7 @@ pub(crate) fn read_directory(
     format_version: u32,
 ) -> Result<BlockDirectory> {
     let what = || format!("directory of table {index}");
-    store.read_value(Family::Meta, &directory_key(index), |bytes| {
+    store.read_value(Key::Directory(index), |bytes| {
         let bytes = bytes.ok_or_else(|| Error::corrupt(what(), "missing"))?;
         let directory = if format_version >= 2 {
             BlockDirectory::from_bytes(bytes)

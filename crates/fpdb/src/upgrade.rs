@@ -13,8 +13,7 @@
 
 use crate::error::Result;
 use crate::manifest::{self, Manifest, FORMAT_VERSION};
-use crate::store::keys::{directory_key, MANIFEST_KEY};
-use crate::store::{Family, Store};
+use crate::store::{Key, Record, Store};
 use crate::tables::{read_directory, read_manifest};
 
 /// Rewrites the store's manifest and directories in the current format if
@@ -24,7 +23,7 @@ pub(crate) fn to_current(store: &Store) -> Result<u32> {
     // read and checked by the open that follows (every writable open
     // passes here, so a current database pays one peek, not two decodes).
     let claimed = store
-        .get(Family::Meta, MANIFEST_KEY)?
+        .get(Key::Manifest)?
         .and_then(|bytes| Manifest::claimed_format(&bytes));
     if claimed.is_none_or(|format| format >= FORMAT_VERSION) {
         return Ok(FORMAT_VERSION);
@@ -32,10 +31,13 @@ pub(crate) fn to_current(store: &Store) -> Result<u32> {
     let stored = read_manifest(store)?;
     let mut batch = store.write_set(0);
     let manifest = stored.manifest.to_bytes().map_err(manifest::damage)?;
-    batch.put(Family::Meta, MANIFEST_KEY, manifest)?;
-    for index in 0..store.tables() {
-        let directory = read_directory(store, index, stored.version)?;
-        batch.put(Family::Meta, directory_key(index), directory.to_bytes())?;
+    batch.put(Record::Manifest(&manifest))?;
+    for table in 0..store.tables() {
+        let directory = read_directory(store, table, stored.version)?;
+        batch.put(Record::Directory {
+            table,
+            bytes: &directory.to_bytes(),
+        })?;
     }
     store.write_synced(batch)?;
     Ok(stored.version)

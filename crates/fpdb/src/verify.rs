@@ -15,8 +15,7 @@ use fpdb_simhash::Fingerprint;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use crate::error::{Error, Result};
-use crate::store::keys::{decode_u64, fp_ids_key};
-use crate::store::{Entry, Family, Store};
+use crate::store::{decode_block_key, Entry, Family, Key, Malformed, Record, Store};
 use crate::tables::Tables;
 
 /// Problems listed per kind before the rest are only counted, so that a
@@ -367,12 +366,15 @@ fn verify_table(
                 return Ok(contents);
             }
         };
-        let Some(block_key) = decode_u64(&key) else {
-            findings.add(Problem::Table {
-                table: index,
-                reason: format!("a stored key of {} bytes (block keys are 8)", key.len()),
-            });
-            continue;
+        let block_key = match decode_block_key(&key) {
+            Ok(block_key) => block_key,
+            Err(malformed) => {
+                findings.add(Problem::Table {
+                    table: index,
+                    reason: malformed.to_string(),
+                });
+                continue;
+            }
         };
         // Directory entries before this key have no block.
         while let Some(&(block, last)) = listed.peek() {
@@ -489,12 +491,12 @@ impl Pairs {
     }
 }
 
-/// The fingerprint and id of an `fp_ids` key; `None` when it is too short
-/// to hold both.
-fn fp_ids_entry(key: &[u8]) -> Option<(u64, &[u8])> {
-    let fp = key.get(..8).and_then(decode_u64)?;
-    let id = key.get(8..).filter(|id| !id.is_empty())?;
-    Some((fp, id))
+/// The fingerprint and id of an `fp_ids` key (its value is not read).
+fn fp_ids_entry(key: &[u8]) -> Result<(Fingerprint, &[u8]), Malformed> {
+    match Record::decode(Family::FpToIds, key, &[])? {
+        Record::FpId { fp, id } => Ok((fp, id)),
+        _ => Err(Malformed::Id),
+    }
 }
 
 /// Reads every `fp_ids` entry: the fingerprints with ids, and the pairs.
@@ -505,17 +507,20 @@ fn scan_fp_ids(store: &Store, findings: &mut Findings) -> Result<FpIdsScan> {
         let Some((key, _)) = readable(entry, Family::FpToIds, findings)? else {
             break;
         };
-        let Some((fp, id)) = fp_ids_entry(&key) else {
-            findings.add(Problem::Id {
-                id: String::from_utf8_lossy(&key).into_owned(),
-                reason: format!("fp_ids key of {} bytes is too short", key.len()),
-            });
-            continue;
+        let (fp, id) = match fp_ids_entry(&key) {
+            Ok(entry) => entry,
+            Err(malformed) => {
+                findings.add(Problem::Id {
+                    id: String::from_utf8_lossy(&key).into_owned(),
+                    reason: malformed.to_string(),
+                });
+                continue;
+            }
         };
-        if with_ids.last() != Some(&fp) {
-            with_ids.push(fp);
+        if with_ids.last() != Some(&fp.0) {
+            with_ids.push(fp.0);
         }
-        pairs.add(id, fp);
+        pairs.add(id, fp.0);
     }
     Ok(FpIdsScan {
         fingerprints: with_ids,
@@ -531,25 +536,19 @@ fn find_fp_ids_without_id_fp(store: &Store, findings: &mut Findings) -> Result<(
         let Ok((key, _)) = entry else {
             break;
         };
-        let Some((fp, id)) = fp_ids_entry(&key) else {
+        let Ok((fp, id)) = fp_ids_entry(&key) else {
             continue;
         };
         let name = String::from_utf8_lossy(id);
-        match store.get(Family::IdToFp, id) {
-            Ok(Some(value)) if decode_u64(&value) == Some(fp) => {}
+        match store.fingerprint_of(&name) {
+            Ok(Some(stored)) if stored == fp => {}
             Ok(Some(_)) => findings.add(Problem::Id {
                 id: name.into_owned(),
-                reason: format!(
-                    "listed under fingerprint {} in fp_ids, but id_fp holds another",
-                    Fingerprint(fp)
-                ),
+                reason: format!("listed under fingerprint {fp} in fp_ids, but id_fp holds another"),
             }),
             Ok(None) => findings.add(Problem::Id {
                 id: name.into_owned(),
-                reason: format!(
-                    "listed under fingerprint {} in fp_ids, but missing from id_fp",
-                    Fingerprint(fp)
-                ),
+                reason: format!("listed under fingerprint {fp} in fp_ids, but missing from id_fp"),
             }),
             Err(error) => findings.add(Problem::Id {
                 id: name.into_owned(),
@@ -577,18 +576,12 @@ fn scan_id_fp(store: &Store, findings: &mut Findings) -> Result<IdFpScan> {
             break;
         };
         ids += 1;
-        if std::str::from_utf8(&key).is_err() {
-            findings.add(Problem::Id {
+        match Record::decode(Family::IdToFp, &key, &value) {
+            Ok(Record::IdFp { id, fp }) => pairs.add(id, fp.0),
+            Ok(_) => {}
+            Err(malformed) => findings.add(Problem::Id {
                 id: String::from_utf8_lossy(&key).into_owned(),
-                reason: "not UTF-8".into(),
-            });
-            continue;
-        }
-        match decode_u64(&value) {
-            Some(fp) => pairs.add(&key, fp),
-            None => findings.add(Problem::Id {
-                id: String::from_utf8_lossy(&key).into_owned(),
-                reason: format!("its fingerprint in id_fp is {} bytes, not 8", value.len()),
+                reason: malformed.to_string(),
             }),
         }
     }
@@ -602,15 +595,13 @@ fn find_ids_without_fp_ids(store: &Store, findings: &mut Findings) -> Result<()>
         let Ok((key, value)) = entry else {
             break;
         };
-        let (Ok(id), Some(fp)) = (
-            std::str::from_utf8(&key),
-            decode_u64(&value).map(Fingerprint),
-        ) else {
+        let Ok(Record::IdFp { id, fp }) = Record::decode(Family::IdToFp, &key, &value) else {
             continue;
         };
-        match store.get(Family::FpToIds, &fp_ids_key(fp, id)) {
-            Ok(Some(_)) => {}
-            Ok(None) => findings.add(Problem::Id {
+        let id = String::from_utf8_lossy(id);
+        match store.contains(Key::FpId(fp, id.as_bytes())) {
+            Ok(true) => {}
+            Ok(false) => findings.add(Problem::Id {
                 id: id.to_string(),
                 reason: format!("has fingerprint {fp} in id_fp, but no entry in fp_ids"),
             }),

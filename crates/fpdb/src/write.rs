@@ -13,10 +13,7 @@ use crate::error::{Error, Result};
 use crate::merge::merge;
 use crate::query::{query, Match};
 use crate::seeded_hash::{FastMap, FastSet};
-use crate::store::keys::{
-    fp_ids_key, DELTA_ADDED, DELTA_REMOVED, FINGERPRINT_COUNT_KEY, ID_COUNT_KEY,
-};
-use crate::store::{Family, IdScanner, SortedBatch, Store};
+use crate::store::{Counter, DeltaEntry, IdScanner, Key, Record, SortedBatch, Store};
 use crate::tables::{Tables, WriterGuard};
 
 /// One change to apply.
@@ -97,7 +94,7 @@ pub(crate) fn check_and_insert(
     fp: Fingerprint,
     k: u32,
 ) -> Result<Checked> {
-    tables.check_k(k)?;
+    tables.check_radius(k)?;
     validate_id(id)?;
     let previous = store.fingerprint_of(id)?;
     let mut matches = {
@@ -160,20 +157,19 @@ pub(crate) fn apply(
         let state = tables.read();
         for &(fp, joined) in &changes {
             fingerprints_delta += if joined { 1 } else { -1 };
-            let key = fp.0.to_be_bytes();
             let change = if joined {
                 if state.delta.is_removed(fp) {
-                    batch.delete(Family::Delta, key);
+                    batch.delete(Key::Delta(fp));
                     DeltaChange::Unremove
                 } else {
-                    batch.put(Family::Delta, key, [DELTA_ADDED]);
+                    batch.put(Record::Delta(DeltaEntry::Added(fp)));
                     DeltaChange::Add
                 }
             } else if state.delta.is_added(&tables.design, fp) {
-                batch.delete(Family::Delta, key);
+                batch.delete(Key::Delta(fp));
                 DeltaChange::Unadd
             } else {
-                batch.put(Family::Delta, key, [DELTA_REMOVED]);
+                batch.put(Record::Delta(DeltaEntry::Removed(fp)));
                 DeltaChange::Remove
             };
             state_changes.push((fp, change));
@@ -183,12 +179,8 @@ pub(crate) fn apply(
             state.ids.saturating_add_signed(ids_delta),
         )
     };
-    batch.put(
-        Family::Meta,
-        FINGERPRINT_COUNT_KEY,
-        fingerprints.to_be_bytes(),
-    );
-    batch.put(Family::Meta, ID_COUNT_KEY, ids.to_be_bytes());
+    batch.put(Record::Counter(Counter::Fingerprints, fingerprints));
+    batch.put(Record::Counter(Counter::Ids, ids));
     store.write_sorted(batch)?;
 
     let delta_len = {
@@ -237,17 +229,23 @@ fn plan<'a>(
         }
         if let Some(old) = old_fp {
             note_membership(scanner, overlay, old)?;
-            batch.delete(Family::FpToIds, fp_ids_key(old, id));
+            batch.delete(Key::FpId(old, id.as_bytes()));
             overlay.remove_id(old, id);
         }
         match new_fp {
             Some(fp) => {
                 note_membership(scanner, overlay, fp)?;
-                batch.put(Family::IdToFp, id.as_bytes(), fp.0.to_be_bytes());
-                batch.put(Family::FpToIds, fp_ids_key(fp, id), []);
+                batch.put(Record::IdFp {
+                    id: id.as_bytes(),
+                    fp,
+                });
+                batch.put(Record::FpId {
+                    fp,
+                    id: id.as_bytes(),
+                });
                 overlay.add_id(fp, id);
             }
-            None => batch.delete(Family::IdToFp, id.as_bytes()),
+            None => batch.delete(Key::IdFp(id.as_bytes())),
         }
         ids_delta += i64::from(old_fp.is_none()) - i64::from(new_fp.is_none());
         overlay.id_to_fp.insert(id, new_fp);

@@ -64,15 +64,17 @@ fn create_and_open_name_bad_paths() {
 }
 
 #[test]
-fn k_above_the_database_k_is_an_error_that_says_so() {
+fn radius_above_the_widest_is_an_error_that_says_so() {
     let (_dir, db) = new_db();
-    let error = db.query(Fingerprint(0), 4).unwrap_err();
-    assert!(matches!(error, Error::KTooLarge { k: 4, max: 3 }));
-    assert!(error.to_string().contains("k = 4"));
+    let error = db.query(Fingerprint(0), 17).unwrap_err();
+    assert!(matches!(error, Error::RadiusTooLarge { k: 17, max: 16 }));
+    assert!(error.to_string().contains("k = 17"));
     assert!(matches!(
-        db.query_batch(&[Fingerprint(0)], 9),
-        Err(Error::KTooLarge { .. })
+        db.query_batch(&[Fingerprint(0)], 20),
+        Err(Error::RadiusTooLarge { .. })
     ));
+    // Past the database's own k, a query still answers.
+    assert!(db.query(Fingerprint(0), 9).unwrap().is_empty());
 }
 
 #[test]

@@ -153,28 +153,32 @@ fn fingerprints_zero_and_all_ones_are_ordinary() {
 }
 
 #[test]
-fn k_above_the_database_k_is_refused_and_changes_nothing() {
+fn radius_above_the_widest_is_refused_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (db, _) = seeded_db(&dir.path().join("db"));
     let before = export(&db);
-    for k in [4, 7, 8, 64, u32::MAX] {
+    for k in [fpdb::MAX_RADIUS + 1, 64, u32::MAX] {
         assert!(matches!(
             db.query(Fingerprint(9), k),
-            Err(Error::KTooLarge { k: got, max: 3 }) if got == k
+            Err(Error::RadiusTooLarge { k: got, max: fpdb::MAX_RADIUS }) if got == k
         ));
         assert!(matches!(
             db.query_batch(&[Fingerprint(9), Fingerprint(10)], k),
-            Err(Error::KTooLarge { .. })
+            Err(Error::RadiusTooLarge { .. })
         ));
         assert!(matches!(
             db.query_text("some page", k),
-            Err(Error::KTooLarge { .. })
+            Err(Error::RadiusTooLarge { .. })
         ));
         // Refused before anything is stored.
         assert!(matches!(
             db.check_and_insert("new-page", Fingerprint(9), k),
-            Err(Error::KTooLarge { .. })
+            Err(Error::RadiusTooLarge { .. })
         ));
+    }
+    // Near pairs and merged batches stop at the tables' own k.
+    for k in [4, 7] {
+        assert!(matches!(db.near_pairs(k), Err(Error::KTooLarge { .. })));
     }
     assert_eq!(export(&db), before);
     assert_eq!(db.get("new-page").unwrap(), None);

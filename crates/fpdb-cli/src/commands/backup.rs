@@ -2,12 +2,14 @@
 //! handle when no one else writes, else through a reader that replays the
 //! live writer's log; then the copy is verified.
 
+use std::io::{self, Write};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use fpdb::{BackupMethod, Db, OpenOptions};
+use serde_json::json;
 
-use crate::cli::{BackupArgs, VerifyArgs};
+use crate::cli::{BackupArgs, ReportFormat};
 
 pub fn run(args: BackupArgs) -> Result<()> {
     let started = Instant::now();
@@ -27,19 +29,52 @@ pub fn run(args: BackupArgs) -> Result<()> {
         )
     })?;
     drop(db);
+    let seconds = started.elapsed().as_secs_f64();
+    let format = args.format.get();
+    if format == ReportFormat::Json {
+        // One object: the copy, and its verify report unless --no-verify.
+        let verified = if args.no_verify {
+            None
+        } else {
+            Some(
+                Db::verify_at(&backup.path)
+                    .with_context(|| format!("cannot open {}", backup.path.display()))?,
+            )
+        };
+        let method = match backup.method {
+            BackupMethod::Checkpoint => "checkpoint",
+            _ => "copy",
+        };
+        let value = json!({
+            "source": args.db.display().to_string(),
+            "path": backup.path.display().to_string(),
+            "method": method,
+            "bytes": backup.bytes,
+            "seconds": seconds,
+            "verify": verified
+                .as_ref()
+                .map(|report| super::verify::to_json(&backup.path, report)),
+        });
+        let mut out = io::stdout().lock();
+        writeln!(out, "{value}")?;
+        out.flush()?;
+        return match verified {
+            Some(report) if !report.is_clean() => Err(super::FindingsReported.into()),
+            _ => Ok(()),
+        };
+    }
     let how = match backup.method {
         BackupMethod::Checkpoint => "a checkpoint, files hard-linked where possible",
         _ => "copied beside a live writer",
     };
     eprintln!(
-        "fpdb: backed up {} to {} ({how}; {:.1} MB) in {:.2} s",
+        "fpdb: backed up {} to {} ({how}; {:.1} MB) in {seconds:.2} s",
         args.db.display(),
         backup.path.display(),
         backup.bytes as f64 / 1e6,
-        started.elapsed().as_secs_f64()
     );
     if args.no_verify {
         return Ok(());
     }
-    super::verify::run(VerifyArgs { db: args.dest })
+    super::verify::check(&args.dest, format)
 }

@@ -1,5 +1,5 @@
-//! `fpdb export`: every stored document as `<id>\t<hex>` lines, which
-//! `fpdb add` reads back.
+//! `fpdb export`: every stored document as `<id>\t<hex>` lines or
+//! `{"id", "fp"}` JSON Lines, which `fpdb add` and `fpdb load` read back.
 
 use std::io::{self, BufWriter, Write};
 
@@ -14,7 +14,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
     let mut count = 0u64;
     for entry in db.export()? {
         let (id, fp) = entry.with_context(|| format!("reading {}", args.db.display()))?;
-        writeln!(out, "{id}\t{fp}")?;
+        super::write_document(&mut out, args.format, &id, fp)?;
         count += 1;
     }
     out.flush()?;

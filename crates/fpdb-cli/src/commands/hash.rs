@@ -15,7 +15,7 @@ pub fn run(args: HashArgs) -> Result<()> {
     let mut out = BufWriter::new(io::stdout().lock());
     inputs.stream(|records| {
         for (record, fp) in records.iter().zip(fingerprints(&simhasher, &records)) {
-            writeln!(out, "{}\t{fp}", record.id)?;
+            super::write_document(&mut out, args.format, &record.id, fp)?;
         }
         Ok(())
     })?;

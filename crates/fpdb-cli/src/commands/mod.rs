@@ -100,9 +100,17 @@ fn open_read_only(path: &Path) -> Result<Db> {
         .with_context(|| format!("cannot open {}", path.display()))
 }
 
-/// The distance to query with: the asked one, else the database's. Fails
-/// now, before any input is read, when the database cannot answer it.
+/// The radius to query with: the asked one, else the database's. Fails
+/// now, before any input is read, when no query reaches it.
 fn query_k(db: &Db, asked: Option<u32>) -> Result<u32> {
+    let k = asked.unwrap_or_else(|| db.k());
+    db.check_radius(k).context("--k")?;
+    Ok(k)
+}
+
+/// The distance to find near pairs at: the asked one, else the
+/// database's, which is also the most its tables pair in one pass.
+fn pairs_k(db: &Db, asked: Option<u32>) -> Result<u32> {
     let k = asked.unwrap_or_else(|| db.k());
     db.check_k(k).context("--k")?;
     Ok(k)
@@ -146,4 +154,22 @@ fn snippet(text: &str) -> String {
         out.push('…');
     }
     out
+}
+
+/// One document as `format` prints it: `<id>\t<hex>`, or a JSON line
+/// `{"id", "fp"}` that `--input jsonl` reads back.
+fn write_document(
+    out: &mut impl std::io::Write,
+    format: crate::cli::DocumentFormat,
+    id: &str,
+    fp: fpdb::Fingerprint,
+) -> std::io::Result<()> {
+    match format {
+        crate::cli::DocumentFormat::Tsv => writeln!(out, "{id}\t{fp}"),
+        crate::cli::DocumentFormat::Json => writeln!(
+            out,
+            "{}",
+            serde_json::json!({"id": id, "fp": fp.to_string()})
+        ),
+    }
 }

@@ -7,7 +7,7 @@ use crate::output::PairsOut;
 
 pub fn run(args: PairsArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
-    let k = super::query_k(&db, args.k)?;
+    let k = super::pairs_k(&db, args.k)?;
     let pairs = db
         .near_pairs(k)
         .with_context(|| format!("reading {}", args.db.display()))?;

@@ -7,11 +7,11 @@ use crate::input::read_ids;
 
 pub fn run(args: RemoveArgs) -> Result<()> {
     let mut ids = args.ids;
-    if let Some(path) = &args.input {
+    if let Some(path) = &args.id_file {
         ids.extend(read_ids(path)?);
     }
     if ids.is_empty() {
-        bail!("no ids to remove: give them as arguments or with --input FILE");
+        bail!("no ids to remove: give them as arguments or with --id-file FILE");
     }
     if let Some(bad) = ids
         .iter()

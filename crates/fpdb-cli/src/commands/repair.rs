@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use fpdb::Db;
+use serde_json::json;
 
-use crate::cli::RepairArgs;
+use crate::cli::{RepairArgs, ReportFormat};
 
 /// Problems found before repairing that are printed.
 const DAMAGE_SHOWN: usize = 3;
@@ -21,6 +22,39 @@ pub fn run(args: RepairArgs) -> Result<()> {
     let report =
         Db::repair(&args.db).with_context(|| format!("cannot repair {}", args.db.display()))?;
     let mut out = io::stdout().lock();
+    if args.format.get() == ReportFormat::Json {
+        let damage: Vec<String> = report.damage.iter().map(ToString::to_string).collect();
+        let lost: Vec<String> = report
+            .lost_fingerprints
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let value = json!({
+            "path": args.db.display().to_string(),
+            "repaired": !report.damage.is_empty(),
+            "damage": damage,
+            "unlisted_damage": report.unlisted_damage,
+            "documents": report.documents,
+            "restored_from_fp_ids": report.restored_from_fp_ids,
+            "restored_from_id_fp": report.restored_from_id_fp,
+            "conflicting_ids": report.conflicting_ids,
+            "lost_fingerprints": lost,
+            "unreadable": report.unreadable,
+            "left_out": report.left_out,
+            "placed_by_content": report.placed_by_content,
+            "stale_entries": report.stale_entries,
+            "partial": report.partial,
+            "damaged_copy": report.damaged_copy.as_ref().map(|path| path.display().to_string()),
+            "seconds": started.elapsed().as_secs_f64(),
+        });
+        writeln!(out, "{value}")?;
+        out.flush()?;
+        return if report.lost_fingerprints.is_empty() && !report.partial {
+            Ok(())
+        } else {
+            Err(super::FindingsReported.into())
+        };
+    }
     if report.damage.is_empty() {
         writeln!(out, "ok: {}: nothing to repair", args.db.display())?;
         return Ok(());

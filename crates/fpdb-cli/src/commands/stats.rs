@@ -5,14 +5,14 @@ use std::io::{self, Write};
 use anyhow::Result;
 use serde_json::json;
 
-use crate::cli::StatsArgs;
+use crate::cli::{ReportFormat, StatsArgs};
 
 pub fn run(args: StatsArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
     let stats = db.stats();
     let block_bytes: u64 = stats.tables.iter().map(|t| t.bytes).sum();
     let mut out = io::stdout().lock();
-    if args.json {
+    if args.format.get() == ReportFormat::Json {
         let tables: Vec<_> = stats
             .tables
             .iter()

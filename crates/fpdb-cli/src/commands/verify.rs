@@ -2,17 +2,54 @@
 //! anything is damaged, also when the database does not open.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use anyhow::{Context, Result};
+use serde_json::{json, Value};
 
-use crate::cli::VerifyArgs;
+use crate::cli::{ReportFormat, VerifyArgs};
 
 pub fn run(args: VerifyArgs) -> Result<()> {
+    check(&args.db, args.format.get())
+}
+
+/// Checks the database at `path` and prints the report in `format`;
+/// `FindingsReported` (exit 1) when anything is damaged.
+pub fn check(path: &Path, format: ReportFormat) -> Result<()> {
     // By path: a database that does not open is still checked, in a
     // recovered scratch copy, and its damage listed.
-    let report = fpdb::Db::verify_at(&args.db)
-        .with_context(|| format!("cannot open {}", args.db.display()))?;
+    let report =
+        fpdb::Db::verify_at(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut out = io::stdout().lock();
+    match format {
+        ReportFormat::Json => writeln!(out, "{}", to_json(path, &report))?,
+        ReportFormat::Text => write_text(&mut out, path, &report)?,
+    }
+    out.flush()?;
+    if report.is_clean() {
+        Ok(())
+    } else {
+        Err(super::FindingsReported.into())
+    }
+}
+
+/// The report as one JSON object: `clean`, the counts, `problems` (one
+/// string each, naming where) and `unlisted_problems`.
+pub fn to_json(path: &Path, report: &fpdb::VerifyReport) -> Value {
+    let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+    json!({
+        "path": path.display().to_string(),
+        "clean": report.is_clean(),
+        "tables": report.tables,
+        "blocks": report.blocks,
+        "fingerprints": report.fingerprints,
+        "ids": report.ids,
+        "problems": problems,
+        "unlisted_problems": report.unlisted_problems,
+    })
+}
+
+fn write_text(out: &mut impl Write, path: &Path, report: &fpdb::VerifyReport) -> Result<()> {
     for problem in &report.problems {
         writeln!(out, "damaged: {problem}")?;
     }
@@ -25,7 +62,7 @@ pub fn run(args: VerifyArgs) -> Result<()> {
     }
     let checked = format!(
         "{}: {} tables, {}, {}, {}",
-        args.db.display(),
+        path.display(),
         report.tables,
         super::count(report.blocks, "block"),
         super::count(report.fingerprints, "fingerprint"),
@@ -33,7 +70,6 @@ pub fn run(args: VerifyArgs) -> Result<()> {
     );
     if report.is_clean() {
         writeln!(out, "ok: {checked}")?;
-        Ok(())
     } else {
         let problems = report.problems.len() as u64 + report.unlisted_problems;
         writeln!(
@@ -41,7 +77,6 @@ pub fn run(args: VerifyArgs) -> Result<()> {
             "DAMAGED: {checked}; {}",
             super::count(problems, "problem")
         )?;
-        out.flush()?;
-        Err(super::FindingsReported.into())
     }
+    Ok(())
 }

@@ -26,10 +26,12 @@
 mod auto;
 mod bytes;
 mod name;
+mod radius;
 
 pub use auto::{AUTO_CANDIDATES_PER_PROBE, AUTO_MAX_TABLES};
 pub use bytes::DESIGN_FORMAT_VERSION;
 pub use name::DesignChoice;
+pub use radius::MAX_RADIUS;
 
 use crate::error::DesignError;
 use crate::permutation::{BitRange, Permutation};
@@ -123,6 +125,8 @@ pub struct TableDesign {
     k: u32,
     shape: DesignShape,
     tables: Vec<Table>,
+    /// [`TableDesign::prefix_errors`] of each radius, once asked.
+    prefix_errors: radius::PrefixErrors,
 }
 
 impl TableDesign {
@@ -188,7 +192,12 @@ impl TableDesign {
             .iter()
             .map(|chosen| Permutation::moving_to_top(&bits_to_ranges(chosen)).map(Table::new))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(TableDesign { k, shape, tables })
+        Ok(TableDesign {
+            k,
+            shape,
+            tables,
+            prefix_errors: radius::PrefixErrors::default(),
+        })
     }
 
     /// The distance every table set is complete for.

@@ -2,7 +2,9 @@
 //! matched against a design's tables, wherever their blocks live
 //! ([`BlockSource`]). [`crate::MemIndex`] and the database both run it.
 //!
-//! - [`probe`]: one query against every table.
+//! - [`probe`]: one query against every table; past the design's `k`,
+//!   against every table's prefixes within a few bits of the query's
+//!   (`wide_probe`).
 //! - [`walk_table`]: a sorted batch of queries against one table in one
 //!   pass (the paper's batch mode).
 //! - [`PairScan`]: every near pair among one table's keys in one pass.
@@ -15,6 +17,7 @@ mod batch_walk;
 mod pair_scan;
 mod probe;
 mod source;
+mod wide_probe;
 
 pub(crate) use batch_walk::sorted_queries;
 pub use batch_walk::{prefix_groups, walk_table, RangeReader};

@@ -13,7 +13,8 @@ use std::ops::Range;
 use fpdb_fingerprint::Fingerprint;
 
 use super::source::BlockSource;
-use crate::design::TableDesign;
+use super::wide_probe::probe_wide;
+use crate::design::{TableDesign, MAX_RADIUS};
 use crate::directory::BlockDirectory;
 use crate::directory::GROUP;
 use crate::error::CodecError;
@@ -33,8 +34,9 @@ struct TableProbe {
 
 /// Appends to `out` every key of `source` within `k` of `query`, as
 /// (fingerprint, distance), each found match once (by the first table in
-/// which it shares the prefix), in no particular order. `k` may not
-/// exceed the design's.
+/// which it shares the prefix), in no particular order. `k` may exceed
+/// the design's, up to [`MAX_RADIUS`]: the tables' neighbouring prefixes
+/// are probed too ([`super::wide_probe`]).
 pub fn probe<S: BlockSource>(
     design: &TableDesign,
     source: &mut S,
@@ -42,8 +44,15 @@ pub fn probe<S: BlockSource>(
     k: u32,
     out: &mut Vec<(Fingerprint, u32)>,
 ) -> Result<(), S::Error> {
+    if k > MAX_RADIUS {
+        return Err(CodecError::RadiusTooLarge {
+            radius: k,
+            max: MAX_RADIUS,
+        }
+        .into());
+    }
     if k > design.k() {
-        return Err(CodecError::DistanceTooLarge { k, max: design.k() }.into());
+        return probe_wide(design, source, query, k, out);
     }
     let tables = design.tables().len();
     let mut first = 0;

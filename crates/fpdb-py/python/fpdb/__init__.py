@@ -7,8 +7,8 @@ exactly, from one process or many, without rebuilding an index at start.
 >>> import fpdb, tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "pages.fpdb")
 >>> with fpdb.Db.create(path, k=3) as db:
-...     first = db.check_and_insert("https://a.example/1", "今天北京天气晴朗，适合出门散步。")
-...     again = db.check_and_insert("https://b.example/1", "今天北京天气晴朗，适合出门散步！")
+...     first = db.check_and_insert("https://a.example/1", text="今天北京天气晴朗，适合出门散步。")
+...     again = db.check_and_insert("https://b.example/1", text="今天北京天气晴朗，适合出门散步！")
 ...     [m.ids for m in again.matches]
 [['https://a.example/1']]
 """
@@ -32,6 +32,14 @@ from fpdb._fpdb import (
     fingerprint_pages,
     page_text,
 )
+from fpdb._reports import (
+    BackupReport,
+    BulkLoadSummary,
+    RepairReport,
+    Stats,
+    TableStats,
+    VerifyReport,
+)
 from fpdb.client import Client
 from fpdb.errors import (
     AlreadyExistsError,
@@ -51,7 +59,9 @@ __all__ = [
     "DEFAULT_K",
     "MAX_ID_BYTES",
     "AlreadyExistsError",
+    "BackupReport",
     "BatchMatches",
+    "BulkLoadSummary",
     "Checked",
     "Client",
     "ClosedError",
@@ -68,7 +78,11 @@ __all__ = [
     "NotEmptyError",
     "NotFoundError",
     "ReadOnlyError",
+    "RepairReport",
+    "Stats",
     "StorageError",
+    "TableStats",
+    "VerifyReport",
     "__version__",
     "dedup",
     "fingerprint",

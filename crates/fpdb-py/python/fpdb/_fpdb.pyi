@@ -4,26 +4,29 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Callable, Literal, overload
+from typing import Callable, Literal, final, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from fpdb._config import DbConfig
+from fpdb._reports import BackupReport, BulkLoadSummary, RepairReport, Stats, VerifyReport
 
 DEFAULT_K: int
 MAX_ID_BYTES: int
 __version__: str
 
-Fingerprints = npt.NDArray[np.uint64] | Sequence[int]
-ProgressCallback = Callable[[str, int, int, int], object]
+_Fingerprints = npt.NDArray[np.uint64] | Sequence[int]
+_ProgressCallback = Callable[[str, int, int, int], object]
 
+@final
 class Match:
     fingerprint: int
     distance: int
     ids: list[str]
-    def __init__(self, fingerprint: int, distance: int, ids: list[str]) -> None: ...
+    def __new__(cls, fingerprint: int, distance: int, ids: list[str]) -> Match: ...
 
+@final
 class Checked:
     matches: list[Match]
     previous: int | None
@@ -31,6 +34,7 @@ class Checked:
     @property
     def is_duplicate(self) -> bool: ...
 
+@final
 class BatchMatches:
     def __len__(self) -> int: ...
     @property
@@ -44,6 +48,7 @@ class BatchMatches:
     def ids(self, row: int) -> list[str]: ...
     def matches(self, query: int) -> list[Match]: ...
 
+@final
 class FingerprintPairs:
     def __len__(self) -> int: ...
     @property
@@ -56,10 +61,12 @@ class FingerprintPairs:
     def id_pairs(self) -> list[tuple[str, str]]: ...
     def clusters(self) -> list[tuple[str, list[str]]]: ...
 
+@final
 class Export(Iterator[tuple[str, int]]):
     def __iter__(self) -> Export: ...
     def __next__(self) -> tuple[str, int]: ...
 
+@final
 class Db:
     @staticmethod
     def create(
@@ -70,6 +77,7 @@ class Db:
         design: str = "auto",
         tokenizer: str | None = None,
         weights: str | None = None,
+        extract: Literal["main", "all"] = "main",
         block_bytes: int | None = None,
         exist_ok: bool = False,
         cache_bytes: int | None = None,
@@ -99,55 +107,79 @@ class Db:
     def design(self) -> str: ...
     @property
     def config(self) -> DbConfig: ...
-    def fingerprint(self, text: str) -> int: ...
+    def fingerprint(
+        self,
+        text: str | None = None,
+        *,
+        html: bytes | str | None = None,
+        content_type: str | None = None,
+    ) -> int: ...
+    def fingerprint_many(self, texts: Sequence[str]) -> npt.NDArray[np.uint64]: ...
+    def fingerprint_pages(
+        self,
+        pages: Sequence[bytes | str],
+        content_types: Sequence[str | None] | None = None,
+    ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.bool_]]: ...
+    def fingerprint_html(self, html: bytes | str, content_type: str | None = None) -> int: ...
     def get(self, id: str) -> int | None: ...
     def insert(self, id: str, fp: int) -> None: ...
     def insert_text(self, id: str, text: str) -> int: ...
-    def insert_many(self, ids: Sequence[str], fps: Fingerprints) -> None: ...
+    def insert_html(self, id: str, html: bytes | str, content_type: str | None = None) -> int: ...
+    def insert_many(self, ids: Sequence[str], fps: _Fingerprints) -> None: ...
     def remove(self, id: str) -> int | None: ...
     def remove_many(self, ids: Sequence[str]) -> int: ...
     def query(self, fp: int, k: int | None = None) -> list[Match]: ...
     def query_text(self, text: str, k: int | None = None) -> list[Match]: ...
-    def query_many(self, fps: Fingerprints, k: int | None = None) -> BatchMatches: ...
+    def query_many(self, fps: _Fingerprints, k: int | None = None) -> BatchMatches: ...
     def check_and_insert(
-        self, id: str, fp_or_text: int | str | bytes, k: int | None = None
+        self,
+        id: str,
+        fp: int | None = None,
+        k: int | None = None,
+        *,
+        text: str | None = None,
+        html: bytes | str | None = None,
+        content_type: str | None = None,
     ) -> Checked: ...
     def near_pairs(self, k: int | None = None) -> FingerprintPairs: ...
     def clusters(self, k: int | None = None) -> list[tuple[str, list[str]]]: ...
     def bulk_load(
         self,
-        documents: Iterable[tuple[str, int | str | bytes]] | None = None,
+        documents: Iterable[tuple[str, int]] | None = None,
         *,
         ids: Sequence[str] | None = None,
-        fps: Fingerprints | None = None,
+        fps: _Fingerprints | None = None,
         texts: Sequence[str] | None = None,
+        html: Sequence[bytes | str] | None = None,
+        content_types: Sequence[str | None] | None = None,
         files: Sequence[str | os.PathLike[str]] | None = None,
         format: Literal["fps", "jsonl", "lines"] | None = None,
-        progress: None | bool | ProgressCallback = None,
+        progress: None | bool | _ProgressCallback = None,
         memory_bytes: int | None = None,
-    ) -> dict[str, object]: ...
-    def stats(self) -> dict[str, object]: ...
-    def verify(self) -> dict[str, object]: ...
+    ) -> BulkLoadSummary: ...
+    def stats(self) -> Stats: ...
+    def verify(self) -> VerifyReport: ...
     @staticmethod
-    def verify_at(path: str | os.PathLike[str]) -> dict[str, object]: ...
+    def verify_at(path: str | os.PathLike[str]) -> VerifyReport: ...
     @staticmethod
-    def repair(path: str | os.PathLike[str]) -> dict[str, object]: ...
+    def repair(path: str | os.PathLike[str]) -> RepairReport: ...
     def export(self) -> Export: ...
-    def backup(self, dest: str | os.PathLike[str]) -> dict[str, object]: ...
+    def backup(self, dest: str | os.PathLike[str]) -> BackupReport: ...
     def flush(self) -> None: ...
     def compact(self) -> None: ...
 
 def fingerprint(text: str, *, tokenizer: str | None = None, weights: str | None = None) -> int: ...
 def page_text(
-    html: bytes, content_type: str | None = None, *, extract: Literal["main", "all"] = "main"
+    html: bytes | str, content_type: str | None = None, *, extract: Literal["main", "all"] = "main"
 ) -> str: ...
 def fingerprint_many(
     texts: Sequence[str], *, tokenizer: str | None = None, weights: str | None = None
 ) -> npt.NDArray[np.uint64]: ...
 @overload
 def dedup(
-    items: Fingerprints | Sequence[str],
+    fps: _Fingerprints | None = None,
     *,
+    texts: Sequence[str] | None = None,
     k: int = 3,
     clusters: Literal[False] = False,
     tokenizer: str | None = None,
@@ -155,8 +187,9 @@ def dedup(
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8]]: ...
 @overload
 def dedup(
-    items: Fingerprints | Sequence[str],
+    fps: _Fingerprints | None = None,
     *,
+    texts: Sequence[str] | None = None,
     k: int = 3,
     clusters: Literal[True],
     tokenizer: str | None = None,
@@ -176,7 +209,7 @@ _Triples = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.
 
 def design_for(k: int, design: str | None = None) -> tuple[str, int]: ...
 def route(
-    fps: Fingerprints,
+    fps: _Fingerprints,
     design: str,
     k: int,
     buckets: int,
@@ -190,12 +223,13 @@ def route(
 ]: ...
 def pairs_in_partition(
     tables: npt.NDArray[np.int32],
-    fps: Fingerprints,
+    fps: _Fingerprints,
     design: str,
     k: int,
     is_query: npt.NDArray[np.bool_] | None = None,
 ) -> _Triples: ...
 
+@final
 class BatchIndex:
-    def __init__(self, queries: Fingerprints, k: int) -> None: ...
-    def matches(self, fps: Fingerprints) -> _Triples: ...
+    def __new__(cls, queries: _Fingerprints, k: int) -> BatchIndex: ...
+    def matches(self, fps: _Fingerprints) -> _Triples: ...

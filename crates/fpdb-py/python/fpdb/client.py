@@ -32,6 +32,7 @@ import operator
 import ssl
 import threading
 import urllib.parse
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -61,6 +62,13 @@ _ERRORS: dict[str, type[Error]] = {
 }
 
 _MAX_FINGERPRINT = (1 << 64) - 1
+
+# What fpdb.Db says of the older positional spelling.
+_GUESSED_TEXT = (
+    "a str given by position is read as plain text; say which it is: text=... for text, "
+    "html=... for an HTML page (str or bytes)"
+)
+_GUESSED_HTML = "bytes given by position are read as an HTML page; say so: html=... (str or bytes)"
 
 
 class Checked:
@@ -172,8 +180,10 @@ def _document(
         raise TypeError("content_type= is for HTML documents")
     fields: dict[str, Any] = {}
     if positional is not None and positional_text and isinstance(positional, str):
+        warnings.warn(_GUESSED_TEXT, DeprecationWarning, stacklevel=3)
         text = positional
     elif positional is not None and positional_text and isinstance(positional, bytes):
+        warnings.warn(_GUESSED_HTML, DeprecationWarning, stacklevel=3)
         html = positional
     elif positional is not None:
         fp = positional
@@ -408,22 +418,22 @@ class Client:
     def check_and_insert(
         self,
         id: str,
-        fp_or_text: Any = None,
+        fp: Any = None,
         k: int | None = None,
         *,
-        fp: Any = None,
         text: str | None = None,
         html: str | bytes | None = None,
         content_type: str | None = None,
     ) -> Checked:
         """The document's stored near-duplicates (never ``id`` itself) and
         ``id``'s previous fingerprint; then the document is stored. Atomic
-        across every client of the server. The document is an int
-        fingerprint, a str of text or bytes of an HTML page, positionally,
-        or ``fp=``, ``text=``, ``html=`` (with ``content_type=``)."""
+        across every client of the server. The document is ``fp`` (an int),
+        ``text=`` or ``html=`` (bytes as received with ``content_type=``, or
+        a str); a str or bytes given by position still works, with a
+        DeprecationWarning, as with ``Db``."""
         body = {
             "id": id,
-            **_document(fp_or_text, fp, text, html, content_type, positional_text=True),
+            **_document(fp, None, text, html, content_type, positional_text=True),
         }
         if k is not None:
             body["k"] = k

@@ -72,16 +72,14 @@ impl Documents {
         &self.arena[start..start + len]
     }
 
-    /// Calls `write(key, fp)` for each `(fp, span)` in order, with `key` =
-    /// the 8-byte fingerprint (when `with_fp`) then the id.
+    /// Calls `write(id, fp)` for each `(fp, span)` in order.
     ///
     /// The ids sit at random places in the arena, so reading them one per
     /// RocksDB `put` stalls on a cache miss each time. Copying a chunk of
     /// them first, in a tight loop, lets the processor overlap the misses.
-    pub fn for_each_key(
+    pub fn for_each_id(
         &self,
         pairs: impl Iterator<Item = (u64, u64)>,
-        with_fp: bool,
         mut write: impl FnMut(&[u8], u64) -> crate::Result<()>,
     ) -> crate::Result<()> {
         const CHUNK: usize = 4096;
@@ -92,9 +90,6 @@ impl Documents {
             keys.clear();
             ends.clear();
             for (fp, span) in pairs.by_ref().take(CHUNK) {
-                if with_fp {
-                    keys.extend_from_slice(&fp.to_be_bytes());
-                }
                 keys.extend_from_slice(self.id_at(span));
                 ends.push((keys.len(), fp));
             }

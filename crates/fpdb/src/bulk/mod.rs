@@ -32,17 +32,13 @@ use fpdb_simhash::{Fingerprint, Simhasher};
 use rayon::prelude::*;
 
 use self::documents::{Documents, ENTRY_BYTES};
-use self::runs::Runs;
+use self::runs::{decode_number_key, decode_pair_key, number_key, pair_key, Runs};
 use self::tables::BuiltTable;
 use crate::block_cache::BlockCache;
 use crate::error::{Error, Result};
 use crate::merge::merge;
 use crate::radix;
-use crate::store::keys::{
-    decode_u64, directory_key, table_bytes_key, FINGERPRINT_COUNT_KEY, ID_COUNT_KEY, LOADING_KEY,
-    MANIFEST_KEY,
-};
-use crate::store::{Family, SstFile, Store, BULK_SCRATCH_DIR};
+use crate::store::{Counter, Family, Key, Record, SstFile, Store, BULK_SCRATCH_DIR};
 use crate::tables::{read_manifest, Tables};
 use crate::write::validate_id;
 use fpdb_fingerprint::MAX_ID_BYTES;
@@ -395,7 +391,12 @@ impl<'db> BulkLoader<'db> {
             || {
                 write_parts(dir, Family::IdToFp, entries, |entries, put| {
                     let pairs = entries.iter().map(|e| (e.fp, e.span));
-                    buffer.for_each_key(pairs, false, |id, fp| put(id, &fp.to_be_bytes()))
+                    buffer.for_each_id(pairs, |id, fp| {
+                        put(Record::IdFp {
+                            id,
+                            fp: Fingerprint(fp),
+                        })
+                    })
                 })
             },
             || -> Result<(Vec<PathBuf>, Vec<u64>)> {
@@ -408,7 +409,12 @@ impl<'db> BulkLoader<'db> {
                     |&(_, span)| buffer.id_at(span),
                 );
                 let fp_files = write_parts(dir, Family::FpToIds, &by_fp, |pairs, put| {
-                    buffer.for_each_key(pairs.iter().copied(), true, |key, _| put(key, &[]))
+                    buffer.for_each_id(pairs.iter().copied(), |id, fp| {
+                        put(Record::FpId {
+                            fp: Fingerprint(fp),
+                            id,
+                        })
+                    })
                 })?;
                 let mut fps: Vec<u64> = by_fp.iter().map(|&(fp, _)| fp).collect();
                 fps.dedup();
@@ -468,10 +474,12 @@ impl<'db> BulkLoader<'db> {
                     merged.next();
                 }
                 ids += 1;
-                put(&id, &fp.to_be_bytes())?;
+                put(Record::IdFp {
+                    id: &id,
+                    fp: Fingerprint(fp),
+                })?;
                 key.clear();
-                key.extend_from_slice(&fp.to_be_bytes());
-                key.extend_from_slice(&id);
+                pair_key(fp, &id, &mut key);
                 fp_buffer.push(&key, fp);
                 if fp_buffer.bytes() >= budget {
                     spill_sorted(&mut fp_buffer, &mut fp_runs)?;
@@ -488,7 +496,11 @@ impl<'db> BulkLoader<'db> {
         let fp_file = SstFile::new(&dir, Family::FpToIds, 0).write(|put| {
             for record in fp_runs.merge()? {
                 let (key, _, _) = record?;
-                put(&key, &[])?;
+                let (fp, id) = decode_pair_key(&key)?;
+                put(Record::FpId {
+                    fp: Fingerprint(fp),
+                    id,
+                })?;
             }
             Ok(())
         })?;
@@ -498,22 +510,16 @@ impl<'db> BulkLoader<'db> {
         let mut last_fp = None;
         let mut fingerprints = 0u64;
         fps_run.write(fp_runs.merge()?.filter_map(|record| {
-            let fp = match record {
-                Ok((key, _, _)) => key.get(..8).and_then(decode_u64),
+            let fp = match record.and_then(|(key, _, _)| Ok(decode_pair_key(&key)?.0)) {
+                Ok(fp) => fp,
                 Err(e) => return Some(Err(e)),
-            };
-            let Some(fp) = fp else {
-                return Some(Err(Error::corrupt(
-                    "bulk load run file",
-                    "short fp_ids key",
-                )));
             };
             if last_fp == Some(fp) {
                 return None;
             }
             last_fp = Some(fp);
             fingerprints += 1;
-            Some(Ok((fp.to_be_bytes(), 0)))
+            Some(Ok((number_key(fp), 0)))
         }))?;
         fp_runs.remove();
         let in_memory =
@@ -556,9 +562,7 @@ impl<'db> BulkLoader<'db> {
                     Fingerprints::Spilled(run) => {
                         let fps = run.merge()?.map(|record| {
                             let (key, _, _) = record?;
-                            decode_u64(&key).ok_or_else(|| {
-                                Error::corrupt("bulk load run file", "a key is not 8 bytes")
-                            })
+                            decode_number_key(&key)
                         });
                         tables::build_external(&dir, index, table, fps, run_keys, block_bytes)
                     }
@@ -578,7 +582,7 @@ fn write_parts<T: Sync>(
     dir: &Path,
     family: Family,
     items: &[T],
-    fill: impl Fn(&[T], &mut dyn FnMut(&[u8], &[u8]) -> Result<()>) -> Result<()> + Sync,
+    fill: impl Fn(&[T], &mut dyn FnMut(Record<'_>) -> Result<()>) -> Result<()> + Sync,
 ) -> Result<Vec<PathBuf>> {
     let written: Vec<Option<PathBuf>> = items
         .par_chunks(items.len().div_ceil(ID_FILE_PARTS).max(1))
@@ -655,8 +659,7 @@ fn read_keys(runs: &Runs) -> Result<Vec<u64>> {
     runs.merge()?
         .map(|record| {
             let (key, _, _) = record?;
-            decode_u64(&key)
-                .ok_or_else(|| Error::corrupt("bulk load run file", "a key is not 8 bytes"))
+            decode_number_key(&key)
         })
         .collect()
 }
@@ -719,18 +722,17 @@ fn commit(
     let mut manifest = read_manifest(store)?.manifest;
     manifest.codes = codes.iter().map(HuffmanCode::to_bytes).collect();
     let mut batch = store.write_set(0);
-    batch.put(Family::Meta, MANIFEST_KEY, manifest.to_bytes()?)?;
-    for (index, (directory, bytes)) in directories.iter().zip(&table_bytes).enumerate() {
-        batch.put(Family::Meta, directory_key(index), directory.to_bytes())?;
-        batch.put(Family::Meta, table_bytes_key(index), bytes.to_be_bytes())?;
+    batch.put(Record::Manifest(&manifest.to_bytes()?))?;
+    for (table, (directory, &bytes)) in directories.iter().zip(&table_bytes).enumerate() {
+        batch.put(Record::Directory {
+            table,
+            bytes: &directory.to_bytes(),
+        })?;
+        batch.put(Record::Counter(Counter::TableBytes(table), bytes))?;
     }
-    batch.put(
-        Family::Meta,
-        FINGERPRINT_COUNT_KEY,
-        fingerprints.to_be_bytes(),
-    )?;
-    batch.put(Family::Meta, ID_COUNT_KEY, ids.to_be_bytes())?;
-    batch.delete(Family::Meta, LOADING_KEY)?;
+    batch.put(Record::Counter(Counter::Fingerprints, fingerprints))?;
+    batch.put(Record::Counter(Counter::Ids, ids))?;
+    batch.delete(Key::Loading)?;
     store.write_synced(batch)?;
 
     tables.codes = codes;

@@ -15,6 +15,34 @@ use crate::error::{Error, Result};
 
 const IO_BUFFER: usize = 1 << 20;
 
+/// A run key of a number (a fingerprint or a permuted key): big-endian,
+/// so that byte order is numeric order.
+pub(crate) fn number_key(number: u64) -> [u8; 8] {
+    number.to_be_bytes()
+}
+
+/// The number of a [`number_key`].
+pub(crate) fn decode_number_key(key: &[u8]) -> Result<u64> {
+    key.try_into()
+        .map(u64::from_be_bytes)
+        .map_err(|_| Error::corrupt("bulk load run file", "a key is not 8 bytes"))
+}
+
+/// Appends the run key of a (fingerprint, id) pair to `out`: byte order is
+/// the order of the fingerprint, then of the id's bytes.
+pub(crate) fn pair_key(fp: u64, id: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(&number_key(fp));
+    out.extend_from_slice(id);
+}
+
+/// The (fingerprint, id) of a [`pair_key`].
+pub(crate) fn decode_pair_key(key: &[u8]) -> Result<(u64, &[u8])> {
+    let (fp, id) = key
+        .split_first_chunk::<8>()
+        .ok_or_else(|| Error::corrupt("bulk load run file", "a pair key shorter than 8 bytes"))?;
+    Ok((u64::from_be_bytes(*fp), id))
+}
+
 /// The runs of one kind (`ids`, `fp-ids`, `table-003`, …) in a directory.
 #[derive(Debug)]
 pub(crate) struct Runs {

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use fpdb_codec::{BlockDirectory, BlockEncoder, EncodedBlock, HuffmanCode, Table};
 
 use super::runs::Runs;
-use crate::error::{Error, Result};
+use super::runs::{decode_number_key, number_key};
+use crate::error::Result;
 use crate::radix::sort_u64;
-use crate::store::keys::{block_key, decode_u64};
-use crate::store::{Family, SstFile};
+use crate::store::{Family, Record, SstFile};
 
 /// A table ready to be ingested.
 pub(crate) struct BuiltTable {
@@ -58,7 +58,7 @@ pub(crate) fn build_external(
     let mut scratch = Vec::with_capacity(run_keys);
     let mut spill = |chunk: &mut Vec<u64>, runs: &mut Runs| -> Result<()> {
         sort_u64(chunk, &mut scratch);
-        runs.write(chunk.iter().map(|k| Ok((k.to_be_bytes(), 0))))?;
+        runs.write(chunk.iter().map(|&k| Ok((number_key(k), 0))))?;
         chunk.clear();
         Ok(())
     };
@@ -97,7 +97,11 @@ pub(crate) fn build_external(
     let sst = SstFile::new(dir, Family::Table(index), 0).write(|put| {
         let mut write_slice = |slice: &mut Vec<u64>| -> Result<()> {
             for block in encoder.encode_table(slice)? {
-                put(&block_key(block.last_key()), block.bytes())?;
+                put(Record::Block {
+                    table: index,
+                    last_key: block.last_key(),
+                    bytes: block.bytes(),
+                })?;
                 last_keys.push(block.last_key());
                 first_keys.push(block.first_key());
                 bytes += block.bytes().len() as u64;
@@ -126,9 +130,7 @@ pub(crate) fn build_external(
 fn for_each_key(runs: &Runs, mut each: impl FnMut(u64) -> Result<()>) -> Result<()> {
     for record in runs.merge()? {
         let (key, _, _) = record?;
-        let key = decode_u64(&key)
-            .ok_or_else(|| Error::corrupt("bulk load run file", "a key is not 8 bytes"))?;
-        each(key)?;
+        each(decode_number_key(&key)?)?;
     }
     Ok(())
 }
@@ -142,9 +144,13 @@ fn finish_table(
     let directory = BlockDirectory::from_blocks(blocks)?;
     let bytes = blocks.iter().map(|b| b.bytes().len() as u64).sum();
     let sst = SstFile::new(dir, Family::Table(index), 0).write(|put| {
-        blocks
-            .iter()
-            .try_for_each(|b| put(&block_key(b.last_key()), b.bytes()))
+        blocks.iter().try_for_each(|block| {
+            put(Record::Block {
+                table: index,
+                last_key: block.last_key(),
+                bytes: block.bytes(),
+            })
+        })
     })?;
     Ok(BuiltTable {
         code,

@@ -88,7 +88,7 @@ impl Store {
         let copy = DB::open_cf_descriptors(&options, staging, families::descriptors(self.tables))
             .map_err(storage(|| format!("creating {}", staging.display())))?;
         for family in families::all_families(self.tables) {
-            let file = SstFile::new(&scratch, family, 0).write(|put| {
+            let file = SstFile::new(&scratch, family, 0).write_bytes(|put| {
                 for entry in self.entries(family)? {
                     let (key, value) = entry?;
                     put(&key, &value)?;

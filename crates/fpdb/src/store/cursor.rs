@@ -5,7 +5,7 @@ use fpdb_simhash::Fingerprint;
 use rocksdb::DBRawIterator;
 
 use super::error::storage;
-use super::keys::{block_key, split_fp_ids_key};
+use super::keys::{decode_fp_id, fp_ids_prefix, Key};
 use crate::error::{Error, Result};
 
 /// Walks one table's blocks forward in key order.
@@ -24,7 +24,11 @@ impl<'db> BlockCursor<'db> {
     /// its bytes; a block the directory lists that is not there is damage.
     /// Blocks must be asked for in increasing order.
     pub fn advance_to(&mut self, last_key: u64) -> Result<&[u8]> {
-        let wanted = block_key(last_key);
+        let wanted = Key::Block {
+            table: self.table,
+            last_key,
+        }
+        .to_bytes();
         let iterator = &mut self.iterator;
         while iterator.valid() && iterator.key().is_some_and(|key| key < &wanted[..]) {
             iterator.next();
@@ -59,15 +63,15 @@ impl<'db> FpIdsCursor<'db> {
 
     /// Moves to the first id of `fp`, or of the next fingerprint after it.
     pub fn seek(&mut self, fp: Fingerprint) {
-        self.iterator.seek(fp.0.to_be_bytes());
+        self.iterator.seek(fp_ids_prefix(fp));
     }
 
     /// The (fingerprint, id) the cursor is at, `None` past the end.
     pub fn current(&self) -> Result<Option<(Fingerprint, &str)>> {
         match self.iterator.key() {
-            Some(key) => split_fp_ids_key(key).map(Some).ok_or_else(|| {
-                Error::corrupt("fp_ids", "a key is not a fingerprint and a UTF-8 id")
-            }),
+            Some(key) => decode_fp_id(key)
+                .map(Some)
+                .map_err(|malformed| Error::corrupt("fp_ids", malformed.to_string())),
             None => self.status().map(|()| None),
         }
     }

@@ -9,7 +9,7 @@ use rocksdb::{DBRawIterator, ReadOptions, DB};
 
 use super::error::storage;
 use super::families::family_handle;
-use super::keys::Family;
+use super::keys::{fp_ids_prefix, Family};
 use crate::error::{Error, Result};
 
 /// An iterator over `fp_ids` that reads the ids of one fingerprint at a
@@ -46,7 +46,7 @@ impl<'db> IdScanner<'db> {
     /// Calls `each` with the ids of `fp` in byte order until it returns
     /// false.
     pub fn scan(&mut self, fp: Fingerprint, mut each: impl FnMut(&str) -> bool) -> Result<()> {
-        let prefix = fp.0.to_be_bytes();
+        let prefix = fp_ids_prefix(fp);
         let iterator = &mut self.iterator;
         iterator.seek(prefix);
         while let Some(key) = iterator.key() {

@@ -14,7 +14,7 @@ mod families;
 mod group_commit;
 mod handle;
 mod ids;
-pub(crate) mod keys;
+mod keys;
 mod lock;
 mod paths;
 mod placement;
@@ -40,8 +40,10 @@ pub(crate) use self::families::FP_IDS_BLOCK_BYTES;
 use self::group_commit::GroupCommit;
 use self::handle::Handle;
 pub(crate) use self::ids::{IdScanner, PrefixesRead};
-pub(crate) use self::keys::Family;
-use self::keys::{decode_u64, LOADING_KEY};
+pub(crate) use self::keys::{
+    decode_block_key, Counter, DeltaEntry, Family, Key, Malformed, Record,
+};
+use self::keys::{decode_counter, decode_fingerprint};
 pub(crate) use self::lock::take_lock;
 pub(crate) use self::paths::sibling;
 use self::reader::{open_following, open_reader, ReaderDir};
@@ -81,15 +83,6 @@ fn scan_options() -> ReadOptions {
 
 /// A key and value read by a scan of a whole family.
 pub(crate) type Entry = (Box<[u8]>, Box<[u8]>);
-
-/// A value of the `delta` family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DeltaEntry {
-    /// In the set, not yet in the blocks.
-    Added(Fingerprint),
-    /// In the blocks, no longer in the set.
-    Removed(Fingerprint),
-}
 
 /// How a handle opens the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,7 +230,7 @@ impl Store {
             prefixes_read: PrefixesRead::default(),
             _lock: lock,
         };
-        if store.get(Family::Meta, LOADING_KEY)?.is_some() {
+        if store.contains(Key::Loading)? {
             if read_only {
                 return Err(Error::InterruptedLoad { path: path.into() });
             }
@@ -286,37 +279,39 @@ impl Store {
         family_handle(self.db(), family)
     }
 
-    /// The value of `key` in `family`.
-    pub fn get(&self, family: Family, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    /// The stored value of `key`: for what the store keeps as the layer
+    /// above laid it out (the manifest, a directory, the extraction
+    /// option).
+    pub fn get(&self, key: Key<'_>) -> Result<Option<Vec<u8>>> {
         self.db()
-            .get_cf(self.family(family)?, key)
-            .map_err(storage(|| describe(family, key)))
+            .get_cf(self.family(key.family())?, key.to_bytes())
+            .map_err(storage(|| key.describe()))
     }
 
-    /// `read(value)` for the value of `key` in `family` (`None` if absent),
-    /// read in place: large values (a 10M table's directory is 1 MB) are
-    /// not copied first.
-    pub fn read_value<R>(
-        &self,
-        family: Family,
-        key: &[u8],
-        read: impl FnOnce(Option<&[u8]>) -> R,
-    ) -> Result<R> {
+    /// Whether the database holds an entry under `key`.
+    pub fn contains(&self, key: Key<'_>) -> Result<bool> {
+        self.read_value(key, |value| value.is_some())
+    }
+
+    /// `read(value)` for the value of `key` (`None` if absent), read in
+    /// place: large values (a 10M table's directory is 1 MB) are not
+    /// copied first.
+    pub fn read_value<R>(&self, key: Key<'_>, read: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
         let value = self
             .db()
-            .get_pinned_cf(self.family(family)?, key)
-            .map_err(storage(|| describe(family, key)))?;
+            .get_pinned_cf(self.family(key.family())?, key.to_bytes())
+            .map_err(storage(|| key.describe()))?;
         Ok(read(value.as_deref()))
     }
 
-    /// An 8-byte counter of the `meta` family; missing or malformed is
-    /// damage.
-    pub fn counter(&self, key: &[u8]) -> Result<u64> {
-        let what = || String::from_utf8_lossy(key).into_owned();
+    /// A counter of the `meta` family; missing or malformed is damage.
+    pub fn counter(&self, counter: Counter) -> Result<u64> {
+        let key = Key::Counter(counter);
         let value = self
-            .get(Family::Meta, key)?
-            .ok_or_else(|| Error::corrupt(what(), "missing"))?;
-        decode_u64(&value).ok_or_else(|| Error::corrupt(what(), "not 8 bytes"))
+            .get(key)?
+            .ok_or_else(|| Error::corrupt(key.describe(), "missing"))?;
+        decode_counter(&value)
+            .map_err(|malformed| Error::corrupt(key.describe(), malformed.to_string()))
     }
 
     /// The stored bytes of the block of table `table` whose last key is
@@ -334,7 +329,7 @@ impl Store {
         self.db()
             .get_pinned_cf_opt(
                 self.family(Family::Table(table))?,
-                keys::block_key(last_key),
+                Key::Block { table, last_key }.to_bytes(),
                 &read,
             )
             .map_err(storage(|| {
@@ -356,7 +351,10 @@ impl Store {
     ) -> Result<()> {
         let mut read = ReadOptions::default();
         read.fill_cache(fill_cache);
-        let keys: Vec<[u8; 8]> = last_keys.iter().map(|&key| keys::block_key(key)).collect();
+        let keys: Vec<Vec<u8>> = last_keys
+            .iter()
+            .map(|&last_key| Key::Block { table, last_key }.to_bytes())
+            .collect();
         let values = self.db().batched_multi_get_cf_opt(
             self.family(Family::Table(table))?,
             keys.iter(),
@@ -375,7 +373,7 @@ impl Store {
 
     /// The fingerprint stored for document `id`.
     pub fn fingerprint_of(&self, id: &str) -> Result<Option<Fingerprint>> {
-        let value = self.get(Family::IdToFp, id.as_bytes())?;
+        let value = self.get(Key::IdFp(id.as_bytes()))?;
         value.map(|v| fingerprint_value(id, &v)).transpose()
     }
 
@@ -503,14 +501,11 @@ impl Store {
         let mut entries = Vec::new();
         for entry in self.entries(Family::Delta)? {
             let (key, value) = entry?;
-            let fp = decode_u64(&key)
-                .map(Fingerprint)
-                .ok_or_else(|| Error::corrupt("delta", format!("key of {} bytes", key.len())))?;
-            entries.push(match *value {
-                [keys::DELTA_ADDED] => DeltaEntry::Added(fp),
-                [keys::DELTA_REMOVED] => DeltaEntry::Removed(fp),
-                _ => return Err(Error::corrupt("delta", format!("bad value for {fp}"))),
-            });
+            match Record::decode(Family::Delta, &key, &value) {
+                Ok(Record::Delta(entry)) => entries.push(entry),
+                Ok(_) => return Err(Error::corrupt("delta", "an entry of another family")),
+                Err(malformed) => return Err(Error::corrupt("delta", malformed.to_string())),
+            }
         }
         Ok(entries)
     }
@@ -618,7 +613,7 @@ impl Store {
     /// cleared, the next writable open rolls the load back.
     pub fn mark_loading(&self) -> Result<()> {
         let mut batch = self.write_set(0);
-        batch.put(Family::Meta, LOADING_KEY, [])?;
+        batch.put(Record::Loading)?;
         self.write_synced(batch)
     }
 
@@ -672,7 +667,7 @@ impl Store {
         for index in 0..self.tables {
             batch.clear(Family::Table(index))?;
         }
-        batch.delete(Family::Meta, LOADING_KEY)?;
+        batch.delete(Key::Loading)?;
         self.write_synced(batch)?;
         let _ = std::fs::remove_dir_all(self.path.join(BULK_SCRATCH_DIR));
         Ok(())
@@ -701,17 +696,9 @@ fn sync_options(sync: bool) -> WriteOptions {
 
 /// The fingerprint stored for `id` in `id_fp`.
 fn fingerprint_value(id: &str, value: &[u8]) -> Result<Fingerprint> {
-    decode_u64(value).map(Fingerprint).ok_or_else(|| {
-        Error::corrupt(
-            format!("fingerprint of id {id:?}"),
-            format!("{} bytes", value.len()),
-        )
+    decode_fingerprint(value).map_err(|malformed| {
+        Error::corrupt(format!("fingerprint of id {id:?}"), malformed.to_string())
     })
-}
-
-/// Names a key of a family for an error message.
-fn describe(family: Family, key: &[u8]) -> String {
-    format!("{} key {}", family.name(), String::from_utf8_lossy(key))
 }
 
 /// Asks the kernel to read `path` into the page cache in the background.

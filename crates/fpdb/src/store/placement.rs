@@ -21,7 +21,7 @@ use rocksdb::{BottommostLevelCompaction, CompactOptions, IngestExternalFileOptio
 
 use super::error::{io, storage};
 use super::families::{self, family_handle};
-use super::keys::{self, Family, FIXED_FAMILIES, MANIFEST_KEY};
+use super::keys::{self, Family, FIXED_FAMILIES};
 use crate::error::Result;
 
 /// The scratch database's directory inside the salvage's.
@@ -159,7 +159,7 @@ fn content(db: &mut DB, file: &Path) -> Result<Content> {
     let mut has_manifest = false;
     let readable = read(db, file, &mut |key, value| {
         entries += 1;
-        has_manifest |= key == MANIFEST_KEY;
+        has_manifest |= keys::is_manifest_key(key);
         candidates.retain(|&family| keys::fits(family, key, value));
         Ok(())
     });

@@ -9,7 +9,7 @@
 
 use rocksdb::{ColumnFamily, WriteBatch};
 
-use super::keys::Family;
+use super::keys::{Family, Key, Record};
 use crate::error::{Error, Result};
 
 /// Writes to one batch, sorted by (family, key) when turned into a
@@ -36,23 +36,28 @@ struct Write {
 pub(crate) const RECORD_OVERHEAD: usize = 16;
 
 impl SortedBatch {
-    pub fn put(&mut self, family: Family, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) {
-        self.push(family, key.as_ref(), value.as_ref(), false);
-    }
-
-    pub fn delete(&mut self, family: Family, key: impl AsRef<[u8]>) {
-        self.push(family, key.as_ref(), &[], true);
-    }
-
-    fn push(&mut self, family: Family, key: &[u8], value: &[u8], delete: bool) {
+    pub fn put(&mut self, record: Record<'_>) {
         let start = self.bytes.len();
-        self.bytes.extend_from_slice(key);
-        let value_start = self.bytes.len();
-        self.bytes.extend_from_slice(value);
+        let key = record.key();
+        key.encode(&mut self.bytes);
+        let value = self.bytes.len();
+        record.encode_value(&mut self.bytes);
+        self.push(key.family(), start, value, false);
+    }
+
+    pub fn delete(&mut self, key: Key<'_>) {
+        let start = self.bytes.len();
+        key.encode(&mut self.bytes);
+        self.push(key.family(), start, self.bytes.len(), true);
+    }
+
+    /// Notes a write whose key is `bytes[start..value]` and value
+    /// `bytes[value..]`.
+    fn push(&mut self, family: Family, start: usize, value: usize, delete: bool) {
         self.writes.push(Write {
             family,
             start,
-            value: value_start,
+            value,
             end: self.bytes.len(),
             delete,
         });
@@ -106,30 +111,44 @@ mod tests {
 
     #[test]
     fn later_writes_of_a_key_still_win() {
+        use fpdb_simhash::Fingerprint;
+
+        use super::super::keys::{Counter, DeltaEntry};
+
         let dir = tempfile::tempdir().unwrap();
         let mut options = rocksdb::Options::default();
         options.create_if_missing(true);
         options.create_missing_column_families(true);
-        let db = rocksdb::DB::open_cf(&options, dir.path(), ["a", "b"]).unwrap();
-        let (a, b) = (db.cf_handle("a").unwrap(), db.cf_handle("b").unwrap());
-        let (fa, fb) = (Family::Meta, Family::IdToFp);
+        let db = rocksdb::DB::open_cf(&options, dir.path(), ["meta", "delta"]).unwrap();
+        let (meta, delta) = (
+            db.cf_handle("meta").unwrap(),
+            db.cf_handle("delta").unwrap(),
+        );
+        let (a, b) = (Fingerprint(1), Fingerprint(2));
         let mut batch = SortedBatch::default();
-        batch.put(fb, b"z", b"1");
-        batch.put(fa, b"k", b"first");
-        batch.delete(fa, b"k");
-        batch.put(fa, b"a", b"x");
-        batch.put(fa, b"k", b"last");
-        batch.put(fb, b"gone", b"2");
-        batch.delete(fb, b"gone");
+        batch.put(Record::Delta(DeltaEntry::Added(b)));
+        batch.put(Record::Counter(Counter::Ids, 1));
+        batch.delete(Key::Counter(Counter::Ids));
+        batch.put(Record::Counter(Counter::Fingerprints, 5));
+        batch.put(Record::Counter(Counter::Ids, 3));
+        batch.put(Record::Delta(DeltaEntry::Removed(a)));
+        batch.delete(Key::Delta(a));
         let handle = |family| match family {
-            Family::Meta => Some(a),
-            Family::IdToFp => Some(b),
+            Family::Meta => Some(meta),
+            Family::Delta => Some(delta),
             _ => None,
         };
         db.write(batch.into_write_batch(handle).unwrap()).unwrap();
-        assert_eq!(db.get_cf(a, b"k").unwrap().as_deref(), Some(&b"last"[..]));
-        assert_eq!(db.get_cf(a, b"a").unwrap().as_deref(), Some(&b"x"[..]));
-        assert_eq!(db.get_cf(b, b"z").unwrap().as_deref(), Some(&b"1"[..]));
-        assert_eq!(db.get_cf(b, b"gone").unwrap(), None);
+        let get = |family, key: Key<'_>| db.get_cf(family, key.to_bytes()).unwrap();
+        assert_eq!(
+            get(meta, Key::Counter(Counter::Ids)),
+            Some(3u64.to_be_bytes().to_vec())
+        );
+        assert_eq!(
+            get(meta, Key::Counter(Counter::Fingerprints)),
+            Some(5u64.to_be_bytes().to_vec())
+        );
+        assert_eq!(get(delta, Key::Delta(b)), Some(vec![1]));
+        assert_eq!(get(delta, Key::Delta(a)), None);
     }
 }

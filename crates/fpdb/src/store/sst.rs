@@ -11,11 +11,12 @@ use rocksdb::SstFileWriter;
 
 use super::error::storage;
 use super::families;
-use super::keys::Family;
-use crate::Result;
+use super::keys::{Family, Record};
+use crate::error::{Error, Result};
 
 /// An SST file being written for column family `family`.
 pub(crate) struct SstFile {
+    family: Family,
     options: rocksdb::Options,
     path: PathBuf,
     keys: u64,
@@ -28,16 +29,43 @@ impl SstFile {
     /// level, where no compaction would compress them later.
     pub fn new(dir: &Path, family: Family, part: usize) -> SstFile {
         SstFile {
+            family,
             options: families::options(family, None),
             path: dir.join(format!("{}-{part:04}.sst", family.name())),
             keys: 0,
         }
     }
 
-    /// Writes the file: `fill` gets a `put(key, value)` to call with
-    /// ascending, distinct keys. Returns the file's path, or `None` when
-    /// nothing was put.
+    /// Writes the file: `fill` gets a `put(record)` to call with records
+    /// of the file's family in ascending, distinct key order (for
+    /// `fp_ids`: by fingerprint, then by the id's bytes). Returns the
+    /// file's path, or `None` when nothing was put.
     pub fn write(
+        self,
+        fill: impl FnOnce(&mut dyn FnMut(Record<'_>) -> Result<()>) -> Result<()>,
+    ) -> Result<Option<PathBuf>> {
+        let (family, path) = (self.family, self.path.clone());
+        let (mut key_bytes, mut value_bytes) = (Vec::new(), Vec::new());
+        self.write_bytes(|put| {
+            fill(&mut |record| {
+                let key = record.key();
+                if key.family() != family {
+                    return Err(Error::corrupt(
+                        format!("SST file {}", path.display()),
+                        format!("a {} entry", key.family().name()),
+                    ));
+                }
+                key_bytes.clear();
+                key.encode(&mut key_bytes);
+                value_bytes.clear();
+                record.encode_value(&mut value_bytes);
+                put(&key_bytes, &value_bytes)
+            })
+        })
+    }
+
+    /// [`SstFile::write`] of entries as stored (a backup's copy).
+    pub(super) fn write_bytes(
         mut self,
         fill: impl FnOnce(&mut dyn FnMut(&[u8], &[u8]) -> Result<()>) -> Result<()>,
     ) -> Result<Option<PathBuf>> {

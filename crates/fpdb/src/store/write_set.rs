@@ -4,7 +4,7 @@
 use rocksdb::{ColumnFamily, WriteBatch, DB};
 
 use super::families::family_handle;
-use super::keys::{Family, PAST_EVERY_KEY};
+use super::keys::{Family, Key, Record, PAST_EVERY_KEY};
 use crate::Result;
 
 /// Writes that become one atomic RocksDB write ([`super::Store::write`]).
@@ -14,6 +14,9 @@ pub(crate) struct WriteSet<'db> {
     /// The family last written to, so that a run of writes to one family
     /// (a merge's blocks) looks its handle up once.
     last: Option<(Family, &'db ColumnFamily)>,
+    /// The bytes of the key and value being written.
+    key: Vec<u8>,
+    value: Vec<u8>,
 }
 
 impl<'db> WriteSet<'db> {
@@ -22,6 +25,8 @@ impl<'db> WriteSet<'db> {
             db,
             batch: WriteBatch::with_capacity_bytes(capacity_bytes),
             last: None,
+            key: Vec::new(),
+            value: Vec::new(),
         }
     }
 
@@ -36,20 +41,22 @@ impl<'db> WriteSet<'db> {
         }
     }
 
-    pub fn put(
-        &mut self,
-        family: Family,
-        key: impl AsRef<[u8]>,
-        value: impl AsRef<[u8]>,
-    ) -> Result<()> {
-        let handle = self.handle(family)?;
-        self.batch.put_cf(handle, key, value);
+    pub fn put(&mut self, record: Record<'_>) -> Result<()> {
+        let key = record.key();
+        let handle = self.handle(key.family())?;
+        self.key.clear();
+        key.encode(&mut self.key);
+        self.value.clear();
+        record.encode_value(&mut self.value);
+        self.batch.put_cf(handle, &self.key, &self.value);
         Ok(())
     }
 
-    pub fn delete(&mut self, family: Family, key: impl AsRef<[u8]>) -> Result<()> {
-        let handle = self.handle(family)?;
-        self.batch.delete_cf(handle, key);
+    pub fn delete(&mut self, key: Key<'_>) -> Result<()> {
+        let handle = self.handle(key.family())?;
+        self.key.clear();
+        key.encode(&mut self.key);
+        self.batch.delete_cf(handle, &self.key);
         Ok(())
     }
 

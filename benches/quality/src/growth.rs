@@ -1,0 +1,192 @@
+//! False matches per query as the corpus grows (`--growth RULES`): the
+//! planted paragraphs (originals and copies) are asked against a
+//! background of every other real paragraph of the source (both halves,
+//! less the originals and their reposts), so every match there is false,
+//! or a repost the test missed: the counts are an upper bound. The rate per background
+//! document is extrapolated linearly to 10M documents.
+
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+
+use crate::corpus::Corpus;
+use crate::rng::Rng;
+use crate::two_stage::{SigSpec, Signatures};
+use crate::two_stage_report::{candidate_method, feature_hashes};
+use crate::{eval, load_average};
+
+/// One matching rule: candidates within `r` bits, confirmed by the
+/// signature at `theta` (none: distance alone).
+#[derive(Debug, Clone)]
+pub struct Rule {
+    candidate: String,
+    signature: Option<SigSpec>,
+    r: u32,
+    theta: f64,
+}
+
+impl Rule {
+    /// `CANDIDATES|SIGNATURE|R|THETA`, SIGNATURE `-` for distance alone.
+    pub fn parse(text: &str) -> Result<Rule> {
+        let parts: Vec<&str> = text.split('|').collect();
+        let [candidate, signature, r, theta] = parts[..] else {
+            bail!("rule {text:?} is not CANDIDATES|SIGNATURE|R|THETA");
+        };
+        Ok(Rule {
+            candidate: candidate.to_string(),
+            signature: match signature {
+                "-" => None,
+                spec => Some(SigSpec::parse(spec)?),
+            },
+            r: r.parse().context("R")?,
+            theta: theta.parse().context("THETA")?,
+        })
+    }
+
+    fn name(&self) -> String {
+        match &self.signature {
+            Some(s) => format!(
+                "`{}` r ≤ {}, {} ≥ {:.2}",
+                self.candidate,
+                self.r,
+                s.name(),
+                self.theta
+            ),
+            None => format!("`{}` k ≤ {}, distance alone", self.candidate, self.r),
+        }
+    }
+}
+
+/// Background sizes reported (and the whole background).
+const SIZES: [usize; 5] = [1_000, 3_000, 10_000, 30_000, 100_000];
+
+pub fn run(rules: &[Rule], corpora: &[Corpus], show: bool) -> Result<()> {
+    println!("# False matches per query as the corpus grows\n");
+    println!(
+        "Queries: the planted paragraphs (originals and their copies); background: every other paragraph \
+of the source (150–600 characters; the originals and paragraphs sharing ≥ 20% of their shingles \
+with one left out), each with one random edit or none, shuffled. \
+Each cell: false matches per query against the first n background paragraphs. \
+Extrapolated: the rate per background document × 10,000,000.\n"
+    );
+    for c in corpora {
+        let queries = eval::plant(&c.paragraphs, c.lang, 0x9a7a_9a9b);
+        let mut background = c.background.clone();
+        Rng::new(0x5eed_0016).shuffle(&mut background);
+        let sizes: Vec<usize> = SIZES
+            .iter()
+            .copied()
+            .filter(|&n| n < background.len())
+            .chain([background.len()])
+            .collect();
+        println!(
+            "## {}: {} queries, {} background paragraphs\n",
+            c.lang.name(),
+            queries.len(),
+            background.len()
+        );
+        print!("| rule |");
+        for n in &sizes {
+            print!(" n = {n} |");
+        }
+        println!(" at 10M (extrapolated) |");
+        println!("|---|{}---|", "---|".repeat(sizes.len()));
+        let texts: Vec<String> = queries.iter().chain(&background).cloned().collect();
+        let features = feature_hashes(&texts);
+        let crawl = feature_hashes(&c.learn_crawled);
+        for rule in rules {
+            let method = candidate_method(&rule.candidate, c.lang)?;
+            let fps = crate::fingerprints(&method, &texts, c);
+            let sigs = rule
+                .signature
+                .map(|spec| Signatures::new(spec, &features, &crawl));
+            let q = queries.len();
+            // False matches each background paragraph makes.
+            let per_background: Vec<usize> = (q..texts.len())
+                .into_par_iter()
+                .map(|b| {
+                    (0..q)
+                        .filter(|&a| {
+                            (fps[a] ^ fps[b]).count_ones() <= rule.r
+                                && sigs
+                                    .as_ref()
+                                    .is_none_or(|s| s.similarity(a, b) >= rule.theta)
+                        })
+                        .count()
+                })
+                .collect();
+            if show {
+                show_matches(rule, &fps, sigs.as_ref(), &texts, q);
+            }
+            print!("| {} |", rule.name());
+            for &n in &sizes {
+                let matches: usize = per_background[..n].iter().sum();
+                print!(" {:.5} ({matches}) |", matches as f64 / q as f64);
+            }
+            let all: usize = per_background.iter().sum();
+            let n = per_background.len() as f64;
+            let at_10m = if all == 0 {
+                // None seen: the 95% upper bound of a Poisson count is 3.
+                format!("< {:.4} (none seen)", 3.0 / (q as f64 * n) * 1e7)
+            } else {
+                format!("{:.4}", all as f64 / (q as f64 * n) * 1e7)
+            };
+            println!(" {at_10m} |");
+        }
+        println!();
+    }
+    println!("Load average at the end: {}.", load_average());
+    Ok(())
+}
+
+/// A few false matches of `rule`, to see what they are.
+fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Signatures>, texts: &[String], q: usize) {
+    let start = |i: usize| {
+        texts[i]
+            .chars()
+            .take(160)
+            .collect::<String>()
+            .replace('\n', " ")
+    };
+    let mut shown = 0;
+    for b in q..texts.len() {
+        for a in 0..q {
+            let d = (fps[a] ^ fps[b]).count_ones();
+            let s = sigs.map_or(1.0, |s| s.similarity(a, b));
+            if d <= rule.r && s >= rule.theta && shown < 6 {
+                println!(
+                    "match {d} bits, similarity {s:.2}, query {a} ({} characters), background {} ({}):\n  {}\n  {}",
+                    texts[a].chars().count(),
+                    b - q,
+                    texts[b].chars().count(),
+                    start(a),
+                    start(b)
+                );
+                shown += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_parse_and_refuse_what_they_cannot_read() {
+        let rule = Rule::parse("crawl^2|minhash:64x4/w2/df20|12|0.5").unwrap();
+        assert_eq!(rule.r, 12);
+        assert_eq!(
+            rule.signature,
+            Some(SigSpec::MinHashRare {
+                hashes: 64,
+                bits: 4,
+                shingle: 2,
+                max_df: 20
+            })
+        );
+        assert!(Rule::parse("jieba/tf|-|3|0").unwrap().signature.is_none());
+        assert!(Rule::parse("jieba/tf|-|3").is_err());
+        assert!(Rule::parse("jieba/tf|minhash:64x3/w2|3|0").is_err());
+        assert!(Rule::parse("jieba/tf|-|x|0").is_err());
+    }
+}

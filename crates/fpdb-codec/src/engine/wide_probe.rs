@@ -1,0 +1,131 @@
+//! One query at a radius wider than the design's `k`, on the tables the
+//! design has (multi-index hashing): in each table, every prefix within
+//! `e` bits of the query's is probed, `e` being the fewest differing
+//! prefix bits the radius guarantees in some table
+//! ([`TableDesign::prefix_errors`]).
+//!
+//! A match is reported by the first table whose prefix it differs from
+//! the query's in at most `e` bits ([`TableDesign::first_table_within`]);
+//! that table probes its prefix, and within one table a key has one
+//! prefix, so each match is reported once.
+
+use fpdb_fingerprint::Fingerprint;
+
+use super::source::BlockSource;
+use crate::design::{binomial, top_bits_mask, TableDesign};
+use crate::distance::within_distance;
+use crate::error::CodecError;
+
+/// [`super::probe`] for `radius` above the design's `k`.
+pub(super) fn probe_wide<S: BlockSource>(
+    design: &TableDesign,
+    source: &mut S,
+    query: Fingerprint,
+    radius: u32,
+    out: &mut Vec<(Fingerprint, u32)>,
+) -> Result<(), S::Error> {
+    let errors = design.prefix_errors(radius);
+    let tables = design.tables().len();
+    let mut neighbours = Vec::new();
+    for (index, table) in design.tables().iter().enumerate() {
+        let permutation = table.permutation();
+        let permuted = permutation.permute(query.0);
+        let directory = source.directory(index).ok_or(CodecError::NoSuchTable {
+            table: index,
+            tables,
+        })?;
+        let probes = prefixes_within(table.prefix_bits(), errors);
+        // More neighbouring prefixes than blocks: one pass over the whole
+        // table reads less than a probe per prefix would.
+        let whole_table = probes > directory.len() as u128 + 16;
+        if whole_table {
+            neighbours.clear();
+            neighbours.push(0);
+        } else {
+            neighbouring_prefixes(permuted, table.prefix_bits(), errors, &mut neighbours);
+        }
+        for &neighbour in &neighbours {
+            let (lo, hi) = if whole_table {
+                (0, u64::MAX)
+            } else if source.may_hold_prefix(index, neighbour) {
+                table.prefix_range(neighbour)
+            } else {
+                continue;
+            };
+            let blocks = source
+                .directory(index)
+                .ok_or(CodecError::NoSuchTable {
+                    table: index,
+                    tables,
+                })?
+                .locate(lo, hi);
+            source.for_each_in_range(index, blocks, lo, hi, &mut |key| {
+                let xor = key ^ permuted;
+                if !within_distance(xor, radius) {
+                    return;
+                }
+                let stored = permutation.inverse(key);
+                if design.first_table_within(stored ^ query.0, errors) == Some(index) {
+                    out.push((Fingerprint(stored), xor.count_ones()));
+                }
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// How many prefixes of `prefix_bits` bits lie within `errors` bits of
+/// one: `Σ C(p, i)` for `i ≤ errors`, saturating.
+fn prefixes_within(prefix_bits: u32, errors: u32) -> u128 {
+    (0..=errors.min(prefix_bits)).fold(0u128, |sum, i| {
+        sum.saturating_add(binomial(u64::from(prefix_bits), u64::from(i)))
+    })
+}
+
+/// Every permuted key whose top `prefix_bits` differ from `permuted`'s in
+/// at most `errors` bits (the rest of the key as `permuted` has it), in
+/// ascending order, so that the probes walk the directory and the blocks
+/// forward.
+fn neighbouring_prefixes(permuted: u64, prefix_bits: u32, errors: u32, out: &mut Vec<u64>) {
+    fn flip(from: u32, prefix_bits: u32, left: u32, key: u64, out: &mut Vec<u64>) {
+        out.push(key);
+        if left == 0 {
+            return;
+        }
+        // Bit positions 63 - i for i in from..prefix_bits: the prefix's.
+        for i in from..prefix_bits {
+            flip(i + 1, prefix_bits, left - 1, key ^ (1 << (63 - i)), out);
+        }
+    }
+    out.clear();
+    flip(0, prefix_bits.min(64), errors, permuted, out);
+    // Only the prefix is probed: the keys' low bits do not matter.
+    let mask = top_bits_mask(prefix_bits);
+    for key in out.iter_mut() {
+        *key &= mask;
+    }
+    out.sort_unstable();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neighbours_are_every_prefix_within_the_errors() {
+        let mut out = Vec::new();
+        let permuted = 0xa5c3_0000_0000_1234;
+        neighbouring_prefixes(permuted, 8, 2, &mut out);
+        // 1 + 8 + 28 prefixes, each once.
+        assert_eq!(out.len(), 37);
+        assert!(out.windows(2).all(|pair| pair[0] < pair[1]));
+        for &key in &out {
+            assert_eq!(key & !top_bits_mask(8), 0);
+            assert!(((key ^ permuted) >> 56).count_ones() <= 2);
+        }
+        neighbouring_prefixes(permuted, 8, 0, &mut out);
+        assert_eq!(out, [permuted & top_bits_mask(8)]);
+        assert_eq!(prefixes_within(8, 2), 37);
+        assert_eq!(prefixes_within(64, 64), u128::from(u64::MAX) + 1);
+    }
+}

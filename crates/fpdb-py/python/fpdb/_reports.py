@@ -1,0 +1,85 @@
+"""The dicts that ``Db.stats``, ``verify``, ``repair``, ``backup`` and
+``bulk_load`` return, as TypedDicts: plain dicts at run time, typed keys
+for a type checker (the tests check that every key is there)."""
+
+from __future__ import annotations
+
+from typing import Optional, TypedDict
+
+
+class TableStats(TypedDict):
+    """One permuted table of ``Db.stats()``."""
+
+    prefix_bits: int
+    blocks: int
+    bytes: int
+    bits_per_fingerprint: float
+    disk_bytes: int
+
+
+class Stats(TypedDict):
+    """``Db.stats()``: counts and sizes, read without reading a block."""
+
+    fingerprints: int
+    ids: int
+    k: int
+    design: str
+    simhash: str
+    extract: str
+    directory_bytes: int
+    block_cache_bytes: int
+    delta_added: int
+    delta_removed: int
+    candidates_per_probe: float
+    keys_per_block: float
+    ids_disk_bytes: int
+    warnings: list[str]
+    tables: list[TableStats]
+
+
+class VerifyReport(TypedDict):
+    """``Db.verify()`` and ``Db.verify_at(path)``."""
+
+    clean: bool
+    tables: int
+    blocks: int
+    fingerprints: int
+    ids: int
+    problems: list[str]
+    unlisted_problems: int
+
+
+class RepairReport(TypedDict):
+    """``Db.repair(path)``; ``damage`` empty means nothing was done."""
+
+    damage: list[str]
+    documents: int
+    restored_from_fp_ids: int
+    restored_from_id_fp: int
+    conflicting_ids: list[str]
+    lost_fingerprints: list[int]
+    unreadable: list[str]
+    left_out: list[str]
+    placed_by_content: list[str]
+    stale_entries: int
+    partial: bool
+    # Optional, not "str | None": get_type_hints evaluates it on Python 3.9 too.
+    damaged_copy: Optional[str]  # noqa: UP045
+
+
+class BackupReport(TypedDict):
+    """``Db.backup(dest)``."""
+
+    path: str
+    method: str
+    bytes: int
+
+
+class BulkLoadSummary(TypedDict):
+    """``Db.bulk_load(...)``."""
+
+    documents: int
+    ids: int
+    fingerprints: int
+    spilled_runs: int
+    seconds: float
