@@ -138,7 +138,10 @@ class NearDuplicatePipeline:
             # Nothing to compare: pass the item on untouched.
             self._count("no_text")
             return item
-        checked = self.db.check_and_insert(doc_id, text, self.k)
+        if self.html_field is not None:
+            checked = self.db.check_and_insert(doc_id, html=text, k=self.k)
+        else:
+            checked = self.db.check_and_insert(doc_id, text=text, k=self.k)
         k = self.db.k if self.k is None else self.k
         previous = checked.previous
         if previous is not None and bin(previous ^ checked.fingerprint).count("1") <= k:
