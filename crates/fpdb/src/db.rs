@@ -19,7 +19,7 @@ use crate::query::{query, Match};
 use crate::repair::{repair, RepairReport};
 use crate::stats::{stats, Stats};
 use crate::store::{Access, Store};
-use crate::tables::Tables;
+use crate::tables::{Tables, WriterGuard};
 use crate::upgrade;
 use crate::verify::{verify, VerifyReport};
 use crate::write::{self, check_and_insert, Checked, Op};
@@ -258,8 +258,8 @@ impl Db {
     /// Forgets document `id`; returns the fingerprint it had, if it was
     /// stored. The read and the removal are one step for other writers.
     pub fn remove(&self, id: &str) -> Result<Option<Fingerprint>> {
-        let writer = self.tables.lock_writer(&self.store)?;
-        let previous = write::remove(&self.store, &self.tables, &writer, &[id])?;
+        let previous =
+            self.write(|writer| write::remove(&self.store, &self.tables, writer, &[id]))?;
         Ok(previous.into_iter().next().flatten())
     }
 
@@ -267,8 +267,8 @@ impl Db {
     /// them were stored.
     pub fn remove_batch<S: AsRef<str>>(&self, ids: &[S]) -> Result<usize> {
         let ids: Vec<&str> = ids.iter().map(AsRef::as_ref).collect();
-        let writer = self.tables.lock_writer(&self.store)?;
-        let previous = write::remove(&self.store, &self.tables, &writer, &ids)?;
+        let previous =
+            self.write(|writer| write::remove(&self.store, &self.tables, writer, &ids))?;
         let mut stored: Vec<&str> = ids
             .iter()
             .zip(&previous)
@@ -300,13 +300,46 @@ impl Db {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check_and_insert(&self, id: &str, fp: Fingerprint, k: u32) -> Result<Checked> {
-        let writer = self.tables.lock_writer(&self.store)?;
-        check_and_insert(&self.store, &self.tables, &writer, id, fp, k)
+        self.write(|writer| check_and_insert(&self.store, &self.tables, writer, id, fp, k))
+    }
+
+    /// [`Db::check_and_insert`] of each document in order, under one
+    /// hold of the writer lock and with one wait for the log sync: later
+    /// documents see earlier ones, and a crawler checking its pages in
+    /// batches pays for one sync per batch. Each document is stored by its
+    /// own atomic write; an error (an invalid id) stops the batch with the
+    /// documents before it stored.
+    pub fn check_and_insert_batch<S: AsRef<str>>(
+        &self,
+        documents: &[(S, Fingerprint)],
+        k: u32,
+    ) -> Result<Vec<Checked>> {
+        self.write(|writer| {
+            documents
+                .iter()
+                .map(|(id, fp)| {
+                    check_and_insert(&self.store, &self.tables, writer, id.as_ref(), *fp, k)
+                })
+                .collect()
+        })
     }
 
     fn apply(&self, ops: &[Op<'_>]) -> Result<()> {
-        let writer = self.tables.lock_writer(&self.store)?;
-        write::apply(&self.store, &self.tables, &writer, ops)
+        self.write(|writer| write::apply(&self.store, &self.tables, writer, ops))
+    }
+
+    /// Runs `operation` with the writer lock, then, with the lock
+    /// released, waits until the log holds it durably (and everything it
+    /// read), as [`OpenOptions::sync`] asks: concurrent writers share one
+    /// log sync (group commit).
+    fn write<T>(&self, operation: impl FnOnce(&WriterGuard<'_>) -> Result<T>) -> Result<T> {
+        let (done, ticket) = {
+            let writer = self.tables.lock_writer(&self.store)?;
+            let done = operation(&writer)?;
+            (done, self.store.log_ticket())
+        };
+        self.store.wait_durable(ticket)?;
+        Ok(done)
     }
 
     /// Merges every pending change into the tables now (it also happens by

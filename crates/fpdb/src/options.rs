@@ -120,7 +120,10 @@ pub(crate) enum Create {
 #[non_exhaustive]
 pub struct OpenOptions {
     /// fsync the write-ahead log before each write returns. Without it a
-    /// write survives a process crash but not a power failure.
+    /// write survives a process crash but not a power failure. Writers on
+    /// several threads share each fsync (group commit): a write waits for
+    /// its sync without holding the writer lock, so a query on another
+    /// thread may see it a sync before it returns.
     pub sync: bool,
     /// Merge the delta into the tables once it holds this many changed
     /// fingerprints, or 1/8 of the set if that is more (see

@@ -24,6 +24,7 @@ mod pairs;
 mod query;
 mod remove;
 mod repair;
+mod serve;
 mod stats;
 mod verify;
 
@@ -52,6 +53,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Hash(args) => hash::run(args),
         Command::Dedup(args) => dedup::run(args),
         Command::Pairs(args) => pairs::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
     }
 }

@@ -40,6 +40,7 @@ from fpdb._reports import (
     TableStats,
     VerifyReport,
 )
+from fpdb.client import Client
 from fpdb.errors import (
     AlreadyExistsError,
     ClosedError,
@@ -62,6 +63,7 @@ __all__ = [
     "BatchMatches",
     "BulkLoadSummary",
     "Checked",
+    "Client",
     "ClosedError",
     "CorruptError",
     "Db",

@@ -9,6 +9,12 @@ Enable it in a project's ``settings.py``::
     FPDB_ID_FIELD = "url"          # the item field naming the document
     FPDB_ACTION = "drop"           # or "tag": keep the item, list its duplicates
 
+Several crawls (spiders, processes, machines) share one database through
+``fpdb serve``: set ``FPDB_URL`` (e.g. ``"http://127.0.0.1:7800"``) instead
+of ``FPDB_PATH``, and ``FPDB_TOKEN`` when the server wants a token. The
+pipeline then checks items with :class:`fpdb.Client`, atomically across
+every crawl; the database's creation settings are the server's.
+
 Each item is checked and stored in one atomic step
 (:meth:`fpdb.Db.check_and_insert`), so the database remembers every page
 kept or dropped. An item is a near-duplicate when another stored document
@@ -37,8 +43,10 @@ class NearDuplicatePipeline:
 
     def __init__(
         self,
-        path: str,
+        path: str | None,
         *,
+        url: str | None = None,
+        token: str | None = None,
         text_field: str = "text",
         html_field: str | None = None,
         id_field: str = "url",
@@ -51,7 +59,11 @@ class NearDuplicatePipeline:
     ) -> None:
         if action not in ("drop", "tag"):
             raise NotConfigured(f"FPDB_ACTION must be 'drop' or 'tag', not {action!r}")
+        if (path is None) == (url is None):
+            raise NotConfigured("set exactly one of FPDB_PATH and FPDB_URL")
         self.path = path
+        self.url = url
+        self.token = token
         self.text_field = text_field
         self.html_field = html_field
         self.id_field = id_field
@@ -61,14 +73,17 @@ class NearDuplicatePipeline:
         self.drop_seen = drop_seen
         self.create_options = create_options or {}
         self.stats = stats
-        self.db: fpdb.Db | None = None
+        self.db: fpdb.Db | fpdb.Client | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> NearDuplicatePipeline:
         settings = crawler.settings
-        path = settings.get("FPDB_PATH")
-        if not path:
-            raise NotConfigured("set FPDB_PATH to the database directory")
+        path = settings.get("FPDB_PATH") or None
+        url = settings.get("FPDB_URL") or None
+        if not path and not url:
+            raise NotConfigured(
+                "set FPDB_PATH to the database directory, or FPDB_URL to an fpdb server"
+            )
         create_options = {
             name: settings.get(f"FPDB_{name.upper()}")
             for name in ("expected", "design", "tokenizer", "weights", "extract")
@@ -77,6 +92,8 @@ class NearDuplicatePipeline:
         k = settings.get("FPDB_K")
         return cls(
             path,
+            url=url,
+            token=settings.get("FPDB_TOKEN") or None,
             text_field=settings.get("FPDB_TEXT_FIELD", "text"),
             html_field=settings.get("FPDB_HTML_FIELD"),
             id_field=settings.get("FPDB_ID_FIELD", "url"),
@@ -89,7 +106,10 @@ class NearDuplicatePipeline:
         )
 
     def open_spider(self, spider: Any = None) -> None:
-        self.db = fpdb.Db.create(self.path, exist_ok=True, **self.create_options)
+        if self.url is not None:
+            self.db = fpdb.Client(self.url, self.token)
+        else:
+            self.db = fpdb.Db.create(self.path, exist_ok=True, **self.create_options)
 
     def close_spider(self, spider: Any = None) -> None:
         if self.db is not None:
@@ -118,7 +138,10 @@ class NearDuplicatePipeline:
             # Nothing to compare: pass the item on untouched.
             self._count("no_text")
             return item
-        checked = self.db.check_and_insert(doc_id, text, self.k)
+        if self.html_field is not None:
+            checked = self.db.check_and_insert(doc_id, html=text, k=self.k)
+        else:
+            checked = self.db.check_and_insert(doc_id, text=text, k=self.k)
         k = self.db.k if self.k is None else self.k
         previous = checked.previous
         if previous is not None and bin(previous ^ checked.fingerprint).count("1") <= k:

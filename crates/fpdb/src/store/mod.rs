@@ -11,6 +11,7 @@ mod backup;
 mod cursor;
 mod error;
 mod families;
+mod group_commit;
 mod handle;
 mod ids;
 mod keys;
@@ -36,6 +37,7 @@ pub(crate) use self::error::io;
 use self::error::storage;
 use self::families::family_handle;
 pub(crate) use self::families::FP_IDS_BLOCK_BYTES;
+use self::group_commit::GroupCommit;
 use self::handle::Handle;
 pub(crate) use self::ids::{IdScanner, PrefixesRead};
 pub(crate) use self::keys::{
@@ -86,7 +88,7 @@ pub(crate) type Entry = (Box<[u8]>, Box<[u8]>);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Access {
     /// Reads and writes; with `sync`, every write is fsynced before it
-    /// returns.
+    /// is acknowledged ([`Store::wait_durable`]).
     Write { sync: bool },
     /// Reads only, beside any writer; `replay_log`: replay a live
     /// writer's whole log (see [`reader::open_reader`]).
@@ -104,8 +106,11 @@ pub(crate) struct Store {
     reader_dir: Option<ReaderDir>,
     path: PathBuf,
     read_only: bool,
-    /// fsync the write-ahead log on every write of this handle.
+    /// Writes of this handle are acknowledged once the write-ahead log
+    /// holding them is fsynced.
     sync: bool,
+    /// The log syncs shared by concurrent writers (with `sync`).
+    group_commit: GroupCommit,
     tables: usize,
     prefixes_read: PrefixesRead,
     /// Held for the handle's lifetime when writable.
@@ -220,6 +225,7 @@ impl Store {
             path: path.into(),
             read_only,
             sync,
+            group_commit: GroupCommit::default(),
             tables,
             prefixes_read: PrefixesRead::default(),
             _lock: lock,
@@ -435,8 +441,10 @@ impl Store {
             .map_err(storage(|| "a write batch".into()))
     }
 
-    /// Applies a [`SortedBatch`] atomically, in key order, fsynced if the
-    /// handle was opened with `sync`.
+    /// Applies a [`SortedBatch`] atomically, in key order, to the log
+    /// without syncing it: with the writer lock still held, take a
+    /// [`Store::log_ticket`]; once the lock is released,
+    /// [`Store::wait_durable`] for it before acknowledging the write.
     pub fn write_sorted(&self, batch: SortedBatch) -> Result<()> {
         self.check_writable()?;
         let (meta, id_to_fp, fp_to_ids, delta) = (
@@ -454,8 +462,31 @@ impl Store {
             Family::Table(_) => None,
         };
         self.db()
-            .write_opt(batch.into_write_batch(handle)?, &sync_options(self.sync))
-            .map_err(storage(|| "a write batch".into()))
+            .write_opt(batch.into_write_batch(handle)?, &sync_options(false))
+            .map_err(storage(|| "a write batch".into()))?;
+        self.group_commit.count_write();
+        Ok(())
+    }
+
+    /// The place in the log of every write applied so far; taken with the
+    /// writer lock held, after the caller's writes and reads.
+    pub fn log_ticket(&self) -> u64 {
+        self.group_commit.ticket()
+    }
+
+    /// Returns once every write up to `ticket` is durable: at once
+    /// without `sync` (the log is written, which a process crash does not
+    /// lose); with it, after one fsync of the log shared with every
+    /// writer waiting at the same time.
+    pub fn wait_durable(&self, ticket: u64) -> Result<()> {
+        if !self.sync {
+            return Ok(());
+        }
+        self.group_commit.wait_durable(ticket, || {
+            self.db()
+                .flush_wal(true)
+                .map_err(storage(|| "syncing the write-ahead log".into()))
+        })
     }
 
     fn check_writable(&self) -> Result<()> {

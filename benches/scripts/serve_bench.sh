@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `make bench-serve`: a fresh database served by `fpdb serve` on a port it
+# picks, and `serve_load` against it on 127.0.0.1 (docs/SERVER.md has the
+# table): single and batched check-and-inserts, queries, batch queries.
+# Usage: serve_bench.sh FPDB SERVE_LOAD [SECONDS]
+set -euo pipefail
+fpdb=$1
+load=$2
+seconds=${3:-10}
+dir=$(mktemp -d)
+trap 'kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$dir"' EXIT
+"$fpdb" create "$dir/db" --expected 1000000 >/dev/null
+"$fpdb" serve "$dir/db" --listen 127.0.0.1:0 >"$dir/listening" 2>"$dir/log" &
+server=$!
+for _ in $(seq 100); do
+    [ -s "$dir/listening" ] && break
+    sleep 0.1
+done
+addr=$(sed 's/^listening on //' "$dir/listening")
+echo "bench-serve: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load $(cut -d' ' -f1-3 /proc/loadavg); server $addr"
+for args in "check 1" "check 16" "check_many 16 $seconds 100" "query 16" "query_many 1 $seconds 10000"; do
+    set -- $args
+    if [ $# -eq 2 ]; then
+        "$load" "$addr" "$1" "$2" "$seconds"
+    else
+        "$load" "$addr" "$@"
+    fi
+done
+echo "bench-serve: finished $(date -u '+%H:%M:%S UTC'); load $(cut -d' ' -f1-3 /proc/loadavg)"

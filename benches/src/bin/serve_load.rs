@@ -1,0 +1,159 @@
+//! A load generator for `fpdb serve`: `clients` threads, each with one
+//! kept-alive HTTP/1.1 connection, send one request at a time for
+//! `seconds` and time each; prints requests per second and latency
+//! percentiles as one JSON line. Hand-written HTTP over std sockets, so
+//! that the generator costs little beside the server on the same machine.
+//!
+//! ```sh
+//! serve_load ADDR check 16 10      # check_and_insert of random fingerprints
+//! serve_load ADDR query 16 10      # query of random fingerprints
+//! serve_load ADDR check_many 16 10 100  # check_and_insert_many of 100
+//! serve_load ADDR query_many 1 10 1000   # batches of 1,000 fingerprints
+//! ```
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use fpdb_bench_rng::Rng;
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [addr, op, clients, seconds, rest @ ..] = args.as_slice() else {
+        bail!("usage: serve_load ADDR check|check_many|query|query_many CLIENTS SECONDS [BATCH]");
+    };
+    let clients: u64 = clients.parse().context("CLIENTS")?;
+    let seconds: f64 = seconds.parse().context("SECONDS")?;
+    let batch: usize = rest.first().map_or(Ok(1), |b| b.parse()).context("BATCH")?;
+    let duration = Duration::from_secs_f64(seconds);
+    let started = Instant::now();
+    let threads: Vec<_> = (0..clients)
+        .map(|client| {
+            let (addr, op) = (addr.clone(), op.clone());
+            std::thread::spawn(move || run_client(&addr, &op, client, batch, duration))
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for thread in threads {
+        latencies.extend(
+            thread
+                .join()
+                .map_err(|_| anyhow::anyhow!("a client panicked"))??,
+        );
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    latencies.sort_unstable();
+    let percentile = |p: f64| -> f64 {
+        let index = ((latencies.len() as f64 - 1.0) * p).round() as usize;
+        latencies.get(index).map_or(0.0, |d| d.as_secs_f64() * 1e3)
+    };
+    println!(
+        "{}",
+        serde_json::json!({
+            "op": op, "clients": clients, "batch": batch, "seconds": elapsed,
+            "requests": latencies.len(),
+            "requests_per_second": latencies.len() as f64 / elapsed,
+            "documents_per_second": (latencies.len() * batch) as f64 / elapsed,
+            "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": percentile(1.0),
+        })
+    );
+    Ok(())
+}
+
+fn run_client(
+    addr: &str,
+    op: &str,
+    client: u64,
+    batch: usize,
+    duration: Duration,
+) -> Result<Vec<Duration>> {
+    let stream = TcpStream::connect(addr).with_context(|| format!("connecting to {addr}"))?;
+    stream.set_nodelay(true)?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut writer = stream;
+    let mut rng = Rng::new(0x5eed_0000 + client);
+    let mut latencies = Vec::new();
+    let started = Instant::now();
+    let mut sent = 0u64;
+    while started.elapsed() < duration {
+        let (path, body) = match op {
+            "check" => (
+                "/v1/check_and_insert",
+                format!(
+                    r#"{{"id":"c{client}-{sent}","fp":"{:016x}"}}"#,
+                    rng.next_u64()
+                ),
+            ),
+            "query" => (
+                "/v1/query",
+                format!(r#"{{"fp":"{:016x}"}}"#, rng.next_u64()),
+            ),
+            "check_many" => {
+                let documents: Vec<String> = (0..batch)
+                    .map(|i| {
+                        format!(
+                            r#"{{"id":"c{client}-{sent}-{i}","fp":"{:016x}"}}"#,
+                            rng.next_u64()
+                        )
+                    })
+                    .collect();
+                (
+                    "/v1/check_and_insert_many",
+                    format!(r#"{{"documents":[{}]}}"#, documents.join(",")),
+                )
+            }
+            "query_many" => {
+                let fps: Vec<String> = (0..batch)
+                    .map(|_| format!("\"{:016x}\"", rng.next_u64()))
+                    .collect();
+                (
+                    "/v1/query_many",
+                    format!(r#"{{"fps":[{}]}}"#, fps.join(",")),
+                )
+            }
+            other => bail!("unknown op {other}"),
+        };
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let begun = Instant::now();
+        writer.write_all(request.as_bytes())?;
+        let status = read_response(&mut reader)?;
+        latencies.push(begun.elapsed());
+        if status != 200 {
+            bail!("{path}: status {status}");
+        }
+        sent += 1;
+    }
+    Ok(latencies)
+}
+
+/// Reads one response (Content-Length bodies only); returns its status.
+fn read_response(reader: &mut BufReader<TcpStream>) -> Result<u16> {
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let status = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .with_context(|| format!("bad status line {line:?}"))?;
+    let mut length = 0usize;
+    loop {
+        line.clear();
+        reader.read_line(&mut line)?;
+        let header = line.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse()?;
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    Ok(status)
+}

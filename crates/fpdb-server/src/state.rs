@@ -1,0 +1,28 @@
+//! What every handler and middleware shares.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::FromRef;
+use fpdb::Db;
+
+use crate::limits::Limits;
+use crate::metrics::Metrics;
+use crate::tokens::Tokens;
+
+/// What every handler shares.
+#[derive(Clone, Debug)]
+pub(crate) struct AppState {
+    pub db: Arc<Db>,
+    pub tokens: Option<Arc<Tokens>>,
+    pub limits: Limits,
+    pub metrics: Arc<Metrics>,
+    /// Where `POST /v1/backup` writes (none: backups are off).
+    pub backup_dir: Option<Arc<PathBuf>>,
+}
+
+impl FromRef<AppState> for Limits {
+    fn from_ref(state: &AppState) -> Limits {
+        state.limits
+    }
+}
