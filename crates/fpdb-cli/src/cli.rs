@@ -278,7 +278,8 @@ pub enum OutputFormat {
 pub struct CreateArgs {
     /// Directory of the new database (must not exist or be empty).
     pub db: PathBuf,
-    /// Largest Hamming distance queries may ask for (0 to 7).
+    /// Largest Hamming distance the tables answer by shared prefixes, and
+    /// near pairs reach (0 to 7); single queries may ask up to 16.
     #[arg(long, default_value_t = fpdb::DEFAULT_K)]
     pub k: u32,
     /// About how many distinct fingerprints the database will hold; picks
@@ -314,7 +315,10 @@ pub struct AddArgs {
 pub struct QueryArgs {
     /// The database.
     pub db: PathBuf,
-    /// Largest distance of a match [default: the database's k].
+    /// Largest distance of a match, up to 16 [default: the database's k].
+    /// Past the database's k each table also probes its neighbouring
+    /// prefixes: still exact, with more reads per query (and batches are
+    /// then probed query by query).
     #[arg(long)]
     pub k: Option<u32>,
     /// Output format.
@@ -334,7 +338,10 @@ pub struct QueryArgs {
 pub struct CheckArgs {
     /// The database.
     pub db: PathBuf,
-    /// Largest distance of a match [default: the database's k].
+    /// Largest distance of a match, up to 16 [default: the database's k].
+    /// Past the database's k each table also probes its neighbouring
+    /// prefixes: still exact, with more reads per query (and batches are
+    /// then probed query by query).
     #[arg(long)]
     pub k: Option<u32>,
     /// Output format.
