@@ -417,7 +417,9 @@ impl PyDb {
     }
 
     /// Every stored fingerprint within `k` (default: the database's k) of
-    /// `fp`, nearest first, as `Match(fingerprint, distance, ids)`.
+    /// `fp`, nearest first, as `Match(fingerprint, distance, ids)`. `k`
+    /// may exceed the database's k, up to 16: the tables' neighbouring
+    /// prefixes are probed too (exact, with more reads).
     #[pyo3(signature = (fp, k=None))]
     fn query(
         &self,

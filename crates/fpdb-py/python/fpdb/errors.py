@@ -26,8 +26,8 @@ class CorruptError(Error):
 
 
 class InvalidInputError(Error, ValueError):
-    """A bad argument: an id that is empty or over 1 KiB, a k larger than the
-    database's, unknown options."""
+    """A bad argument: an id that is empty or over 1 KiB, a query radius over
+    16 bits or near pairs past the database's k, unknown options."""
 
 
 class LimitExceededError(Error):
