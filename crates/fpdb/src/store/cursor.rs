@@ -5,7 +5,7 @@ use fpdb_simhash::Fingerprint;
 use rocksdb::DBRawIterator;
 
 use super::error::storage;
-use super::keys::{decode_fp_id, fp_ids_prefix, Key};
+use super::keys::{block_key, decode_fp_id, fp_ids_prefix};
 use crate::error::{Error, Result};
 
 /// Walks one table's blocks forward in key order.
@@ -24,11 +24,7 @@ impl<'db> BlockCursor<'db> {
     /// its bytes; a block the directory lists that is not there is damage.
     /// Blocks must be asked for in increasing order.
     pub fn advance_to(&mut self, last_key: u64) -> Result<&[u8]> {
-        let wanted = Key::Block {
-            table: self.table,
-            last_key,
-        }
-        .to_bytes();
+        let wanted = block_key(last_key);
         let iterator = &mut self.iterator;
         while iterator.valid() && iterator.key().is_some_and(|key| key < &wanted[..]) {
             iterator.next();

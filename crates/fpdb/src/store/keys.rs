@@ -253,7 +253,7 @@ impl Key<'_> {
                 out.extend_from_slice(id);
             }
             Key::Delta(fp) => out.extend_from_slice(&fp.0.to_be_bytes()),
-            Key::Block { last_key, .. } => out.extend_from_slice(&last_key.to_be_bytes()),
+            Key::Block { last_key, .. } => out.extend_from_slice(&block_key(last_key)),
         }
     }
 
@@ -320,6 +320,13 @@ pub(super) fn decode_fingerprint(value: &[u8]) -> Result<Fingerprint, Malformed>
             family: Family::IdToFp,
             len: value.len(),
         })
+}
+
+/// The key a table stores the block whose last permuted key is
+/// `last_key` under: big-endian, so that RocksDB's order is numeric order.
+/// (A fixed array: block reads are on the query path.)
+pub(super) fn block_key(last_key: u64) -> [u8; 8] {
+    last_key.to_be_bytes()
 }
 
 /// The last permuted key of the block stored under `key` in a table.

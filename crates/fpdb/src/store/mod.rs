@@ -329,7 +329,7 @@ impl Store {
         self.db()
             .get_pinned_cf_opt(
                 self.family(Family::Table(table))?,
-                Key::Block { table, last_key }.to_bytes(),
+                keys::block_key(last_key),
                 &read,
             )
             .map_err(storage(|| {
@@ -351,10 +351,7 @@ impl Store {
     ) -> Result<()> {
         let mut read = ReadOptions::default();
         read.fill_cache(fill_cache);
-        let keys: Vec<Vec<u8>> = last_keys
-            .iter()
-            .map(|&last_key| Key::Block { table, last_key }.to_bytes())
-            .collect();
+        let keys: Vec<[u8; 8]> = last_keys.iter().map(|&key| keys::block_key(key)).collect();
         let values = self.db().batched_multi_get_cf_opt(
             self.family(Family::Table(table))?,
             keys.iter(),
