@@ -193,6 +193,25 @@ pub fn pages(value: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
 }
 
 /// Many strs or Nones.
+/// The `content_types` of `pages` pages: one each, or none at all (every
+/// page's charset then found from its bytes).
+pub fn content_types(
+    value: Option<&Bound<'_, PyAny>>,
+    pages: usize,
+) -> PyResult<Vec<Option<String>>> {
+    let content_types = match value {
+        Some(types) => optional_strings(types, "content_types")?,
+        None => vec![None; pages],
+    };
+    if content_types.len() != pages {
+        return Err(Kind::InvalidInput.err(format!(
+            "{} content types for {pages} pages",
+            content_types.len()
+        )));
+    }
+    Ok(content_types)
+}
+
 pub fn optional_strings(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Option<String>>> {
     each_item(value, |position, item| {
         if item.is_none() {

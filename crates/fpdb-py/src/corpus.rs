@@ -126,17 +126,7 @@ pub fn pages_fingerprints<'py>(
     content_types: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<PageFingerprints<'py>> {
     let pages = args::pages(pages)?;
-    let content_types = match content_types {
-        Some(types) => args::optional_strings(types, "content_types")?,
-        None => vec![None; pages.len()],
-    };
-    if content_types.len() != pages.len() {
-        return Err(Kind::InvalidInput.err(format!(
-            "{} content types for {} pages",
-            content_types.len(),
-            pages.len()
-        )));
-    }
+    let content_types = args::content_types(content_types, pages.len())?;
     let (fps, readable): (Vec<u64>, Vec<bool>) = py.detach(move || {
         pages
             .par_iter()

@@ -835,17 +835,7 @@ impl<'a, 'py> BulkSource<'a, 'py> {
             (None, Some(ids), None, None, Some(pages)) => {
                 let (ids, pages) = (args::strings(ids, "ids")?, args::pages(pages)?);
                 same_length(ids.len(), pages.len(), "pages")?;
-                let content_types = match content_types {
-                    Some(types) => args::optional_strings(types, "content_types")?,
-                    None => vec![None; pages.len()],
-                };
-                if content_types.len() != pages.len() {
-                    return Err(Kind::InvalidInput.err(format!(
-                        "{} content types for {} pages",
-                        content_types.len(),
-                        pages.len()
-                    )));
-                }
+                let content_types = args::content_types(content_types, pages.len())?;
                 Ok(BulkSource::Pages(ids, pages, content_types))
             }
             (None, Some(ids), Some(fps), None, None) => {
