@@ -295,6 +295,19 @@ pub struct CreateArgs {
     pub block_bytes: usize,
     #[command(flatten)]
     pub simhash: SimhashArgs,
+    /// Confirm matches in two stages: keep a 32-byte signature of each
+    /// text, retrieve candidates within --confirm-radius bits and keep
+    /// those whose estimated resemblance reaches --confirm-threshold.
+    /// Documents stored as bare fingerprints match by distance alone.
+    #[arg(long)]
+    pub confirm: bool,
+    /// With --confirm: the Hamming radius candidates come from (up to 16).
+    #[arg(long, value_name = "BITS", default_value_t = fpdb::Confirmation::recommended().radius(), requires = "confirm")]
+    pub confirm_radius: u32,
+    /// With --confirm: the least estimated resemblance (0 to 1) that
+    /// confirms a candidate.
+    #[arg(long, value_name = "SHARE", default_value_t = fpdb::Confirmation::recommended().threshold(), requires = "confirm")]
+    pub confirm_threshold: f64,
 }
 
 #[derive(Debug, Args)]

@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, StdoutLock, Write};
 
 use anyhow::Result;
-use fpdb::{Checked, Fingerprint, Match};
+use fpdb::{Checked, CheckedDocument, Fingerprint, Match, Near};
 use serde::Serialize;
 
 use crate::cli::{OutputFormat, PairsFormat};
@@ -25,6 +25,41 @@ struct MatchOut<'a> {
     fp: String,
     distance: u32,
     ids: &'a [String],
+    /// Under a confirming database: the estimated resemblance that
+    /// confirmed the match (absent for a match by distance alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    similarity: Option<f64>,
+}
+
+/// One stored fingerprint of an answer with the ids it matched: a
+/// [`Match`] (every id of the fingerprint) or a [`Near`] (one document).
+struct Row<'a> {
+    fingerprint: Fingerprint,
+    distance: u32,
+    ids: &'a [String],
+    similarity: Option<f64>,
+}
+
+impl<'a> From<&'a Match> for Row<'a> {
+    fn from(found: &'a Match) -> Self {
+        Row {
+            fingerprint: found.fingerprint,
+            distance: found.distance,
+            ids: &found.ids,
+            similarity: None,
+        }
+    }
+}
+
+impl<'a> From<&'a Near> for Row<'a> {
+    fn from(near: &'a Near) -> Self {
+        Row {
+            fingerprint: near.fingerprint,
+            distance: near.distance,
+            ids: std::slice::from_ref(&near.id),
+            similarity: near.similarity,
+        }
+    }
 }
 
 /// Writes answers to standard output.
@@ -32,6 +67,8 @@ pub struct Answers {
     format: OutputFormat,
     out: BufWriter<StdoutLock<'static>>,
     header_written: bool,
+    /// TSV rows end with the similarity (a confirming database's answers).
+    similarity_column: bool,
 }
 
 impl std::fmt::Debug for Answers {
@@ -48,28 +85,53 @@ impl Answers {
             format,
             out: BufWriter::new(io::stdout().lock()),
             header_written: false,
+            similarity_column: false,
         }
+    }
+
+    /// Answers of a database that confirms matches: TSV rows get a last
+    /// `similarity` column (empty for a match by distance alone).
+    pub fn with_similarity(mut self, confirming: bool) -> Self {
+        self.similarity_column = confirming;
+        self
+    }
+
+    /// The answer to one query under the database's match rule: the
+    /// stored documents it matched.
+    pub fn write_near(&mut self, query: &str, fp: Fingerprint, near: &[Near]) -> Result<()> {
+        self.write_answer(query, fp, None, near.iter().map(Row::from))
+    }
+
+    /// The answer to one `check` under the database's match rule.
+    pub fn write_checked_document(
+        &mut self,
+        query: &str,
+        fp: Fingerprint,
+        checked: &CheckedDocument,
+    ) -> Result<()> {
+        let previous = Some(checked.previous.map(|fp| fp.to_string()));
+        self.write_answer(query, fp, previous, checked.near.iter().map(Row::from))
     }
 
     /// The answer to one query: `query` (its id or hex), its fingerprint
     /// and the stored near-duplicates.
     pub fn write(&mut self, query: &str, fp: Fingerprint, matches: &[Match]) -> Result<()> {
-        self.write_answer(query, fp, None, matches)
+        self.write_answer(query, fp, None, matches.iter().map(Row::from))
     }
 
     /// The answer to one `check`: as [`Answers::write`], plus the
     /// fingerprint the id had before (JSON only: TSV rows are matches).
     pub fn write_checked(&mut self, query: &str, fp: Fingerprint, checked: &Checked) -> Result<()> {
         let previous = Some(checked.previous.map(|fp| fp.to_string()));
-        self.write_answer(query, fp, previous, &checked.matches)
+        self.write_answer(query, fp, previous, checked.matches.iter().map(Row::from))
     }
 
-    fn write_answer(
+    fn write_answer<'a>(
         &mut self,
         query: &str,
         fp: Fingerprint,
         previous: Option<Option<String>>,
-        matches: &[Match],
+        rows: impl Iterator<Item = Row<'a>>,
     ) -> Result<()> {
         match self.format {
             OutputFormat::Json => {
@@ -77,12 +139,12 @@ impl Answers {
                     query,
                     fp: fp.to_string(),
                     previous,
-                    matches: matches
-                        .iter()
-                        .map(|m| MatchOut {
-                            fp: m.fingerprint.to_string(),
-                            distance: m.distance,
-                            ids: &m.ids,
+                    matches: rows
+                        .map(|row| MatchOut {
+                            fp: row.fingerprint.to_string(),
+                            distance: row.distance,
+                            ids: row.ids,
+                            similarity: row.similarity,
                         })
                         .collect(),
                 };
@@ -91,16 +153,26 @@ impl Answers {
             }
             OutputFormat::Tsv => {
                 if !self.header_written {
-                    writeln!(self.out, "query\tfp\tmatch_fp\tdistance\tid")?;
+                    let similarity = if self.similarity_column {
+                        "\tsimilarity"
+                    } else {
+                        ""
+                    };
+                    writeln!(self.out, "query\tfp\tmatch_fp\tdistance\tid{similarity}")?;
                     self.header_written = true;
                 }
-                for m in matches {
-                    for id in &m.ids {
-                        writeln!(
+                for row in rows {
+                    for id in row.ids {
+                        write!(
                             self.out,
                             "{query}\t{fp}\t{}\t{}\t{id}",
-                            m.fingerprint, m.distance
+                            row.fingerprint, row.distance
                         )?;
+                        match (self.similarity_column, row.similarity) {
+                            (false, _) => writeln!(self.out)?,
+                            (true, None) => writeln!(self.out, "\t")?,
+                            (true, Some(similarity)) => writeln!(self.out, "\t{similarity:.3}")?,
+                        }
                     }
                 }
             }

@@ -5,24 +5,28 @@
 use std::path::Path;
 
 use fpdb_html::{page_text, Extract, Page};
-use fpdb_simhash::{Fingerprint, Simhasher};
+use fpdb_simhash::{Fingerprint, Signature, Simhasher};
 
 use crate::backup::{backup, Backup};
 use crate::batch::{query_batch, BatchStrategy};
 use crate::bulk::{bulk_loader, BulkLoader, BulkOptions};
 use crate::error::{Error, Result};
+use crate::find::find;
 use crate::inspect::verify_at;
 use crate::merge::merge;
 use crate::options::{Create, OpenOptions, Options};
 use crate::pairs::near_pairs;
 use crate::query::{query, Match};
 use crate::repair::{repair, RepairReport};
+use crate::rule::{Confirmation, Document, MatchRule, Near};
 use crate::stats::{stats, Stats};
 use crate::store::{Access, Store};
 use crate::tables::{Tables, WriterGuard};
 use crate::upgrade;
 use crate::verify::{verify, VerifyReport};
-use crate::write::{self, check_and_insert, Checked, Op};
+use crate::write::{
+    self, check_and_insert, check_and_insert_document, Checked, CheckedDocument, Op,
+};
 use fpdb_codec::dedup::FingerprintPair;
 
 /// An open fpdb database. `Send + Sync`: share it between threads with an
@@ -195,6 +199,102 @@ impl Db {
         Ok((self.simhasher.fingerprint(&page.text), page))
     }
 
+    /// How this database confirms candidates, if it does (stored with
+    /// it, like the simhash options).
+    pub fn confirmation(&self) -> Option<&Confirmation> {
+        self.tables.confirmation.as_ref()
+    }
+
+    /// The database's match rule with `k` as the radius of a match by
+    /// distance alone ([`Db::k`] is the usual one).
+    pub fn match_rule(&self, k: u32) -> MatchRule {
+        MatchRule {
+            k,
+            confirmation: self.tables.confirmation.clone(),
+        }
+    }
+
+    /// What a query or a check of `text` compares: its fingerprint, and
+    /// its signature when the database confirms candidates. Errors with
+    /// [`Error::NoFeatures`] for a text with nothing to compare. A text
+    /// whose features are all common (a bare site template) has no
+    /// signature and is matched by distance alone.
+    pub fn document_text(&self, text: &str) -> Result<Document> {
+        let features = self.simhasher.feature_hashes(text);
+        if features.is_empty() {
+            return Err(Error::NoFeatures);
+        }
+        let signature = self.confirmation().and_then(|confirmation| {
+            let kept = confirmation.common_features().remove_from(&features);
+            Signature::from_feature_hashes(confirmation.layout(), &kept).ok()
+        });
+        Ok(Document {
+            fingerprint: self.simhasher.fingerprint(text),
+            signature,
+        })
+    }
+
+    /// [`Db::document_text`] of an HTML page's text under the database's
+    /// extraction (see [`Db::fingerprint_html`]), with what was extracted.
+    pub fn document_html(
+        &self,
+        bytes: &[u8],
+        content_type: Option<&str>,
+    ) -> Result<(Document, Page)> {
+        let page = page_text(bytes, content_type, self.extract)?;
+        Ok((self.document_text(&page.text)?, page))
+    }
+
+    /// Every stored document `rule` matches with `document`, nearest first
+    /// (ties by fingerprint, then id): within `rule.k` by distance alone
+    /// where either has no signature, else within the confirmation's
+    /// radius and confirmed by their signatures.
+    ///
+    /// ```
+    /// use fpdb::{Confirmation, Db, Options};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let options = Options::default().confirmation(Some(Confirmation::recommended()));
+    /// let db = Db::create(dir.path().join("pages"), options)?;
+    /// let page = "近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同，指纹数据库用来找出它们。";
+    /// let copy = "近重复网页检测：同一篇文章出现在很多网址下，只有广告和日期不同，指纹数据库用来找出它们。";
+    /// db.insert_document("a", &db.document_text(page)?)?;
+    /// let near = db.find(&db.document_text(copy)?, &db.match_rule(db.k()))?;
+    /// assert_eq!(near[0].id, "a");
+    /// assert!(near[0].similarity.unwrap() >= 0.5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn find(&self, document: &Document, rule: &MatchRule) -> Result<Vec<Near>> {
+        self.tables.check_radius(rule.retrieval_radius())?;
+        let state = self.tables.read();
+        find(&self.store, &self.tables, &state, document, rule)
+    }
+
+    /// Stores document `id` with the document's fingerprint and
+    /// signature. An existing id gets the new ones.
+    pub fn insert_document(&self, id: &str, document: &Document) -> Result<()> {
+        self.apply(&[Op::Insert(
+            id,
+            document.fingerprint,
+            document.signature_bytes(),
+        )])
+    }
+
+    /// [`Db::check_and_insert`] under a match rule: the stored documents
+    /// `rule` matches with `document` (as [`Db::find`]) other than `id`,
+    /// and the fingerprint `id` had before; then `id` is stored with the
+    /// document. Atomic with respect to other writers.
+    pub fn check_and_insert_document(
+        &self,
+        id: &str,
+        document: &Document,
+        rule: &MatchRule,
+    ) -> Result<CheckedDocument> {
+        self.write(|writer| {
+            check_and_insert_document(&self.store, &self.tables, writer, id, document, rule)
+        })
+    }
+
     /// The fingerprint stored for document `id`.
     pub fn get(&self, id: &str) -> Result<Option<Fingerprint>> {
         self.store.fingerprint_of(id)
@@ -236,14 +336,14 @@ impl Db {
     /// Stores document `id` with fingerprint `fp`. An existing id gets the
     /// new fingerprint.
     pub fn insert(&self, id: &str, fp: Fingerprint) -> Result<()> {
-        self.apply(&[Op::Insert(id, fp)])
+        self.apply(&[Op::Insert(id, fp, &[])])
     }
 
     /// Stores many documents in one atomic write.
     pub fn insert_batch<S: AsRef<str>>(&self, documents: &[(S, Fingerprint)]) -> Result<()> {
         let ops: Vec<Op<'_>> = documents
             .iter()
-            .map(|(id, fp)| Op::Insert(id.as_ref(), *fp))
+            .map(|(id, fp)| Op::Insert(id.as_ref(), *fp, &[]))
             .collect();
         self.apply(&ops)
     }

@@ -60,6 +60,11 @@ pub enum Error {
         /// The widest radius ([`fpdb_codec::MAX_RADIUS`]).
         max: u32,
     },
+    /// A text with no features (empty, only punctuation, markup, numbers
+    /// or stop words): it has nothing to compare, and its fingerprint
+    /// would match every other empty page (invalid input).
+    #[error("the text has no features (empty, or only punctuation, numbers or markup): nothing to fingerprint")]
+    NoFeatures,
     /// A document id that is empty or longer than [`crate::MAX_ID_BYTES`]
     /// (invalid input).
     #[error("document id of {len} bytes: ids are 1 to {max} bytes of UTF-8")]

@@ -5,6 +5,8 @@ use fpdb_codec::{DesignChoice, DEFAULT_BLOCK_BYTES};
 use fpdb_html::Extract;
 use fpdb_simhash::SimhashOptions;
 
+use crate::rule::Confirmation;
+
 /// The default largest distance answered: the paper's k = 3.
 pub const DEFAULT_K: u32 = 3;
 
@@ -31,6 +33,10 @@ pub struct Options {
     /// Which text of an HTML page is fingerprinted
     /// ([`crate::Db::fingerprint_html`]).
     pub extract: Extract,
+    /// The second stage of the match rule: documents made from text keep
+    /// a signature that confirms candidates within a wider radius
+    /// ([`crate::MatchRule`]). `None` matches by distance alone.
+    pub confirmation: Option<Confirmation>,
 }
 
 impl Default for Options {
@@ -42,6 +48,7 @@ impl Default for Options {
             block_bytes: DEFAULT_BLOCK_BYTES,
             simhash: SimhashOptions::default(),
             extract: Extract::default(),
+            confirmation: None,
         }
     }
 }
@@ -80,6 +87,12 @@ impl Options {
     /// Sets [`Options::extract`].
     pub fn extract(mut self, extract: Extract) -> Self {
         self.extract = extract;
+        self
+    }
+
+    /// Sets [`Options::confirmation`].
+    pub fn confirmation(mut self, confirmation: Option<Confirmation>) -> Self {
+        self.confirmation = confirmation;
         self
     }
 }

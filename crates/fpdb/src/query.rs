@@ -68,7 +68,7 @@ pub(crate) fn with_ids(store: &Store, mut found: Vec<(Fingerprint, u32)>) -> Res
 }
 
 /// (fingerprint, distance) of every member of the set within `k`.
-fn matching_fingerprints(
+pub(crate) fn matching_fingerprints(
     store: &Store,
     tables: &Tables,
     state: &State,

@@ -128,14 +128,14 @@ pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
         .map(|(file, family)| format!("{file}: {}", family.name()))
         .collect();
     let store = Store::open(salvage.path(), Access::Salvage)?;
-    let (options, documents) = salvage_documents(&store, &salvage, &mut report)?;
+    let (options, documents, signatures) = salvage_documents(&store, &salvage, &mut report)?;
     drop(store);
     drop(salvage);
 
     if building.exists() {
         std::fs::remove_dir_all(&building).map_err(io(&building))?;
     }
-    build(&building, &options, &documents)?;
+    build(&building, &options, &documents, &signatures)?;
     report.documents = documents.len() as u64;
 
     let kept = damaged_copy_path(path);
@@ -147,13 +147,16 @@ pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
     Ok(report)
 }
 
-/// Reads the options and every document that survived, and the
-/// fingerprints whose ids did not.
+/// The confirming signatures that survived, by (id, fingerprint).
+type Signatures = BTreeMap<(String, u64), Vec<u8>>;
+
+/// Reads the options and every document that survived with its
+/// signature, and the fingerprints whose ids did not.
 fn salvage_documents(
     store: &Store,
     salvage: &Salvage,
     report: &mut RepairReport,
-) -> Result<(Options, BTreeMap<String, Fingerprint>)> {
+) -> Result<(Options, BTreeMap<String, Fingerprint>, Signatures)> {
     let manifest = read_manifest(store)
         .map_err(|error| {
             Error::corrupt(
@@ -169,7 +172,8 @@ fn salvage_documents(
         .design(DesignChoice::Named(tables.design.name()))
         .block_bytes(tables.block_bytes)
         .simhash(tables.simhash)
-        .extract(extract);
+        .extract(extract)
+        .confirmation(tables.confirmation.clone());
 
     let mut unreadable: Vec<Unreadable> = Vec::new();
     let mut by_id_fp: BTreeMap<String, Fingerprint> = BTreeMap::new();
@@ -180,9 +184,14 @@ fn salvage_documents(
         Ok(())
     })?);
     let mut by_fp_ids: BTreeMap<String, Vec<Fingerprint>> = BTreeMap::new();
+    let mut signatures = Signatures::new();
     unreadable.extend(store.scan_salvaging(Family::FpToIds, |key, value| {
-        if let Ok(Record::FpId { fp, id }) = Record::decode(Family::FpToIds, key, value) {
+        if let Ok(Record::FpId { fp, id, signature }) = Record::decode(Family::FpToIds, key, value)
+        {
             let id = String::from_utf8_lossy(id).into_owned();
+            if !signature.is_empty() {
+                signatures.insert((id.clone(), fp.0), signature.to_vec());
+            }
             by_fp_ids.entry(id).or_default().push(fp);
         }
         Ok(())
@@ -237,7 +246,7 @@ fn salvage_documents(
         .collect();
     report.unreadable = unreadable.iter().map(describe).collect();
     options = options.expected_size(kept.len() as u64);
-    Ok((options, documents))
+    Ok((options, documents, signatures))
 }
 
 /// The documents of the two halves of the id map, which agree unless
@@ -362,9 +371,15 @@ fn table_file_fingerprints(
     })
 }
 
-/// Creates a database in `dir` with `options`, bulk-loads `documents`
-/// and checks it.
-fn build(dir: &Path, options: &Options, documents: &BTreeMap<String, Fingerprint>) -> Result<()> {
+/// Creates a database in `dir` with `options`, bulk-loads `documents`,
+/// gives back each its signature (where the kept fingerprint is the one
+/// it was stored with) and checks it.
+fn build(
+    dir: &Path,
+    options: &Options,
+    documents: &BTreeMap<String, Fingerprint>,
+    signatures: &Signatures,
+) -> Result<()> {
     Tables::create(dir, options)?;
     std::fs::write(dir.join(BUILDING_MARKER), b"").map_err(io(dir))?;
     let store = Store::open(dir, Access::Write { sync: true })?;
@@ -375,6 +390,17 @@ fn build(dir: &Path, options: &Options, documents: &BTreeMap<String, Fingerprint
         loader.add(id, *fp)?;
     }
     loader.finish()?;
+    let mut batch = store.write_set(0);
+    for ((id, fp), signature) in signatures {
+        if documents.get(id) == Some(&Fingerprint(*fp)) {
+            batch.put(Record::FpId {
+                fp: Fingerprint(*fp),
+                id: id.as_bytes(),
+                signature,
+            })?;
+        }
+    }
+    store.write_synced(batch)?;
     // The load left `tables` holding what it wrote.
     let check = verify(&store, &tables)?;
     if !check.is_clean() {
@@ -443,7 +469,7 @@ fn describe(range: &Unreadable) -> String {
         None => end.to_string(),
         Some(bytes) if range.family == Family::FpToIds => {
             match Record::decode(Family::FpToIds, bytes, &[]) {
-                Ok(Record::FpId { fp, id }) => {
+                Ok(Record::FpId { fp, id, .. }) => {
                     format!("(fingerprint {fp}, id {:?})", String::from_utf8_lossy(id))
                 }
                 _ => bytes.iter().map(|byte| format!("{byte:02x}")).collect(),

@@ -17,13 +17,14 @@ use fpdb_codec::{
     MAX_K, MAX_RADIUS,
 };
 use fpdb_html::Extract;
-use fpdb_simhash::SimhashOptions;
+use fpdb_simhash::{CommonFeatures, SignatureLayout, SimhashOptions};
 
 use crate::block_cache::BlockCache;
 use crate::delta::Delta;
 use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest, Stored};
 use crate::options::{OpenOptions, Options};
+use crate::rule::Confirmation;
 use crate::store::{Counter, DeltaEntry, Key, Record, Store, WriteSet};
 
 /// What can change while the database is open.
@@ -64,6 +65,8 @@ pub(crate) struct Tables {
     /// The database format the store holds (1 only in read-only handles:
     /// writable opens upgrade first).
     pub format_version: u32,
+    /// The second stage of the match rule, if the database has one.
+    pub confirmation: Option<Confirmation>,
     pub delta_limit: usize,
     pub block_cache_bytes: usize,
     state: RwLock<State>,
@@ -116,6 +119,7 @@ impl Tables {
             codes: codes.iter().map(HuffmanCode::to_bytes).collect(),
             tokenizer: options.simhash.tokenizer.to_string(),
             weighting: options.simhash.weighting.to_string(),
+            confirmation: options.confirmation.as_ref().map(stored_confirmation),
         };
         batch.put(Record::Manifest(&manifest.to_bytes()?))?;
         batch.put(Record::Extract(&options.extract.to_string()))?;
@@ -157,6 +161,7 @@ impl Tables {
             codes,
             simhash,
             block_bytes,
+            confirmation,
         } = parsed;
 
         let mut directories = Vec::with_capacity(tables);
@@ -189,6 +194,7 @@ impl Tables {
                 block_bytes,
                 codes,
                 format_version,
+                confirmation,
                 delta_limit: open.delta_limit,
                 block_cache_bytes: open.block_cache_bytes,
                 state: RwLock::new(state),
@@ -382,6 +388,7 @@ pub(crate) struct ParsedManifest {
     pub codes: Vec<HuffmanCode>,
     pub simhash: SimhashOptions,
     pub block_bytes: usize,
+    pub confirmation: Option<Confirmation>,
 }
 
 impl ParsedManifest {
@@ -416,11 +423,52 @@ impl ParsedManifest {
         };
         let block_bytes = usize::try_from(manifest.block_bytes)
             .map_err(|_| Error::corrupt("manifest", "block size does not fit in memory"))?;
+        let confirmation = manifest
+            .confirmation
+            .as_ref()
+            .map(parsed_confirmation)
+            .transpose()?;
         Ok(ParsedManifest {
             design,
             codes,
             simhash,
             block_bytes,
+            confirmation,
         })
     }
+}
+
+/// A confirmation as the manifest stores it.
+fn stored_confirmation(confirmation: &Confirmation) -> manifest::Confirmation {
+    let layout = confirmation.layout();
+    manifest::Confirmation {
+        hashes: layout.hashes(),
+        bits: layout.bits(),
+        shingle: layout.shingle(),
+        threshold_permille: confirmation.threshold_permille(),
+        radius: confirmation.radius(),
+        common_features: confirmation.common_features().hashes().to_vec(),
+    }
+}
+
+/// A stored confirmation, checked.
+fn parsed_confirmation(stored: &manifest::Confirmation) -> Result<Confirmation> {
+    let corrupt = |reason: String| Error::corrupt("manifest: confirmation", reason);
+    let layout = SignatureLayout::new(stored.hashes, stored.bits, stored.shingle)
+        .map_err(|e| corrupt(e.to_string()))?;
+    if stored.threshold_permille > 1000 || stored.radius > MAX_RADIUS {
+        return Err(corrupt(format!(
+            "threshold {}‰ or radius {} out of range",
+            stored.threshold_permille, stored.radius
+        )));
+    }
+    if !stored.common_features.is_sorted_by(|a, b| a < b) {
+        return Err(corrupt("common features are not sorted".to_string()));
+    }
+    Ok(Confirmation::from_stored(
+        layout,
+        stored.threshold_permille,
+        stored.radius,
+        CommonFeatures::from_hashes(stored.common_features.clone()),
+    ))
 }

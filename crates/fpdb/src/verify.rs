@@ -293,7 +293,11 @@ pub(crate) fn verify(store: &Store, tables: &Tables) -> Result<VerifyReport> {
     }
 
     let before_scans = findings.count();
-    let fp_ids = scan_fp_ids(store, &mut findings)?;
+    let signature_bytes = tables
+        .confirmation
+        .as_ref()
+        .map(|confirmation| confirmation.layout().bytes());
+    let fp_ids = scan_fp_ids(store, signature_bytes, &mut findings)?;
     let id_fp = scan_id_fp(store, &mut findings)?;
     let scans_clean = findings.count() == before_scans;
     if reference.is_some() {
@@ -494,17 +498,23 @@ impl Pairs {
 /// The fingerprint and id of an `fp_ids` key (its value is not read).
 fn fp_ids_entry(key: &[u8]) -> Result<(Fingerprint, &[u8]), Malformed> {
     match Record::decode(Family::FpToIds, key, &[])? {
-        Record::FpId { fp, id } => Ok((fp, id)),
+        Record::FpId { fp, id, .. } => Ok((fp, id)),
         _ => Err(Malformed::Id),
     }
 }
 
 /// Reads every `fp_ids` entry: the fingerprints with ids, and the pairs.
-fn scan_fp_ids(store: &Store, findings: &mut Findings) -> Result<FpIdsScan> {
+/// Each value must be empty (a bare fingerprint) or a signature of
+/// `signature_bytes`, the database's layout.
+fn scan_fp_ids(
+    store: &Store,
+    signature_bytes: Option<usize>,
+    findings: &mut Findings,
+) -> Result<FpIdsScan> {
     let mut with_ids: Vec<u64> = Vec::new();
     let mut pairs = Pairs::default();
     for entry in store.entries(Family::FpToIds)? {
-        let Some((key, _)) = readable(entry, Family::FpToIds, findings)? else {
+        let Some((key, value)) = readable(entry, Family::FpToIds, findings)? else {
             break;
         };
         let (fp, id) = match fp_ids_entry(&key) {
@@ -517,6 +527,16 @@ fn scan_fp_ids(store: &Store, findings: &mut Findings) -> Result<FpIdsScan> {
                 continue;
             }
         };
+        if !value.is_empty() && Some(value.len()) != signature_bytes {
+            findings.add(Problem::Id {
+                id: String::from_utf8_lossy(id).into_owned(),
+                reason: format!(
+                    "a signature of {} bytes where the database keeps {}",
+                    value.len(),
+                    signature_bytes.map_or("none".to_string(), |bytes| format!("{bytes}"))
+                ),
+            });
+        }
         if with_ids.last() != Some(&fp.0) {
             with_ids.push(fp.0);
         }

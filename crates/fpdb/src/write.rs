@@ -10,15 +10,18 @@
 use fpdb_simhash::Fingerprint;
 
 use crate::error::{Error, Result};
+use crate::find::find;
 use crate::merge::merge;
 use crate::query::{query, Match};
+use crate::rule::{Document, MatchRule, Near};
 use crate::seeded_hash::{FastMap, FastSet};
 use crate::store::{Counter, DeltaEntry, IdScanner, Key, Record, SortedBatch, Store};
 use crate::tables::{Tables, WriterGuard};
 
 /// One change to apply.
 pub(crate) enum Op<'a> {
-    Insert(&'a str, Fingerprint),
+    /// A document's id, fingerprint and signature bytes (empty when bare).
+    Insert(&'a str, Fingerprint, &'a [u8]),
     Remove(&'a str),
 }
 
@@ -61,7 +64,7 @@ impl<'a> Op<'a> {
     /// The document the change is to.
     pub fn id(&self) -> &'a str {
         match *self {
-            Op::Insert(id, _) | Op::Remove(id) => id,
+            Op::Insert(id, ..) | Op::Remove(id) => id,
         }
     }
 }
@@ -107,8 +110,52 @@ pub(crate) fn check_and_insert(
         }
         matches.retain(|found| !found.ids.is_empty());
     }
-    apply(store, tables, writer, &[Op::Insert(id, fp)])?;
+    apply(store, tables, writer, &[Op::Insert(id, fp, &[])])?;
     Ok(Checked { matches, previous })
+}
+
+/// What [`check_and_insert_document`] found.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CheckedDocument {
+    /// Every stored document the rule matched, nearest first, the checked
+    /// id itself left out.
+    pub near: Vec<Near>,
+    /// The fingerprint the id had before this call, if it was stored.
+    pub previous: Option<Fingerprint>,
+}
+
+/// [`check_and_insert`] under a match rule: the stored documents `rule`
+/// matches with `document` other than `id`, and `id`'s previous
+/// fingerprint; then stores `id` with the document's fingerprint and
+/// signature. One step for other writers, as [`check_and_insert`].
+pub(crate) fn check_and_insert_document(
+    store: &Store,
+    tables: &Tables,
+    writer: &WriterGuard<'_>,
+    id: &str,
+    document: &Document,
+    rule: &MatchRule,
+) -> Result<CheckedDocument> {
+    tables.check_radius(rule.retrieval_radius())?;
+    validate_id(id)?;
+    let previous = store.fingerprint_of(id)?;
+    let mut near = {
+        let state = tables.read();
+        find(store, tables, &state, document, rule)?
+    };
+    near.retain(|found| found.id != id);
+    apply(
+        store,
+        tables,
+        writer,
+        &[Op::Insert(
+            id,
+            document.fingerprint,
+            document.signature_bytes(),
+        )],
+    )?;
+    Ok(CheckedDocument { near, previous })
 }
 
 /// Forgets `ids` in one atomic write; returns the fingerprint each had
@@ -216,15 +263,25 @@ fn plan<'a>(
     let mut ids_delta: i64 = 0;
     let stored = store.fingerprints_of(ops.iter().map(Op::id))?;
     for op in ops {
-        let (id, new_fp) = match *op {
-            Op::Insert(id, fp) => (id, Some(fp)),
-            Op::Remove(id) => (id, None),
+        let (id, new_fp, signature) = match *op {
+            Op::Insert(id, fp, signature) => (id, Some(fp), signature),
+            Op::Remove(id) => (id, None, &[][..]),
         };
         let old_fp = match overlay.id_to_fp.get(id) {
             Some(current) => *current,
             None => stored.get(id).copied().flatten(),
         };
         if old_fp == new_fp {
+            // The same fingerprint again: only its signature may differ
+            // (noted in the overlay, so the batch is written).
+            if let Some(fp) = new_fp {
+                batch.put(Record::FpId {
+                    fp,
+                    id: id.as_bytes(),
+                    signature,
+                });
+                overlay.id_to_fp.insert(id, new_fp);
+            }
             continue;
         }
         if let Some(old) = old_fp {
@@ -242,6 +299,7 @@ fn plan<'a>(
                 batch.put(Record::FpId {
                     fp,
                     id: id.as_bytes(),
+                    signature,
                 });
                 overlay.add_id(fp, id);
             }
@@ -282,7 +340,7 @@ fn has_ids(scanner: &mut IdScanner<'_>, overlay: &Overlay<'_>, fp: Fingerprint) 
         return Ok(true);
     }
     let mut found = false;
-    scanner.scan(fp, |id| {
+    scanner.scan(fp, |id, _| {
         found = !overlay.removed_ids.contains(&(fp, id));
         !found
     })?;

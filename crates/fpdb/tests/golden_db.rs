@@ -1,11 +1,12 @@
 //! Old databases must keep opening: `data/golden/db/` is a small database
-//! of format 1 and `data/golden/db-v2/` the same one written in format 2
-//! (merged blocks, a delta of inserts and removes, text documents), and
+//! of format 1, `data/golden/db-v2/` and `db-v3/` the same one written in
+//! formats 2 and 3 (merged blocks, a delta of inserts and removes, text
+//! documents), and
 //! `data/golden/db-answers.tsv` what their queries answer. The test opens
 //! a copy of each (never the committed files) and compares. A format
 //! change that cannot read them fails here.
 //!
-//! So this is also the test of the upgrades to format 3: opened read-only
+//! So this is also the test of the upgrades to the current format: opened read-only
 //! each is read as it is, opened for writing it is upgraded in place and
 //! must answer and verify the same.
 //!
@@ -133,7 +134,7 @@ fn the_golden_databases_open_and_answer_as_recorded() {
         let current = format!("db-v{}", fpdb::FORMAT_VERSION);
         bless(&golden_dir().join(current), &answers);
     }
-    for (dir, format) in [("db", 1), ("db-v2", 2)] {
+    for (dir, format) in [("db", 1), ("db-v2", 2), ("db-v3", 3)] {
         opens_and_answers_as_recorded(&golden_dir().join(dir), format, &answers);
     }
 }

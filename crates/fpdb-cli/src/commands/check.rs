@@ -14,13 +14,25 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let db = super::open_writable(&args.db, args.sync)?;
     let k = super::query_k(&db, args.k)?;
     let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
-    let mut answers = Answers::new(args.format);
+    let confirming = db.confirmation().is_some();
+    let mut answers = Answers::new(args.format).with_similarity(confirming);
     let streaming = inputs.streams(args.apply);
+    let rule = db.match_rule(k);
     let mut apply = |records: Vec<Record>| -> Result<()> {
-        let fps = fingerprints(db.simhasher(), &records);
-        for (record, fp) in records.iter().zip(fps) {
-            let checked = db.check_and_insert(&record.id, fp, k)?;
-            answers.write_checked(&record.id, fp, &checked)?;
+        if confirming {
+            // Two stages: each text with its signature, under the rule.
+            for record in &records {
+                if let Some(document) = super::document(&db, record)? {
+                    let checked = db.check_and_insert_document(&record.id, &document, &rule)?;
+                    answers.write_checked_document(&record.id, document.fingerprint, &checked)?;
+                }
+            }
+        } else {
+            let fps = fingerprints(db.simhasher(), &records);
+            for (record, fp) in records.iter().zip(fps) {
+                let checked = db.check_and_insert(&record.id, fp, k)?;
+                answers.write_checked(&record.id, fp, &checked)?;
+            }
         }
         if streaming {
             answers.flush()?;

@@ -3,7 +3,8 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use fpdb::{Db, DesignChoice, Options};
+use fpdb::simhash::SignatureLayout;
+use fpdb::{Confirmation, Db, DesignChoice, Options};
 
 use crate::cli::CreateArgs;
 
@@ -15,7 +16,19 @@ pub fn run(args: CreateArgs) -> Result<()> {
         .design(design)
         .block_bytes(args.block_bytes)
         .simhash(super::simhash_options(&args.simhash)?)
-        .extract(args.simhash.extract);
+        .extract(args.simhash.extract)
+        .confirmation(if args.confirm {
+            Some(
+                Confirmation::new(
+                    SignatureLayout::RECOMMENDED,
+                    args.confirm_threshold,
+                    args.confirm_radius,
+                )
+                .context("--confirm")?,
+            )
+        } else {
+            None
+        });
     let db = Db::create(&args.db, options)
         .with_context(|| format!("cannot create a database in {}", args.db.display()))?;
     writeln!(
@@ -26,5 +39,14 @@ pub fn run(args: CreateArgs) -> Result<()> {
         db.simhasher().options(),
         db.extract()
     )?;
+    if let Some(confirmation) = db.confirmation() {
+        writeln!(
+            std::io::stdout(),
+            "confirming: {} within {} bits at resemblance >= {}",
+            confirmation.layout(),
+            confirmation.radius(),
+            confirmation.threshold()
+        )?;
+    }
     Ok(())
 }

@@ -32,7 +32,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use fpdb::{Db, OpenOptions, SimhashOptions};
+use fpdb::{Db, Document, OpenOptions, SimhashOptions};
+
+use crate::input::{Payload, Record};
 
 use crate::cli::{Command, SimhashArgs};
 
@@ -171,5 +173,23 @@ fn write_document(
             "{}",
             serde_json::json!({"id": id, "fp": fp.to_string()})
         ),
+    }
+}
+
+/// What `record` is under the database's match rule: a text's fingerprint
+/// and signature, or a bare fingerprint. `None`, reported on standard
+/// error, for a text without features: it has nothing to compare and is
+/// neither matched nor stored.
+fn document(db: &Db, record: &Record) -> Result<Option<Document>> {
+    match &record.payload {
+        Payload::Fingerprint(fp) => Ok(Some(Document::from(*fp))),
+        Payload::Text(text) => match db.document_text(text) {
+            Ok(document) => Ok(Some(document)),
+            Err(fpdb::Error::NoFeatures) => {
+                eprintln!("fpdb: {}: {}; skipped", record.id, fpdb::Error::NoFeatures);
+                Ok(None)
+            }
+            Err(error) => Err(error.into()),
+        },
     }
 }

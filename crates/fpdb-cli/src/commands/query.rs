@@ -13,8 +13,20 @@ pub fn run(args: QueryArgs) -> Result<()> {
     let mut inputs = Inputs::new(&args.input, Role::Query)
         .with_chunk(args.batch as usize)
         .with_extract(db.extract());
-    let mut answers = Answers::new(args.format);
+    let confirming = db.confirmation().is_some();
+    let mut answers = Answers::new(args.format).with_similarity(confirming);
+    let rule = db.match_rule(k);
     inputs.stream(|records| {
+        if confirming {
+            // Two stages: each text with its signature, under the rule.
+            for record in &records {
+                if let Some(document) = super::document(&db, record)? {
+                    let near = db.find(&document, &rule)?;
+                    answers.write_near(&record.id, document.fingerprint, &near)?;
+                }
+            }
+            return answers.flush();
+        }
         let fps = fingerprints(db.simhasher(), &records);
         let results = db.query_batch(&fps, k)?;
         for ((record, fp), matches) in records.iter().zip(&fps).zip(&results) {

@@ -413,6 +413,7 @@ impl<'db> BulkLoader<'db> {
                         put(Record::FpId {
                             fp: Fingerprint(fp),
                             id,
+                            signature: &[],
                         })
                     })
                 })?;
@@ -500,6 +501,7 @@ impl<'db> BulkLoader<'db> {
                 put(Record::FpId {
                     fp: Fingerprint(fp),
                     id,
+                    signature: &[],
                 })?;
             }
             Ok(())

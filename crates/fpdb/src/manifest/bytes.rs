@@ -12,15 +12,18 @@ use bincode::{Decode, Encode};
 use fpdb_codec::format::{claimed_version, decode_frame, encode_frame, legacy, Kind};
 use fpdb_codec::{CodecError, HuffmanCode, TableDesign};
 
-/// The database format this build writes. It also reads formats 1 and
-/// 2, whose writable opens upgrade them (docs/FORMAT.md).
-pub const FORMAT_VERSION: u32 = 3;
+/// The database format this build writes. It also reads formats 1 to
+/// 3, whose writable opens upgrade them (docs/FORMAT.md).
+pub const FORMAT_VERSION: u32 = 4;
 
 /// [`FORMAT_VERSION`] as the frame stores it.
-const FRAME_VERSION: u8 = 3;
+const FRAME_VERSION: u8 = 4;
 
-/// Format 2: the manifest is the same, the table directories held last
-/// keys only.
+/// Format 3: the manifest without [`Manifest::confirmation`].
+const FRAME_VERSION_3: u8 = 3;
+
+/// Format 2: the manifest of format 3, and table directories that held
+/// last keys only.
 const FRAME_VERSION_2: u8 = 2;
 
 /// Bound on what bincode may allocate while decoding a manifest: the
@@ -45,6 +48,52 @@ pub struct Manifest {
     pub tokenizer: String,
     /// Simhash weighting, as `Weighting`'s display form.
     pub weighting: String,
+    /// How candidates are confirmed by a stored signature; `None` for a
+    /// database matched by distance alone (every database before format 4).
+    pub confirmation: Option<Confirmation>,
+}
+
+/// The second stage of a database's match rule, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
+pub struct Confirmation {
+    /// The signature layout: hashes, bits per hash, features per shingle.
+    pub hashes: u16,
+    /// Bits kept of each hash.
+    pub bits: u8,
+    /// Features per shingle.
+    pub shingle: u8,
+    /// The least estimated resemblance that confirms, in thousandths.
+    pub threshold_permille: u16,
+    /// The Hamming radius candidates are retrieved within.
+    pub radius: u32,
+    /// Hashes of the features left out of every signature (a site
+    /// template's words), sorted.
+    pub common_features: Vec<u64>,
+}
+
+/// The manifest of formats 1 to 3.
+#[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
+struct ManifestV3 {
+    k: u32,
+    block_bytes: u32,
+    design: Vec<u8>,
+    codes: Vec<Vec<u8>>,
+    tokenizer: String,
+    weighting: String,
+}
+
+impl From<ManifestV3> for Manifest {
+    fn from(old: ManifestV3) -> Self {
+        Manifest {
+            k: old.k,
+            block_bytes: old.block_bytes,
+            design: old.design,
+            codes: old.codes,
+            tokenizer: old.tokenizer,
+            weighting: old.weighting,
+            confirmation: None,
+        }
+    }
 }
 
 /// A manifest as read, with the database format it was stored in.
@@ -52,7 +101,7 @@ pub struct Manifest {
 pub struct Stored {
     /// The manifest, converted to this build's format.
     pub manifest: Manifest,
-    /// The stored database format: [`FORMAT_VERSION`] or 1.
+    /// The stored database format: 1 to [`FORMAT_VERSION`].
     pub version: u32,
 }
 
@@ -63,20 +112,29 @@ impl Manifest {
     }
 
     /// Reads what [`Manifest::to_bytes`] wrote, or a manifest of database
-    /// format 2 (the same payload) or 1 (its design and code books
-    /// converted); any other bytes are an error, never a panic.
+    /// format 3 or 2 (the payload without a confirmation) or 1 (that
+    /// payload with its design and code books converted); any other bytes
+    /// are an error, never a panic.
     pub fn from_bytes(bytes: &[u8]) -> Result<Stored, CodecError> {
         if legacy::is_manifest_v1(bytes) {
-            let stored = decode(legacy::unframe_manifest_v1(bytes)?)?;
+            let stored = Manifest::from(decode::<ManifestV3>(legacy::unframe_manifest_v1(bytes)?)?);
             return Ok(Stored {
                 manifest: stored.upgraded()?,
                 version: u32::from(legacy::V1),
             });
         }
-        let (version, payload) =
-            decode_frame(bytes, Kind::Manifest, &[FRAME_VERSION, FRAME_VERSION_2])?;
+        let (version, payload) = decode_frame(
+            bytes,
+            Kind::Manifest,
+            &[FRAME_VERSION, FRAME_VERSION_3, FRAME_VERSION_2],
+        )?;
+        let manifest = if version == FRAME_VERSION {
+            decode::<Manifest>(payload)?
+        } else {
+            decode::<ManifestV3>(payload)?.into()
+        };
         Ok(Stored {
-            manifest: decode(payload)?,
+            manifest,
             version: u32::from(version),
         })
     }
@@ -107,16 +165,16 @@ impl Manifest {
 }
 
 /// The bincode payload (standard config: varint integers).
-fn encode(manifest: &Manifest) -> Result<Vec<u8>, CodecError> {
+fn encode<M: Encode>(manifest: &M) -> Result<Vec<u8>, CodecError> {
     // Encoding into a Vec cannot fail for these field types; the error is
     // kept rather than unwrapped.
     bincode::encode_to_vec(manifest, bincode::config::standard())
         .map_err(|e| corrupt(format!("cannot encode: {e}")))
 }
 
-fn decode(payload: &[u8]) -> Result<Manifest, CodecError> {
+fn decode<M: Encode + Decode<()>>(payload: &[u8]) -> Result<M, CodecError> {
     let config = bincode::config::standard().with_limit::<DECODE_LIMIT>();
-    let (manifest, used): (Manifest, usize) = bincode::decode_from_slice(payload, config)
+    let (manifest, used): (M, usize) = bincode::decode_from_slice(payload, config)
         .map_err(|e| corrupt(format!("cannot decode: {e}")))?;
     if used != payload.len() {
         return Err(corrupt("trailing bytes after the payload"));
@@ -150,6 +208,33 @@ mod tests {
             codes: vec![HuffmanCode::uniform().to_bytes(); 4],
             tokenizer: "jieba".into(),
             weighting: "tfidf:8".into(),
+            confirmation: None,
+        }
+    }
+
+    fn confirmed() -> Manifest {
+        Manifest {
+            confirmation: Some(Confirmation {
+                hashes: 64,
+                bits: 4,
+                shingle: 2,
+                threshold_permille: 500,
+                radius: 12,
+                common_features: vec![3, 17, u64::MAX],
+            }),
+            ..sample()
+        }
+    }
+
+    /// A manifest as formats 1 to 3 held it.
+    fn old(manifest: Manifest) -> ManifestV3 {
+        ManifestV3 {
+            k: manifest.k,
+            block_bytes: manifest.block_bytes,
+            design: manifest.design,
+            codes: manifest.codes,
+            tokenizer: manifest.tokenizer,
+            weighting: manifest.weighting,
         }
     }
 
@@ -165,17 +250,22 @@ mod tests {
                 .collect(),
             ..sample()
         };
-        legacy::frame_manifest_v1(&encode(&v1).unwrap())
+        legacy::frame_manifest_v1(&encode(&old(v1)).unwrap())
     }
 
     #[test]
-    fn round_trips_and_reads_formats_1_and_2() {
+    fn round_trips_and_reads_formats_1_to_3() {
         assert_eq!(u32::from(FRAME_VERSION), FORMAT_VERSION);
-        let bytes = sample().to_bytes().unwrap();
-        let stored = Manifest::from_bytes(&bytes).unwrap();
+        for manifest in [sample(), confirmed()] {
+            let bytes = manifest.to_bytes().unwrap();
+            let stored = Manifest::from_bytes(&bytes).unwrap();
+            assert_eq!((stored.manifest, stored.version), (manifest, 4));
+            assert_eq!(Manifest::claimed_format(&bytes), Some(4));
+        }
+        let v3 = encode_frame(Kind::Manifest, 3, &encode(&old(sample())).unwrap());
+        let stored = Manifest::from_bytes(&v3).unwrap();
         assert_eq!((stored.manifest, stored.version), (sample(), 3));
-        assert_eq!(Manifest::claimed_format(&bytes), Some(3));
-        let v2 = encode_frame(Kind::Manifest, 2, &encode(&sample()).unwrap());
+        let v2 = encode_frame(Kind::Manifest, 2, &encode(&old(sample())).unwrap());
         let stored = Manifest::from_bytes(&v2).unwrap();
         assert_eq!((stored.manifest, stored.version), (sample(), 2));
         assert_eq!(Manifest::claimed_format(&v2), Some(2));
@@ -187,7 +277,11 @@ mod tests {
 
     #[test]
     fn every_truncation_and_bit_flip_is_an_error() {
-        for bytes in [sample().to_bytes().unwrap(), sample_v1()] {
+        for bytes in [
+            sample().to_bytes().unwrap(),
+            confirmed().to_bytes().unwrap(),
+            sample_v1(),
+        ] {
             for len in 0..bytes.len() {
                 assert!(
                     Manifest::from_bytes(&bytes[..len]).is_err(),
@@ -205,13 +299,13 @@ mod tests {
     #[test]
     fn other_versions_are_named() {
         let payload = encode(&sample()).unwrap();
-        let bytes = encode_frame(Kind::Manifest, 4, &payload);
+        let bytes = encode_frame(Kind::Manifest, 5, &payload);
         assert_eq!(
             Manifest::from_bytes(&bytes),
             Err(CodecError::Version {
                 what: "manifest",
-                expected: 3,
-                got: 4
+                expected: 4,
+                got: 5
             })
         );
     }
@@ -222,12 +316,12 @@ mod tests {
     #[test]
     fn non_canonical_varints_are_corrupt() {
         let framed = |payload: &[u8]| encode_frame(Kind::Manifest, FRAME_VERSION, payload);
-        let wide = [0, 1, 4, 33, 0, 1, 189, 252, 1, 0, 0, 0, 0, 0, 1, 0];
+        let wide = [0, 1, 4, 33, 0, 1, 189, 252, 1, 0, 0, 0, 0, 0, 1, 0, 0];
         assert!(matches!(
             Manifest::from_bytes(&framed(&wide)),
             Err(CodecError::Corrupt { ref reason, .. }) if reason.contains("canonical")
         ));
-        let narrow = [0, 1, 4, 33, 0, 1, 189, 1, 0, 0, 1, 0];
+        let narrow = [0, 1, 4, 33, 0, 1, 189, 1, 0, 0, 1, 0, 0];
         let stored = Manifest::from_bytes(&framed(&narrow)).unwrap();
         assert_eq!(stored.manifest.to_bytes().unwrap(), framed(&narrow));
     }

@@ -12,7 +12,7 @@ use fpdb_codec::CodecError;
 use crate::error::Error;
 
 pub use bytes::FORMAT_VERSION;
-pub(crate) use bytes::{Manifest, Stored};
+pub(crate) use bytes::{Confirmation, Manifest, Stored};
 
 /// The database error for manifest bytes that do not decode: a version
 /// this build does not read, or damage.
@@ -44,7 +44,7 @@ mod tests {
         assert!(matches!(
             error,
             Error::Version {
-                expected: 3,
+                expected: 4,
                 got: 9
             }
         ));

@@ -43,9 +43,14 @@ impl<'db> IdScanner<'db> {
             .map_err(storage(|| "an iterator over fp_ids".to_string()))
     }
 
-    /// Calls `each` with the ids of `fp` in byte order until it returns
+    /// Calls `each` with the ids of `fp` in byte order, each with its
+    /// signature's bytes (empty for a bare fingerprint), until it returns
     /// false.
-    pub fn scan(&mut self, fp: Fingerprint, mut each: impl FnMut(&str) -> bool) -> Result<()> {
+    pub fn scan(
+        &mut self,
+        fp: Fingerprint,
+        mut each: impl FnMut(&str, &[u8]) -> bool,
+    ) -> Result<()> {
         let prefix = fp_ids_prefix(fp);
         let iterator = &mut self.iterator;
         iterator.seek(prefix);
@@ -55,7 +60,7 @@ impl<'db> IdScanner<'db> {
             };
             let id = std::str::from_utf8(id)
                 .map_err(|_| Error::corrupt(format!("ids of {fp}"), "an id is not UTF-8"))?;
-            if !each(id) {
+            if !each(id, iterator.value().unwrap_or_default()) {
                 return Ok(());
             }
             iterator.next();
@@ -68,7 +73,7 @@ impl<'db> IdScanner<'db> {
     /// The ids of `fp`, in byte order.
     pub fn ids_of(&mut self, fp: Fingerprint) -> Result<Vec<String>> {
         let mut ids = Vec::new();
-        self.scan(fp, |id| {
+        self.scan(fp, |id, _| {
             ids.push(id.to_string());
             true
         })?;

@@ -125,9 +125,12 @@ pub(crate) enum Record<'a> {
         id: &'a [u8],
         fp: Fingerprint,
     },
+    /// A document under its fingerprint, with its confirming signature's
+    /// bytes (empty for a bare fingerprint).
     FpId {
         fp: Fingerprint,
         id: &'a [u8],
+        signature: &'a [u8],
     },
     Delta(DeltaEntry),
     /// A block's bytes (laid out by the codec).
@@ -198,6 +201,10 @@ fn value_shape(family: Family) -> &'static str {
         Family::Table(_) => "a block is longer than 8 bytes",
     }
 }
+
+/// The longest `fp_ids` value: a signature of the widest layout
+/// (`fpdb_simhash::MAX_HASHES` hashes of 16 bits).
+const MAX_SIGNATURE_BYTES: usize = fpdb_simhash::MAX_HASHES as usize * 2;
 
 const MANIFEST_KEY: &[u8] = b"manifest";
 const FINGERPRINT_COUNT_KEY: &[u8] = b"count/fingerprints";
@@ -366,7 +373,7 @@ impl<'a> Record<'a> {
             Record::Directory { table, .. } => Key::Directory(table),
             Record::Counter(counter, _) => Key::Counter(counter),
             Record::IdFp { id, .. } => Key::IdFp(id),
-            Record::FpId { fp, id } => Key::FpId(fp, id),
+            Record::FpId { fp, id, .. } => Key::FpId(fp, id),
             Record::Delta(DeltaEntry::Added(fp) | DeltaEntry::Removed(fp)) => Key::Delta(fp),
             Record::Block {
                 table, last_key, ..
@@ -379,9 +386,12 @@ impl<'a> Record<'a> {
         match *self {
             Record::Manifest(bytes)
             | Record::Directory { bytes, .. }
-            | Record::Block { bytes, .. } => out.extend_from_slice(bytes),
+            | Record::Block { bytes, .. }
+            | Record::FpId {
+                signature: bytes, ..
+            } => out.extend_from_slice(bytes),
             Record::Extract(name) => out.extend_from_slice(name.as_bytes()),
-            Record::Loading | Record::FpId { .. } => {}
+            Record::Loading => {}
             Record::Counter(_, count) => out.extend_from_slice(&count.to_be_bytes()),
             Record::IdFp { fp, .. } => out.extend_from_slice(&fp.0.to_be_bytes()),
             Record::Delta(DeltaEntry::Added(_)) => out.push(DELTA_ADDED),
@@ -405,7 +415,7 @@ impl<'a> Record<'a> {
             }
             Family::FpToIds => {
                 let (fp, id) = decode_fp_id(key)?;
-                if !value.is_empty() {
+                if value.len() > MAX_SIGNATURE_BYTES {
                     return Err(Malformed::ValueLength {
                         family,
                         len: value.len(),
@@ -414,6 +424,7 @@ impl<'a> Record<'a> {
                 Ok(Record::FpId {
                     fp,
                     id: id.as_bytes(),
+                    signature: value,
                 })
             }
             Family::Delta => {
@@ -546,7 +557,16 @@ mod tests {
                 id: "https://例え.jp/a".as_bytes(),
                 fp,
             },
-            Record::FpId { fp, id: b"doc-1" },
+            Record::FpId {
+                fp,
+                id: b"doc-1",
+                signature: &[],
+            },
+            Record::FpId {
+                fp,
+                id: b"doc-2",
+                signature: &[7; 32],
+            },
             Record::Delta(DeltaEntry::Added(fp)),
             Record::Delta(DeltaEntry::Removed(Fingerprint(0))),
             Record::Block {

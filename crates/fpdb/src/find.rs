@@ -1,0 +1,52 @@
+//! A query under the match rule: the stored fingerprints within the
+//! rule's retrieval radius, then each of their documents judged by
+//! [`MatchRule::judge`] against the query's signature.
+
+use crate::error::Result;
+use crate::query::matching_fingerprints;
+use crate::rule::{Document, MatchRule, Near};
+use crate::store::Store;
+use crate::tables::{State, Tables};
+
+/// Every stored document `rule` matches with `document`, nearest first
+/// (ties by fingerprint, then id); `state` is held for reading.
+pub(crate) fn find(
+    store: &Store,
+    tables: &Tables,
+    state: &State,
+    document: &Document,
+    rule: &MatchRule,
+) -> Result<Vec<Near>> {
+    let candidates = matching_fingerprints(
+        store,
+        tables,
+        state,
+        document.fingerprint,
+        rule.retrieval_radius(),
+    )?;
+    let mut near = Vec::new();
+    if candidates.is_empty() {
+        return Ok(near);
+    }
+    let signature = document.signature_bytes();
+    store.with_id_scanner(|scanner| {
+        for (fingerprint, distance) in candidates {
+            scanner.scan(fingerprint, |id, stored| {
+                if let Some(similarity) = rule.judge(distance, signature, stored) {
+                    near.push(Near {
+                        id: id.to_string(),
+                        fingerprint,
+                        distance,
+                        similarity,
+                    });
+                }
+                true
+            })?;
+        }
+        Ok(())
+    })?;
+    near.sort_unstable_by(|a, b| {
+        (a.distance, a.fingerprint, &a.id).cmp(&(b.distance, b.fingerprint, &b.id))
+    });
+    Ok(near)
+}
