@@ -18,7 +18,7 @@ PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup setup-python setup-java install python python-test bench-python bench-spark bench-cli bench-radius bench-readers bench-warc bench-serve gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test bench-python bench-spark bench-cli bench-radius bench-readers bench-warc bench-serve gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
 
 all: test
 
@@ -84,6 +84,20 @@ setup-java:
 	if [ -z "$$java_major" ] || [ "$$java_major" -lt 17 ]; then missing="$$missing openjdk-17-jre-headless"; fi; \
 	$(APT_INSTALL)
 
+## Headless Chromium for the one test that opens `fpdb report`'s page in
+## a browser (crates/fpdb-cli/tests/report.rs), without the desktop's
+## recommended packages. Where it cannot be installed the test is skipped,
+## and this says so.
+setup-chromium:
+	@if [ -z "$${FPDB_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "setup: installing chromium (the HTML report's browser test)"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || true; \
+		fi; \
+		command -v chromium >/dev/null 2>&1 || echo "warning: chromium is not installed (sudo apt-get install --no-install-recommends chromium); the HTML report's browser test is skipped" >&2; \
+	fi
+
 build: setup
 	$(CARGO) build --release --workspace --all-targets
 
@@ -99,8 +113,9 @@ install: setup
 	install -m 755 $(BIN) $(PREFIX)/bin/fpdb
 	@echo "installed $(PREFIX)/bin/fpdb"
 
-## The Spark tests in python-test need Java, so `make test` installs it.
-test: setup setup-python setup-java
+## The Spark tests in python-test need Java, and the HTML report's
+## browser test Chromium, so `make test` installs them.
+test: setup setup-python setup-java setup-chromium
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	$(CARGO) test --release --workspace
