@@ -1,7 +1,6 @@
-"""docs/SPARK.md's spark-submit recipe, run: the job file of the installed
-package, the packed environment shipped with --archives, executors that
-import fpdb from that environment only, and an answer equal to brute
-force.
+"""docs/SPARK.md's spark-submit recipe, run: the one-line job file, the
+packed environment shipped with --archives, executors that import fpdb
+from that environment only, and an answer equal to brute force.
 
 The executors are separate processes (``local-cluster``), each in its own
 working directory where Spark unpacks the archive, as on YARN, Kubernetes
@@ -44,8 +43,6 @@ def spark_home(tmp_path: Path) -> Path:
 
 @pytest.mark.skipif(not ENV, reason="FPDB_SPARK_ENV (make python-test packs it) is not set")
 def test_spark_submit_ships_fpdb_to_executors(tmp_path):
-    from fpdb.spark import job
-
     fingerprints = planted(np.random.default_rng(7), 60, 2, 3)
     ids = [f"d{i:06d}" for i in range(len(fingerprints))]
     docs = tmp_path / "docs.parquet"
@@ -56,6 +53,8 @@ def test_spark_submit_ships_fpdb_to_executors(tmp_path):
         docs,
     )
     out = tmp_path / "pairs"
+    launcher = tmp_path / "fpdb_job.py"
+    launcher.write_text("from fpdb.spark.job import main; main()\n")
     home = spark_home(tmp_path)
     env = dict(os.environ, SPARK_HOME=str(home))
     # The executors must not find fpdb anywhere but in the archive.
@@ -74,7 +73,7 @@ def test_spark_submit_ships_fpdb_to_executors(tmp_path):
         "spark.pyspark.python=./environment/bin/python",
         "--conf",
         f"spark.pyspark.driver.python={sys.executable}",
-        job.__file__,
+        str(launcher),
         "pairs",
         str(docs),
         str(out),

@@ -2,12 +2,15 @@
 near-duplicate pairs, clusters, or the documents that remain when each
 cluster keeps one.
 
-Give spark-submit this file (``python -m fpdb.spark.job --path`` prints
-where it is installed)::
+spark-submit wants a file to run: one line calls this module::
 
-    spark-submit [options] JOB pairs    INPUT OUTPUT [--k 3] [...]
-    spark-submit [options] JOB clusters INPUT OUTPUT [...]
-    spark-submit [options] JOB keep     INPUT OUTPUT [...]
+    echo 'from fpdb.spark.job import main; main()' > fpdb_job.py
+    spark-submit [options] fpdb_job.py pairs    INPUT OUTPUT [--k 3] [...]
+    spark-submit [options] fpdb_job.py clusters INPUT OUTPUT [...]
+    spark-submit [options] fpdb_job.py keep     INPUT OUTPUT [...]
+
+(``python -m fpdb.spark.job ...`` runs it without spark-submit, on the
+Spark that pyspark starts by itself.)
 
 INPUT is Parquet (a file or a directory, as Spark writes them) with one
 row per document: a unique id (``--id-col``, default ``id``) and its
@@ -31,7 +34,6 @@ carries fpdb to the executors.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -144,22 +146,22 @@ def _as_fingerprint(docs: DataFrame, name: str, id_col: str) -> Column:
     return F.when(column >= top_bit, column - wrap).otherwise(column).cast(T.LongType())
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the job: reads, computes, writes OUTPUT, says how many rows."""
-    args = parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None) -> None:
+    """Runs the job: reads, computes, writes OUTPUT, says how many rows.
+    Exits with 2 and a message for a bad command line or input."""
+    p = parser()
+    args = p.parse_args(argv)
     spark = SparkSession.builder.appName(f"fpdb {args.action}").getOrCreate()
     try:
         result = run(spark, args)
         result.write.mode(args.mode).parquet(args.output)
         written = spark.read.parquet(args.output).count()
-        print(f"fpdb.spark.job {args.action}: {written} rows written to {args.output}")
+    except InvalidInputError as error:
+        p.exit(2, f"{p.prog}: error: {error}\n")
     finally:
         spark.stop()
-    return 0
+    print(f"fpdb.spark.job {args.action}: {written} rows written to {args.output}")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--path"]:
-        print(__file__)
-        sys.exit(0)
-    sys.exit(main())
+    main()
