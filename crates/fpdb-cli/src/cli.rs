@@ -555,8 +555,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N", default_value_t = 12)]
     pub sample: usize,
     /// The documents the database was filled from, to show the sampled
-    /// pairs' texts (read as `add` reads its inputs; HTML pages extracted
-    /// as the database's --extract says).
+    /// pairs' texts (texts, JSON Lines, HTML pages or WARC files; pages
+    /// extracted as the database's --extract says). May be repeated.
     #[arg(long, value_name = "FILE")]
     pub texts: Vec<PathBuf>,
     /// Format of the --texts files [default: by extension, as for `hash`].
