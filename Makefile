@@ -18,7 +18,7 @@ PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup setup-python setup-java install python python-test bench-python bench-spark bench-cli bench-radius bench-readers bench-warc bench-serve gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-radius bench-readers bench-warc bench-serve gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
 
 all: test
 
@@ -84,6 +84,20 @@ setup-java:
 	if [ -z "$$java_major" ] || [ "$$java_major" -lt 17 ]; then missing="$$missing openjdk-17-jre-headless"; fi; \
 	$(APT_INSTALL)
 
+## Headless Chromium for the one test that opens `fpdb report`'s page in
+## a browser (crates/fpdb-cli/tests/report.rs), without the desktop's
+## recommended packages. Where it cannot be installed the test is skipped,
+## and this says so.
+setup-chromium:
+	@if [ -z "$${FPDB_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "setup: installing chromium (the HTML report's browser test)"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || true; \
+		fi; \
+		command -v chromium >/dev/null 2>&1 || echo "warning: chromium is not installed (sudo apt-get install --no-install-recommends chromium); the HTML report's browser test is skipped" >&2; \
+	fi
+
 build: setup
 	$(CARGO) build --release --workspace --all-targets
 
@@ -99,8 +113,9 @@ install: setup
 	install -m 755 $(BIN) $(PREFIX)/bin/fpdb
 	@echo "installed $(PREFIX)/bin/fpdb"
 
-## The Spark tests in python-test need Java, so `make test` installs it.
-test: setup setup-python setup-java
+## The Spark tests in python-test need Java, and the HTML report's
+## browser test Chromium, so `make test` installs them.
+test: setup setup-python setup-java setup-chromium
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	$(CARGO) test --release --workspace
@@ -126,17 +141,47 @@ python: setup $(VENV)/.built
 	$(VENV)/bin/maturin build --release --quiet -m crates/fpdb-py/Cargo.toml -o $(WHEELS)
 	$(PYTHON) -m pip install --quiet --force-reinstall --no-deps $(WHEELS)/fpdb-*.whl
 
+## The environment docs/SPARK.md's spark-submit recipe ships to the
+## executors: a virtual environment with the wheel and what fpdb.spark
+## imports there, packed by venv-pack (again for every new wheel).
+SPARK_ENV := $(VENV)/spark-env
+SPARK_ENV_PACKED := $(VENV)/fpdb-spark-env.tar.gz
+$(SPARK_ENV)/.installed: crates/fpdb-py/requirements-spark-env.txt | setup-python
+	python3 -m venv $(SPARK_ENV)
+	$(SPARK_ENV)/bin/python -m pip install --quiet -r $<
+	touch $@
+
+spark-env: python $(SPARK_ENV)/.installed $(VENV)/.installed
+	$(SPARK_ENV)/bin/python -m pip install --quiet --force-reinstall --no-deps $(WHEELS)/fpdb-*.whl
+	$(VENV)/bin/venv-pack -p $(SPARK_ENV) -o $(SPARK_ENV_PACKED) --compress-level 1 --force --quiet
+
+## fpdb.spark on Spark 3.5 too, in a second environment with pyspark 3.5:
+## fingerprints, pairs, clusters and keep through the Parquet job, Parquet
+## to and from a database, and queries (whose broadcast is the one call
+## that differs between 3.5 and 4).
+SPARK35 := $(VENV)/spark35
+$(SPARK35)/.installed: crates/fpdb-py/requirements-spark35.txt | setup-python
+	python3 -m venv $(SPARK35)
+	$(SPARK35)/bin/python -m pip install --quiet -r $<
+	touch $@
+
+python-test-spark35: python $(SPARK35)/.installed setup-java
+	$(SPARK35)/bin/python -m pip install --quiet --force-reinstall --no-deps $(WHEELS)/fpdb-*.whl
+	cd crates/fpdb-py && $(SPARK35)/bin/python -m pytest -q -p no:cacheprovider \
+		tests/test_spark_job.py tests/test_spark.py -k "clusters_and_keep or texts or query or parquet"
+
 ## Lints the Python code, checks the native module's type stubs against
 ## the built module (mypy's stubtest) and runs the tests against the
 ## installed wheel (pytest fails when it collects no test). The client's
-## tests start `fpdb serve` processes of the binary built here.
-python-test: python $(VENV)/.installed setup-java
+## tests start `fpdb serve` processes of the binary built here; the
+## spark-submit test ships the packed environment to its executors.
+python-test: python $(VENV)/.installed setup-java spark-env python-test-spark35
 	$(VENV)/bin/ruff check crates/fpdb-py benches/scripts
 	$(VENV)/bin/ruff format --check crates/fpdb-py benches/scripts
 	cd crates/fpdb-py && $(PYTHON) -m mypy.stubtest --ignore-disjoint-bases \
 		--allowlist stubtest-allowlist.txt fpdb._fpdb
 	$(CARGO) build --release -p fpdb-cli
-	cd crates/fpdb-py && FPDB_BIN=$(BIN) $(PYTHON) -m pytest -q
+	cd crates/fpdb-py && FPDB_BIN=$(BIN) FPDB_SPARK_ENV=$(SPARK_ENV_PACKED) $(PYTHON) -m pytest -q
 
 lint: setup $(VENV)/.installed
 	$(CARGO) fmt --all -- --check

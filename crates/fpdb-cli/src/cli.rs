@@ -170,6 +170,21 @@ pub enum Command {
     /// smallest id. Opens the database read-only and reads each table once.
     #[command(after_help = "Example:\n  fpdb pairs pages.fpdb --k 2 --format tsv")]
     Pairs(PairsArgs),
+    /// Write one HTML page that shows a database: how far apart its near
+    /// pairs are, how large its clusters, a sample of pairs side by side
+    /// with their differences marked, and its sizes.
+    ///
+    /// The page is self-contained (inline SVG and CSS, no script, nothing
+    /// fetched), to open in any browser or attach to a message. The
+    /// database holds fingerprints, not texts: each sampled pair shows the
+    /// bits its fingerprints differ in; given the documents with --texts
+    /// (any input format; only the sampled ones are kept), it shows the
+    /// two texts with the words that differ marked. Opens the database
+    /// read-only and reads each table once, as `pairs` does.
+    #[command(
+        after_help = "Examples:\n  fpdb report pages.fpdb --html report.html\n  fpdb report pages.fpdb --html report.html --k 2 --texts pages.jsonl --sample 30"
+    )]
+    Report(ReportArgs),
     /// Serve a database over HTTP/JSON to many crawlers at once.
     ///
     /// One process owns the database (opened with every write synced);
@@ -536,6 +551,30 @@ pub struct PairsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     pub format: PairsFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The database.
+    pub db: PathBuf,
+    /// The HTML file to write (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub html: PathBuf,
+    /// Largest distance of a pair [default: the database's k].
+    #[arg(long)]
+    pub k: Option<u32>,
+    /// How many pairs to show side by side, taken in turn from each
+    /// distance, the largest first.
+    #[arg(long, value_name = "N", default_value_t = 12)]
+    pub sample: usize,
+    /// The documents the database was filled from, to show the sampled
+    /// pairs' texts (texts, JSON Lines, HTML pages or WARC files; pages
+    /// extracted as the database's --extract says). May be repeated.
+    #[arg(long, value_name = "FILE")]
+    pub texts: Vec<PathBuf>,
+    /// Format of the --texts files [default: by extension, as for `hash`].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub texts_format: Option<InputFormat>,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ mod cli;
 mod commands;
 mod input;
 mod output;
+mod report;
 
 use std::process::ExitCode;
 

@@ -1,6 +1,10 @@
-"""Shared fixtures: a fresh database path and a seeded random generator."""
+"""Shared fixtures: a fresh database path, a seeded random generator and
+one Spark session for the whole run."""
 
 from __future__ import annotations
+
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +18,26 @@ def db_path(tmp_path):
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261124)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """Spark in local mode, started once for every module that uses it."""
+    pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("fpdb-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
 
 
 def random_fps(rng, n):
@@ -40,6 +64,35 @@ def planted(rng, bases, copies, max_bits):
         out.extend(near(rng, fp, max_bits) for _ in range(copies))
     out.extend([0, 1, 2**64 - 1, 2**64 - 2, out[0]])
     return np.array(out, dtype=np.uint64)
+
+
+def brute_pairs(fingerprints, k, prefix="d"):
+    """Every pair of documents within k, by comparing all of them: the
+    i-th fingerprint's id is prefix and i in six digits."""
+    values = [int(fp) for fp in fingerprints]
+    return {
+        (f"{prefix}{i:06d}", f"{prefix}{j:06d}", bin(values[i] ^ values[j]).count("1"))
+        for i in range(len(values))
+        for j in range(i + 1, len(values))
+        if bin(values[i] ^ values[j]).count("1") <= k
+    }
+
+
+def brute_clusters(pairs):
+    """{id: representative} for every id in some pair, the representative
+    being the smallest id of its connected component."""
+    parent = {}
+
+    def root(x):
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for a, b, _ in pairs:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return {x: root(x) for x in parent}
 
 
 def distances(stored, fp):

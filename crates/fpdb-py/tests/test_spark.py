@@ -3,18 +3,15 @@ in local mode (one session for the whole run)."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import fpdb
-from conftest import near, planted, random_fps
+from conftest import brute_pairs, near, planted, random_fps
 
 pyspark = pytest.importorskip("pyspark")
-from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 from pyspark.sql.types import (  # noqa: E402
     BinaryType,
@@ -30,22 +27,6 @@ from fpdb import spark as fps  # noqa: E402
 DOCS = StructType([StructField("id", StringType()), StructField("fingerprint", LongType())])
 
 
-@pytest.fixture(scope="module")
-def spark():
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("fpdb-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
 def frame(spark, fingerprints, prefix="d"):
     rows = [(f"{prefix}{i:06d}", fps.to_signed(int(fp))) for i, fp in enumerate(fingerprints)]
     return spark.createDataFrame(rows, DOCS)
@@ -56,16 +37,6 @@ def id_pairs_of_dedup(fingerprints, k, prefix="d"):
     return {
         (f"{prefix}{int(x):06d}", f"{prefix}{int(y):06d}", int(d))
         for x, y, d in zip(a, b, distance)
-    }
-
-
-def brute_pairs(fingerprints, k, prefix="d"):
-    values = [int(fp) for fp in fingerprints]
-    return {
-        (f"{prefix}{i:06d}", f"{prefix}{j:06d}", bin(values[i] ^ values[j]).count("1"))
-        for i in range(len(values))
-        for j in range(i + 1, len(values))
-        if bin(values[i] ^ values[j]).count("1") <= k
     }
 
 

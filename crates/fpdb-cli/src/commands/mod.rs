@@ -24,6 +24,7 @@ mod pairs;
 mod query;
 mod remove;
 mod repair;
+mod report;
 mod serve;
 mod stats;
 mod verify;
@@ -55,6 +56,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Hash(args) => hash::run(args),
         Command::Dedup(args) => dedup::run(args),
         Command::Pairs(args) => pairs::run(args),
+        Command::Report(args) => report::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
     }

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub mod corpus;
+
 /// Runs `fpdb args…` in `dir` with `stdin` as standard input.
 pub fn fpdb(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fpdb"))

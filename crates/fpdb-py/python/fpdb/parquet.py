@@ -18,11 +18,14 @@ True
 
 from __future__ import annotations
 
+import itertools
 import os
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from fpdb.errors import InvalidInputError
@@ -34,6 +37,9 @@ SCHEMA = pa.schema([("id", pa.string(), False), ("fingerprint", pa.int64(), Fals
 
 #: Rows written per Parquet row group.
 ROWS_PER_GROUP = 1 << 20
+
+#: Rows read per record batch by :func:`load`.
+ROWS_PER_BATCH = 1 << 16
 
 
 def export(db: Db, path: str | os.PathLike[str]) -> int:
@@ -66,18 +72,32 @@ def load(
 ) -> dict[str, object]:
     """Bulk-loads the documents of a Parquet file or directory (as Spark
     writes them) into the empty ``db``: ``id_col`` strings and ``fp_col``
-    fingerprints (int64 two's complement, or uint64). Returns
+    fingerprints (int64 two's complement, or uint64). Reads one record
+    batch at a time, so memory holds a batch, not the table. Returns
     ``Db.bulk_load``'s summary."""
-    table = pq.read_table(os.fspath(path), columns=[id_col, fp_col])
-    ids, fps = table.column(id_col), table.column(fp_col)
+    dataset = ds.dataset(os.fspath(path), format="parquet")
+    schema = dataset.schema
+    for name in (id_col, fp_col):
+        if schema.get_field_index(name) < 0:
+            raise InvalidInputError(f"{path}: no column {name!r} in {schema.names}")
+    id_type, fp_type = schema.field(id_col).type, schema.field(fp_col).type
+    if not pa.types.is_string(id_type) and not pa.types.is_large_string(id_type):
+        raise InvalidInputError(f"{path}: column {id_col!r} is {id_type}, not string")
+    if fp_type not in (pa.int64(), pa.uint64()):
+        raise InvalidInputError(f"{path}: column {fp_col!r} is {fp_type}, not int64 or uint64")
+    batches = dataset.to_batches(columns=[id_col, fp_col], batch_size=ROWS_PER_BATCH)
+    documents = itertools.chain.from_iterable(_documents(path, batch) for batch in batches)
+    return db.bulk_load(documents, progress=progress)
+
+
+def _documents(path: str | os.PathLike[str], batch: pa.RecordBatch) -> Iterator[tuple[str, int]]:
+    """The ``(id, fingerprint)`` pairs of one batch (its columns in the
+    order load asked for them)."""
+    ids, fps = batch.column(0), batch.column(1)
     if ids.null_count or fps.null_count:
         raise InvalidInputError(f"{path}: null ids or fingerprints cannot be loaded")
-    if not pa.types.is_string(ids.type) and not pa.types.is_large_string(ids.type):
-        raise InvalidInputError(f"{path}: column {id_col!r} is {ids.type}, not string")
-    if fps.type not in (pa.int64(), pa.uint64()):
-        raise InvalidInputError(f"{path}: column {fp_col!r} is {fps.type}, not int64 or uint64")
-    values = fps.to_numpy().view(np.uint64)
-    return db.bulk_load(ids=ids.to_pylist(), fps=values, progress=progress)
+    values = fps.to_numpy(zero_copy_only=False).view(np.uint64)
+    return zip(ids.to_pylist(), values.tolist())
 
 
 def _batch(ids: list[str], fps: list[int]) -> pa.RecordBatch:

@@ -18,6 +18,8 @@ A typical job::
     docs = fps.fingerprints(pages, html_col="html")       # + fingerprint
     pairs = fps.near_duplicate_pairs(docs, id_col="url")  # id_a, id_b, distance
     groups = fps.clusters(pairs)                          # id, representative
+
+The same from Parquet to Parquet, for ``spark-submit``: :mod:`fpdb.spark.job`.
 """
 
 from __future__ import annotations

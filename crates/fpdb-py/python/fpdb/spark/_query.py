@@ -80,8 +80,18 @@ def query(
     )
 
 
+def _collect_arrow(df: DataFrame) -> pa.Table:
+    """``df`` on the driver as an Arrow table: ``toArrow`` from Spark 4.0,
+    the same batches through the older private call on Spark 3.5."""
+    if hasattr(df, "toArrow"):
+        return df.toArrow()
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return pa.Table.from_batches(df._collect_as_arrow(), schema=to_arrow_schema(df.schema))
+
+
 def _broadcast_matches(stored: DataFrame, distinct: DataFrame, k: int) -> DataFrame:
-    table = distinct.toArrow()
+    table = _collect_arrow(distinct)
     fps = (
         arrow_fingerprints(table.column("fp").combine_chunks())
         if table.num_rows
