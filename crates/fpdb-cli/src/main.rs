@@ -7,6 +7,8 @@ mod cli;
 mod commands;
 mod input;
 mod output;
+mod remote;
+mod target;
 
 use std::process::ExitCode;
 

@@ -6,17 +6,18 @@ use anyhow::Result;
 use crate::cli::QueryArgs;
 use crate::input::{fingerprints, Inputs, Role};
 use crate::output::Answers;
+use crate::target::Target;
 
-pub fn run(args: QueryArgs) -> Result<()> {
-    let db = super::open_read_only(&args.db)?;
-    let k = super::query_k(&db, args.k)?;
+pub fn run(mut args: QueryArgs) -> Result<()> {
+    let db = Target::read_only(&args.target, &mut args.input.inputs)?;
+    let k = db.query_k(args.k)?;
     let mut inputs = Inputs::new(&args.input, Role::Query)
         .with_chunk(args.batch as usize)
         .with_extract(db.extract());
     let mut answers = Answers::new(args.format);
     inputs.stream(|records| {
         let fps = fingerprints(db.simhasher(), &records);
-        let results = db.query_batch(&fps, k)?;
+        let results = db.query(&fps, k)?;
         for ((record, fp), matches) in records.iter().zip(&fps).zip(&results) {
             answers.write(&record.id, *fp, matches)?;
         }
