@@ -234,6 +234,7 @@ quality-two-stage:
 
 FUZZ_SECONDS ?= 60
 fuzz:
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install --locked cargo-fuzz
 	cd fuzz && for target in $$(cargo fuzz list); do \
 		RUSTC_BOOTSTRAP=1 cargo fuzz run $$target -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done
