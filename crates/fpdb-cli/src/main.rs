@@ -7,7 +7,9 @@ mod cli;
 mod commands;
 mod input;
 mod output;
+mod remote;
 mod report;
+mod target;
 
 use std::process::ExitCode;
 

@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, StdoutLock, Write};
 
 use anyhow::Result;
-use fpdb::{Checked, CheckedDocument, Fingerprint, Match, Near};
+use fpdb::{CheckedDocument, Fingerprint, Match, Near};
 use serde::Serialize;
 
 use crate::cli::{OutputFormat, PairsFormat};
@@ -121,9 +121,15 @@ impl Answers {
 
     /// The answer to one `check`: as [`Answers::write`], plus the
     /// fingerprint the id had before (JSON only: TSV rows are matches).
-    pub fn write_checked(&mut self, query: &str, fp: Fingerprint, checked: &Checked) -> Result<()> {
-        let previous = Some(checked.previous.map(|fp| fp.to_string()));
-        self.write_answer(query, fp, previous, checked.matches.iter().map(Row::from))
+    pub fn write_checked(
+        &mut self,
+        query: &str,
+        fp: Fingerprint,
+        previous: Option<Fingerprint>,
+        matches: &[Match],
+    ) -> Result<()> {
+        let previous = Some(previous.map(|fp| fp.to_string()));
+        self.write_answer(query, fp, previous, matches.iter().map(Row::from))
     }
 
     fn write_answer<'a>(

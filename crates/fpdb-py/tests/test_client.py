@@ -199,3 +199,38 @@ def test_of_processes_racing_to_store_one_page_exactly_one_sees_nothing(server_u
         assert worker.exitcode == 0
     for round_, matches in seen.items():
         assert matches.count(0) == 1, (round_, matches)
+
+
+def test_backup_while_serving_gives_what_db_backup_gives(tmp_path):
+    path = str(tmp_path / "served.fpdb")
+    fpdb.Db.create(path, k=3).close()
+    backups = tmp_path / "backups"
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"read-write {WRITER}\nread-only {READER}\n")
+    ids = [f"doc-{i}" for i in range(500)]
+    fps = [i * 0x9E3779B97F4A7C15 % 2**64 for i in range(500)]
+    with served(path, "--backup-dir", str(backups), "--token-file", str(tokens)) as url:
+        with fpdb.Client(url, token=WRITER) as client:
+            client.insert_many(ids[:400], fps[:400])
+            made = client.backup("first")
+            client.insert_many(ids[400:], fps[400:])
+            with pytest.raises(fpdb.AlreadyExistsError):
+                client.backup("first")
+            with pytest.raises(fpdb.InvalidInputError):
+                client.backup("../outside")
+        with fpdb.Client(url, token=READER) as reader, pytest.raises(fpdb.ReadOnlyError):
+            reader.backup("second")
+    with fpdb.Db.open(path, read_only=True) as db:
+        local = db.backup(str(tmp_path / "local-copy"))
+    assert set(made) == set(local) == {"path", "method", "bytes"}
+    assert made["method"] == "checkpoint"
+    assert made["path"] == str(backups / "first")
+    assert isinstance(made["bytes"], int) and made["bytes"] > 0
+    # The copy holds what was answered before it, and nothing after.
+    with fpdb.Db.open(made["path"], read_only=True) as copy:
+        assert copy.stats()["ids"] == 400
+        assert copy.get("doc-399") == fps[399]
+        assert copy.get("doc-400") is None
+    with served(path) as url, fpdb.Client(url) as client:
+        with pytest.raises(fpdb.Error, match="backup-dir"):
+            client.backup("third")

@@ -14,7 +14,7 @@ use crate::error::ApiError;
 use crate::openapi::serve_document;
 use crate::routes::{
     backup, check_and_insert, check_and_insert_many, get_many, get_one, health, insert,
-    insert_many, metrics, no_route, query, query_many, remove, remove_many, stats,
+    insert_many, metrics, no_route, query, query_many, remove, remove_many, stats, wrong_method,
 };
 use crate::state::AppState;
 
@@ -37,6 +37,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/metrics", get(metrics))
         .route("/openapi.json", get(serve_document))
         .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
         .layer(middleware::from_fn_with_state(state.clone(), authorize))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .with_state(state)

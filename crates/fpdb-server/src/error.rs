@@ -14,7 +14,8 @@ pub struct ApiError {
     pub status: StatusCode,
     /// A stable name for the kind of failure (`invalid_input`,
     /// `unauthorized`, `read_only`, `limit_exceeded`, `corrupt`,
-    /// `storage`, `not_found`, `timeout`, `internal`); clients map it to
+    /// `storage`, `not_found`, `method_not_allowed`, `timeout`,
+    /// `internal`); clients map it to
     /// their exception classes.
     pub kind: &'static str,
     /// What went wrong, for people.
@@ -85,6 +86,16 @@ impl ApiError {
         }
     }
 
+    /// 405: an endpoint asked with the wrong method (`GET /v1/query`).
+    pub fn wrong_method(method: &str, path: &str) -> Self {
+        ApiError {
+            status: StatusCode::METHOD_NOT_ALLOWED,
+            kind: "method_not_allowed",
+            message: format!("{path} does not take {method}"),
+            field: None,
+        }
+    }
+
     /// 503: the request took longer than the server allows.
     pub fn timeout() -> Self {
         ApiError {
@@ -112,6 +123,12 @@ impl ApiError {
             self.field = Some(field.into());
         }
         self
+    }
+}
+
+impl From<fpdb_api::InvalidRequest> for ApiError {
+    fn from(error: fpdb_api::InvalidRequest) -> Self {
+        ApiError::invalid(error.field.unwrap_or_default(), error.message)
     }
 }
 
@@ -158,7 +175,7 @@ pub(crate) struct ErrorBody<'a> {
 struct Detail<'a> {
     /// `invalid_input`, `unauthorized`, `read_only`, `backups_off`,
     /// `already_exists`, `limit_exceeded`, `corrupt`, `storage`,
-    /// `not_found`, `timeout` or `internal`.
+    /// `not_found`, `method_not_allowed`, `timeout` or `internal`.
     kind: &'a str,
     /// For people.
     message: &'a str,

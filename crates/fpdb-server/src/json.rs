@@ -1,7 +1,6 @@
-//! Request bodies: read up to the size limit, decoded as JSON into the
-//! endpoint's struct, with errors that name the field at fault.
+//! Request bodies: read up to the size limit, then decoded as JSON into
+//! the endpoint's struct (`fpdb_api::decode`).
 
-use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use serde::de::DeserializeOwned;
 
@@ -25,43 +24,8 @@ where
         let body = axum::body::to_bytes(request.into_body(), limits.max_body_bytes)
             .await
             .map_err(|error| body_error(&error, limits.max_body_bytes))?;
-        decode(&body).map(Strict)
+        Ok(Strict(fpdb_api::decode(&body)?))
     }
-}
-
-/// Decodes `body`; the error names the field (`documents[3].fp`) where
-/// decoding failed.
-pub fn decode<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
-    let mut deserializer = serde_json::Deserializer::from_slice(body);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-        let path = error.path().to_string();
-        let message = error.inner().to_string();
-        // "." is the whole body, "?" a place serde could not name; a
-        // missing field is named by the message, not the path.
-        let parent = if path == "." || path == "?" {
-            ""
-        } else {
-            path.as_str()
-        };
-        let field = match missing_field(&message) {
-            Some(name) if parent.is_empty() => name.to_string(),
-            Some(name) => format!("{parent}.{name}"),
-            None => parent.to_string(),
-        };
-        ApiError::invalid(field, message)
-    })?;
-    deserializer
-        .end()
-        .map_err(|error| ApiError::invalid("", error.to_string()))?;
-    Ok(value)
-}
-
-/// The field named by serde's "missing field `id`" message.
-fn missing_field(message: &str) -> Option<&str> {
-    message
-        .strip_prefix("missing field `")?
-        .split_once('`')
-        .map(|(name, _)| name)
 }
 
 fn body_error(error: &axum::Error, limit: usize) -> ApiError {

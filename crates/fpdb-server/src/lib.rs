@@ -2,7 +2,7 @@
 //! crawler that can speak HTTP (`fpdb serve DB --listen ADDR`).
 //!
 //! The server is a thin layer over [`fpdb::Db`]: each request is decoded
-//! into typed structs ([`api`]), its documents become fingerprints exactly
+//! into typed structs ([`api`], the `fpdb-api` crate), its documents become fingerprints exactly
 //! as the library makes them ([`document`]), and the library does the work
 //! on tokio's blocking threads. Writes from concurrent requests share log
 //! syncs (the library's group commit), and check-and-insert is atomic in
@@ -24,10 +24,9 @@
 #![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
-pub mod api;
 mod app;
 mod auth;
-pub mod document;
+mod document;
 mod error;
 mod json;
 mod limits;
@@ -40,7 +39,8 @@ mod state;
 mod tokens;
 
 pub use error::{ApiError, ServeError};
-pub use json::decode;
+/// The requests and answers (the `fpdb-api` crate).
+pub use fpdb_api as api;
 pub use limits::Limits;
 pub use serve::{init_logs, ServeOptions, Server, Tls};
 pub use shutdown::ShutdownHandle;

@@ -8,13 +8,15 @@ use axum::Json;
 use fpdb::{Db, Fingerprint};
 use serde_json::{json, Value};
 
-use crate::api::{
+use fpdb_api::{
     BackupOut, BackupRequest, CheckManyRequest, CheckRequest, CheckedManyOut, CheckedOut,
     GotManyOut, GotOut, HealthOut, Hex, IdRequest, IdsRequest, InsertManyRequest, InsertRequest,
     InsertedManyOut, InsertedOut, MatchOut, QueryManyOut, QueryManyRequest, QueryOut, QueryRequest,
     RemovedManyOut, RemovedOut,
 };
-use crate::document::{HasContent, Source};
+use fpdb_api::{HasContent, Source};
+
+use crate::document::fingerprint;
 use crate::error::{ApiError, ErrorBody};
 use crate::json::Strict;
 use crate::metrics::DbGauges;
@@ -55,7 +57,14 @@ fn check_id(id: &str, field: &str) -> Result<(), ApiError> {
 }
 
 fn matches_out(found: Vec<fpdb::Match>) -> Vec<MatchOut> {
-    found.into_iter().map(MatchOut::from).collect()
+    found
+        .into_iter()
+        .map(|found| MatchOut {
+            fingerprint: Hex(found.fingerprint),
+            distance: found.distance,
+            ids: found.ids,
+        })
+        .collect()
 }
 
 fn checked_out(checked: fpdb::Checked, fp: Fingerprint) -> CheckedOut {
@@ -75,7 +84,7 @@ fn batch_sources(documents: &[InsertRequest]) -> Result<Vec<Source>, ApiError> {
         .map(|(index, document)| {
             let at = format!("documents[{index}]");
             check_id(&document.id, &format!("{at}.id"))?;
-            Source::of(document.content(), &at)
+            Ok(Source::of(document.content(), &at)?)
         })
         .collect()
 }
@@ -85,7 +94,7 @@ fn batch_fingerprints(db: &Db, sources: &[Source]) -> Result<Vec<Fingerprint>, A
     sources
         .iter()
         .enumerate()
-        .map(|(index, source)| source.fingerprint(db, &format!("documents[{index}]")))
+        .map(|(index, source)| fingerprint(source, db, &format!("documents[{index}]")))
         .collect()
 }
 
@@ -111,7 +120,7 @@ pub(crate) async fn check_and_insert(
     let source = Source::of(request.content(), "")?;
     blocking(&state, move |db| {
         let k = k_or_default(db, request.k)?;
-        let fp = source.fingerprint(db, "")?;
+        let fp = fingerprint(&source, db, "")?;
         let checked = db.check_and_insert(&request.id, fp, k)?;
         Ok(Json(checked_out(checked, fp)))
     })
@@ -183,7 +192,7 @@ pub(crate) async fn query(
     let source = Source::of(request.content(), "")?;
     blocking(&state, move |db| {
         let k = k_or_default(db, request.k)?;
-        let fp = source.fingerprint(db, "")?;
+        let fp = fingerprint(&source, db, "")?;
         let found = db.query(fp, k)?;
         Ok(Json(QueryOut {
             matches: matches_out(found),
@@ -244,7 +253,7 @@ pub(crate) async fn insert(
     check_id(&request.id, "id")?;
     let source = Source::of(request.content(), "")?;
     blocking(&state, move |db| {
-        let fp = source.fingerprint(db, "")?;
+        let fp = fingerprint(&source, db, "")?;
         db.insert(&request.id, fp)?;
         Ok(Json(InsertedOut {
             fingerprint: Hex(fp),
@@ -545,4 +554,8 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Result<Response, A
 
 pub(crate) async fn no_route(request: Request) -> ApiError {
     ApiError::no_route(request.uri().path())
+}
+
+pub(crate) async fn wrong_method(request: Request) -> ApiError {
+    ApiError::wrong_method(request.method().as_str(), request.uri().path())
 }

@@ -131,6 +131,13 @@ impl Server {
         self.address
     }
 
+    /// The router [`Server::run`] serves every connection with: every
+    /// endpoint behind the token check, the limits and the metrics, to
+    /// call without a socket (tower's `oneshot`).
+    pub fn router(&self) -> axum::Router {
+        router(self.state.clone())
+    }
+
     /// A handle that stops [`Server::run`] from another thread.
     pub fn shutdown_handle(&self) -> ShutdownHandle {
         ShutdownHandle {

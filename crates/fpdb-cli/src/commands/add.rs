@@ -1,5 +1,6 @@
 //! `fpdb add`: store documents, `insert_batch` per 10,000 (streaming, per
-//! whatever has arrived when the input pauses).
+//! whatever has arrived when the input pauses); with `--server`, one
+//! `insert_many` request per batch.
 
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -8,9 +9,10 @@ use anyhow::Result;
 
 use crate::cli::AddArgs;
 use crate::input::{fingerprints, Inputs, Record, Role};
+use crate::target::Target;
 
-pub fn run(args: AddArgs) -> Result<()> {
-    let db = super::open_writable(&args.db, args.sync)?;
+pub fn run(mut args: AddArgs) -> Result<()> {
+    let db = Target::writable(&args.target, &mut args.input.inputs, args.sync)?;
     let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
     let started = Instant::now();
     let progress = std::io::stderr().is_terminal();
@@ -20,7 +22,7 @@ pub fn run(args: AddArgs) -> Result<()> {
         let fps = fingerprints(db.simhasher(), &records);
         let batch: Vec<(&str, fpdb::Fingerprint)> =
             records.iter().map(|r| r.id.as_str()).zip(fps).collect();
-        db.insert_batch(&batch)?;
+        db.insert(&batch)?;
         added += batch.len() as u64;
         if progress {
             eprint!("\rfpdb: added {added} documents…");

@@ -2,37 +2,42 @@
 //! document's own id) and the fingerprint its id had before, then it is
 //! stored (`check_and_insert`), so later documents of the same input see
 //! earlier ones. Streaming (`--apply stream`, the default on a pipe), each
-//! answer is printed and flushed before more input is awaited.
+//! answer is printed and flushed before more input is awaited. With
+//! `--server`, each batch read is one request.
 
 use anyhow::Result;
 
 use crate::cli::CheckArgs;
 use crate::input::{fingerprints, Inputs, Record, Role};
 use crate::output::Answers;
+use crate::target::Target;
 
-pub fn run(args: CheckArgs) -> Result<()> {
-    let db = super::open_writable(&args.db, args.sync)?;
-    let k = super::query_k(&db, args.k)?;
+pub fn run(mut args: CheckArgs) -> Result<()> {
+    let db = Target::writable(&args.target, &mut args.input.inputs, args.sync)?;
+    let k = db.query_k(args.k)?;
     let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
-    let confirming = db.confirmation().is_some();
-    let mut answers = Answers::new(args.format).with_similarity(confirming);
+    // A confirming database's texts are matched in two stages (a server's
+    // answers are by distance alone).
+    let local = db.local().filter(|local| local.confirmation().is_some());
+    let rule = local.map(|local| local.match_rule(k));
+    let mut answers = Answers::new(args.format).with_similarity(local.is_some());
     let streaming = inputs.streams(args.apply);
-    let rule = db.match_rule(k);
     let mut apply = |records: Vec<Record>| -> Result<()> {
-        if confirming {
+        if let (Some(local), Some(rule)) = (local, &rule) {
             // Two stages: each text with its signature, under the rule.
             for record in &records {
-                if let Some(document) = super::document(&db, record)? {
-                    let checked = db.check_and_insert_document(&record.id, &document, &rule)?;
+                if let Some(document) = super::document(local, record)? {
+                    let checked = local.check_and_insert_document(&record.id, &document, rule)?;
                     answers.write_checked_document(&record.id, document.fingerprint, &checked)?;
                 }
             }
         } else {
             let fps = fingerprints(db.simhasher(), &records);
-            for (record, fp) in records.iter().zip(fps) {
-                let checked = db.check_and_insert(&record.id, fp, k)?;
-                answers.write_checked(&record.id, fp, &checked)?;
-            }
+            let documents: Vec<(&str, fpdb::Fingerprint)> =
+                records.iter().map(|r| r.id.as_str()).zip(fps).collect();
+            db.check_and_insert(&documents, k, |id, fp, previous, matches| {
+                answers.write_checked(id, fp, previous, &matches)
+            })?;
         }
         if streaming {
             answers.flush()?;

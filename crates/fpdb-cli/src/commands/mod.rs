@@ -29,15 +29,15 @@ mod serve;
 mod stats;
 mod verify;
 
-use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use fpdb::{Db, Document, OpenOptions, SimhashOptions};
+use fpdb::{Db, Document, SimhashOptions};
 
 use crate::input::{Payload, Record};
 
 use crate::cli::{Command, SimhashArgs};
+pub use crate::target::{open_read_only, open_writable};
 
 pub fn run(command: Command) -> Result<()> {
     match command {
@@ -86,30 +86,6 @@ fn simhash_options(args: &SimhashArgs) -> Result<SimhashOptions> {
         options.weighting = weights.parse().context("--weights")?;
     }
     Ok(options)
-}
-
-/// Opens `path` for writing.
-fn open_writable(path: &Path, sync: bool) -> Result<Db> {
-    OpenOptions::new()
-        .sync(sync)
-        .open(path)
-        .with_context(|| format!("cannot open {}", path.display()))
-}
-
-/// Opens `path` for reading only (a writer may have it open too).
-fn open_read_only(path: &Path) -> Result<Db> {
-    OpenOptions::new()
-        .read_only(true)
-        .open(path)
-        .with_context(|| format!("cannot open {}", path.display()))
-}
-
-/// The radius to query with: the asked one, else the database's. Fails
-/// now, before any input is read, when no query reaches it.
-fn query_k(db: &Db, asked: Option<u32>) -> Result<u32> {
-    let k = asked.unwrap_or_else(|| db.k());
-    db.check_radius(k).context("--k")?;
-    Ok(k)
 }
 
 /// The distance to find near pairs at: the asked one, else the

@@ -6,29 +6,32 @@ use anyhow::Result;
 use crate::cli::QueryArgs;
 use crate::input::{fingerprints, Inputs, Role};
 use crate::output::Answers;
+use crate::target::Target;
 
-pub fn run(args: QueryArgs) -> Result<()> {
-    let db = super::open_read_only(&args.db)?;
-    let k = super::query_k(&db, args.k)?;
+pub fn run(mut args: QueryArgs) -> Result<()> {
+    let db = Target::read_only(&args.target, &mut args.input.inputs)?;
+    let k = db.query_k(args.k)?;
     let mut inputs = Inputs::new(&args.input, Role::Query)
         .with_chunk(args.batch as usize)
         .with_extract(db.extract());
-    let confirming = db.confirmation().is_some();
-    let mut answers = Answers::new(args.format).with_similarity(confirming);
-    let rule = db.match_rule(k);
+    // A confirming database's texts are matched in two stages (a server's
+    // answers are by distance alone).
+    let local = db.local().filter(|local| local.confirmation().is_some());
+    let rule = local.map(|local| local.match_rule(k));
+    let mut answers = Answers::new(args.format).with_similarity(local.is_some());
     inputs.stream(|records| {
-        if confirming {
+        if let (Some(local), Some(rule)) = (local, &rule) {
             // Two stages: each text with its signature, under the rule.
             for record in &records {
-                if let Some(document) = super::document(&db, record)? {
-                    let near = db.find(&document, &rule)?;
+                if let Some(document) = super::document(local, record)? {
+                    let near = local.find(&document, rule)?;
                     answers.write_near(&record.id, document.fingerprint, &near)?;
                 }
             }
             return answers.flush();
         }
         let fps = fingerprints(db.simhasher(), &records);
-        let results = db.query_batch(&fps, k)?;
+        let results = db.query(&fps, k)?;
         for ((record, fp), matches) in records.iter().zip(&fps).zip(&results) {
             answers.write(&record.id, *fp, matches)?;
         }

@@ -40,6 +40,7 @@ import numpy as np
 
 from fpdb._fpdb import Match
 from fpdb.errors import (
+    AlreadyExistsError,
     ClosedError,
     CorruptError,
     Error,
@@ -55,6 +56,7 @@ QUERY_BATCH = 10_000
 
 _ERRORS: dict[str, type[Error]] = {
     "invalid_input": InvalidInputError,
+    "already_exists": AlreadyExistsError,
     "read_only": ReadOnlyError,
     "limit_exceeded": LimitExceededError,
     "corrupt": CorruptError,
@@ -414,6 +416,17 @@ class Client:
             answer = self._request("POST", "/v1/query_many", body, retry=True)
             found.extend(_matches(matches) for matches in answer["results"])
         return BatchMatches(found)
+
+    def backup(self, name: str) -> dict[str, object]:
+        """A consistent copy of the database, made while the server keeps
+        serving, in the server's ``--backup-dir`` under ``name`` (letters,
+        digits, ``.``, ``_`` and ``-``): every write answered before it. The
+        dict of ``Db.backup``: ``path`` (on the server's machine), ``method``
+        and ``bytes``. A name that exists raises
+        :class:`~fpdb.AlreadyExistsError`, a read-only token
+        :class:`~fpdb.ReadOnlyError`; a server without ``--backup-dir`` an
+        :class:`~fpdb.Error`."""
+        return self._request("POST", "/v1/backup", {"name": name})
 
     def check_and_insert(
         self,

@@ -1,38 +1,34 @@
 //! Request decoding on hostile input: any bytes, and JSON requests with
-//! fields changed at random, decode into a request or an error naming
+//! fields changed at random, decode into a request or an error saying
 //! what is wrong; nothing panics.
 
-use axum::body::Bytes;
-use fpdb_server::api::{
-    CheckManyRequest, CheckRequest, IdRequest, IdsRequest, InsertManyRequest, InsertRequest,
-    QueryManyRequest, QueryRequest,
+use fpdb_api::{
+    decode, CheckManyRequest, CheckRequest, HasContent, IdRequest, IdsRequest, InsertManyRequest,
+    InsertRequest, InvalidRequest, QueryManyRequest, QueryRequest, Source,
 };
-use fpdb_server::document::{HasContent, Source};
-use fpdb_server::{decode, ApiError};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
 /// Decodes `body` as every request type, and checks the documents of
 /// those that decode.
 fn decode_all(body: &[u8]) {
-    let body = Bytes::copy_from_slice(body);
-    let sources = |result: Result<Vec<Source>, ApiError>| {
+    let sources = |result: Result<Vec<Source>, InvalidRequest>| {
         if let Err(error) = result {
-            assert_eq!(error.status, 400, "{error:?}");
+            assert!(!error.message.is_empty(), "{error:?}");
         }
     };
-    if let Ok(request) = decode::<CheckRequest>(&body) {
+    if let Ok(request) = decode::<CheckRequest>(body) {
         sources(Source::of(request.content(), "").map(|s| vec![s]));
     }
-    if let Ok(request) = decode::<QueryRequest>(&body) {
+    if let Ok(request) = decode::<QueryRequest>(body) {
         sources(Source::of(request.content(), "").map(|s| vec![s]));
     }
-    if let Ok(request) = decode::<InsertRequest>(&body) {
+    if let Ok(request) = decode::<InsertRequest>(body) {
         sources(Source::of(request.content(), "").map(|s| vec![s]));
     }
     for request in [
-        decode::<CheckManyRequest>(&body).map(|r| r.documents),
-        decode::<InsertManyRequest>(&body).map(|r| r.documents),
+        decode::<CheckManyRequest>(body).map(|r| r.documents),
+        decode::<InsertManyRequest>(body).map(|r| r.documents),
     ]
     .into_iter()
     .flatten()
@@ -45,9 +41,9 @@ fn decode_all(body: &[u8]) {
                 .collect(),
         );
     }
-    let _ = decode::<QueryManyRequest>(&body);
-    let _ = decode::<IdRequest>(&body);
-    let _ = decode::<IdsRequest>(&body);
+    let _ = decode::<QueryManyRequest>(body);
+    let _ = decode::<IdRequest>(body);
+    let _ = decode::<IdsRequest>(body);
 }
 
 /// A JSON value that is sometimes what a field wants and often not.
@@ -85,12 +81,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     #[test]
-    fn any_bytes_decode_or_fail_with_400(body in prop::collection::vec(any::<u8>(), 0..256)) {
+    fn any_bytes_decode_or_fail_with_a_message(body in prop::collection::vec(any::<u8>(), 0..256)) {
         decode_all(&body);
     }
 
     #[test]
-    fn requests_with_random_fields_decode_or_fail_with_400(
+    fn requests_with_random_fields_decode_or_fail_with_a_message(
         id in wild_value(),
         document in wild_value(),
         k in wild_value(),
@@ -118,12 +114,11 @@ proptest! {
 
 #[test]
 fn a_document_field_of_the_wrong_kind_is_named() {
-    let body =
-        Bytes::from_static(br#"{"documents": [{"id": "a", "fp": "0123456789abcdef"}, {"id": 5}]}"#);
-    let error = decode::<InsertManyRequest>(&body).unwrap_err();
+    let body = br#"{"documents": [{"id": "a", "fp": "0123456789abcdef"}, {"id": 5}]}"#;
+    let error = decode::<InsertManyRequest>(body).unwrap_err();
     assert_eq!(error.field.as_deref(), Some("documents[1].id"));
-    let body = Bytes::from_static(br#"{"documents": [{"id": "a"}]}"#);
-    let request = decode::<InsertManyRequest>(&body).unwrap();
+    let body = br#"{"documents": [{"id": "a"}]}"#;
+    let request = decode::<InsertManyRequest>(body).unwrap();
     let error = Source::of(request.documents[0].content(), "documents[0]").unwrap_err();
     assert_eq!(error.field.as_deref(), Some("documents[0].fp"));
 }

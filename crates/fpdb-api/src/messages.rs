@@ -7,7 +7,7 @@
 //! HTTP header whose charset decodes them). Requests reject fields they do
 //! not know, so a misspelt `txet` is an error, not a silently empty page.
 
-use fpdb::Fingerprint;
+use fpdb_fingerprint::Fingerprint;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::ToSchema;
 
@@ -183,16 +183,6 @@ pub struct MatchOut {
     pub distance: u32,
     /// The documents with this fingerprint, in byte order.
     pub ids: Vec<String>,
-}
-
-impl From<fpdb::Match> for MatchOut {
-    fn from(found: fpdb::Match) -> Self {
-        MatchOut {
-            fingerprint: Hex(found.fingerprint),
-            distance: found.distance,
-            ids: found.ids,
-        }
-    }
 }
 
 /// The answer of a check-and-insert.
