@@ -224,7 +224,7 @@ pub enum InputFormat {
     /// guess); the id is the path; its text is extracted as the
     /// database's --extract says.
     Html,
-    /// WARC 1.0/1.1 files, plain or gzip (.warc.gz): the HTML pages of
+    /// WARC 1.0/1.1 files (.warc.gz: a gzip member per record): the HTML pages of
     /// their response records, id = WARC-Target-URI; other records are
     /// skipped and counted; a malformed record is a bad input named by
     /// its byte offset.
@@ -234,8 +234,10 @@ pub enum InputFormat {
 /// Where documents come from.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Input format [default: jsonl for *.jsonl files, fps for *.tsv and
-    /// *.fps files and for standard input, lines for other files].
+    /// Input format [default, by the file's name: jsonl for *.jsonl, warc
+    /// for *.warc, html for *.html and *.htm, fps for *.tsv and *.fps,
+    /// each also with .gz after it; lines for other files; fps for standard
+    /// input]. Gzip is read in any format.
     #[arg(long, value_enum)]
     pub input: Option<InputFormat>,
     /// Report bad lines on standard error, skip them and go on, instead of
@@ -459,8 +461,9 @@ pub struct HashArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "tsv")]
     pub format: DocumentFormat,
-    /// Input format [default: jsonl for *.jsonl, else lines, also for
-    /// standard input].
+    /// Input format [default, by the file's name: jsonl for *.jsonl, warc
+    /// for *.warc, html for *.html and *.htm, each also with .gz after it;
+    /// else lines, also for standard input]. Gzip is read in any format.
     #[arg(long, value_enum)]
     pub input: Option<InputFormat>,
     /// Report bad lines on standard error, skip them and go on.

@@ -12,11 +12,12 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
-use fpdb_input::{LineFormat, Payload, Role};
+use fpdb_input::Payload;
 
 use crate::args::{self, Document};
 use crate::errors::{to_py, Kind};
 use crate::export::{PyExport, Reader};
+use crate::files;
 use crate::results::{matches, PyBatchMatches, PyChecked, PyFingerprintPairs, PyMatch};
 
 /// Documents handed to a bulk load at once, between which the GIL is
@@ -534,10 +535,14 @@ impl PyDb {
     /// Content-Types, or None each); or `documents`, an iterable of
     /// `(id, fp)` pairs (a str or bytes in place of the fingerprint, read
     /// as text or as a page, is the older spelling: it works, with a
-    /// DeprecationWarning); or `files`, paths of
-    /// fingerprint lines (`id<TAB>hex`), JSON Lines (`{"id", "text" |
-    /// "html" | "fp"}`) or text lines, as `format` says ("fps", "jsonl",
-    /// "lines"; by default from the extension: .jsonl, else fps).
+    /// DeprecationWarning); or `files`, read as `fpdb load` reads them, in
+    /// the `format` named ("fps": `id<TAB>hex` lines; "jsonl": `{"id",
+    /// "text" | "html" | "fp"}` lines; "lines": a text per line, its line
+    /// number the id; "files": a text per file; "html": a page per file,
+    /// the path the id; "warc": the HTML responses of WARC files), by
+    /// default from each name: .jsonl, .warc, .html or .htm, .tsv or .fps,
+    /// any of them also with .gz after it, else lines. Gzip is read
+    /// whatever the name.
     /// `progress` is a callable taking `(phase, documents, done, total)`,
     /// or True for a line on stderr. `memory_bytes` bounds the memory for
     /// sorting (beyond it sorted runs spill to disk); by default a quarter
@@ -562,7 +567,7 @@ impl PyDb {
     ) -> PyResult<Bound<'py, PyDict>> {
         let source = match files {
             Some(paths) if documents.is_none() && ids.is_none() => {
-                BulkSource::Files(paths, format.map(line_format).transpose()?)
+                BulkSource::Files(paths, files::input_format(format)?)
             }
             Some(_) => {
                 return Err(PyTypeError::new_err(
@@ -748,71 +753,8 @@ enum BulkSource<'a, 'py> {
     Texts(Vec<String>, Vec<String>),
     /// Ids, pages and their Content-Types.
     Pages(Vec<String>, Vec<Vec<u8>>, Vec<Option<String>>),
-    /// Paths, in one line format or each by its extension.
-    Files(Vec<PathBuf>, Option<LineFormat>),
-}
-
-fn line_format(name: &str) -> PyResult<LineFormat> {
-    match name {
-        "fps" => Ok(LineFormat::Fps),
-        "jsonl" => Ok(LineFormat::Jsonl),
-        "lines" => Ok(LineFormat::Lines),
-        other => Err(Kind::InvalidInput.err(format!(
-            "format {other:?}: expected \"fps\", \"jsonl\" or \"lines\""
-        ))),
-    }
-}
-
-/// Every record of the files, handed to `each` in chunks; a bad line is
-/// an `InvalidInputError` naming `path:line` (nothing is loaded then).
-fn read_files(
-    paths: &[PathBuf],
-    format: Option<LineFormat>,
-    extract: fpdb::Extract,
-    mut each: impl FnMut(Vec<fpdb_input::Record>) -> PyResult<()>,
-) -> PyResult<()> {
-    use std::io::BufRead;
-    let mut chunk = Vec::with_capacity(BULK_CHUNK);
-    for path in paths {
-        let format = format.unwrap_or_else(|| match path.extension().and_then(|e| e.to_str()) {
-            Some("jsonl") => LineFormat::Jsonl,
-            _ => LineFormat::Fps,
-        });
-        let file = std::fs::File::open(path).map_err(|error| {
-            Kind::Storage.err(format!("{}: cannot open: {error}", path.display()))
-        })?;
-        let mut reader = std::io::BufReader::new(file);
-        let mut raw = Vec::new();
-        let mut number = 0u64;
-        loop {
-            raw.clear();
-            let read = reader.read_until(b'\n', &mut raw).map_err(|error| {
-                Kind::Storage.err(format!(
-                    "{}: read failed after line {number}: {error}",
-                    path.display()
-                ))
-            })?;
-            if read == 0 {
-                break;
-            }
-            number += 1;
-            let parsed =
-                fpdb_input::parse_line_with(format, Role::Store, &raw, number, None, extract)
-                    .map_err(|bad| {
-                        Kind::InvalidInput.err(format!("{}:{number}: {bad}", path.display()))
-                    })?;
-            if let Some(record) = parsed {
-                chunk.push(record);
-                if chunk.len() >= BULK_CHUNK {
-                    each(std::mem::take(&mut chunk))?;
-                }
-            }
-        }
-    }
-    if !chunk.is_empty() {
-        each(chunk)?;
-    }
-    Ok(())
+    /// Paths, in one format or each by its name.
+    Files(Vec<PathBuf>, Option<fpdb_input::InputFormat>),
 }
 
 impl<'a, 'py> BulkSource<'a, 'py> {
@@ -924,7 +866,7 @@ fn bulk_load(
             )?;
         }
         BulkSource::Files(paths, format) => {
-            read_files(&paths, format, extract, |records| {
+            files::read_files(&paths, format, extract, BULK_CHUNK, |records| {
                 let mut chunk = Vec::with_capacity(records.len());
                 let mut texts = Vec::new();
                 for record in records {

@@ -9,6 +9,7 @@ mod corpus;
 mod db;
 mod errors;
 mod export;
+mod files;
 mod results;
 mod spark;
 

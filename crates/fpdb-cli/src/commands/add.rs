@@ -7,15 +7,15 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::cli::AddArgs;
-use crate::input::{fingerprints, Inputs, Record, Role};
+use crate::input::{self, fingerprints, Record, Role};
 
 pub fn run(args: AddArgs) -> Result<()> {
     let db = super::open_writable(&args.db, args.sync)?;
-    let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
+    let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
     let started = Instant::now();
     let progress = std::io::stderr().is_terminal();
     let mut added = 0u64;
-    let streaming = inputs.streams(args.apply);
+    let streaming = input::streams(&inputs, args.apply);
     let apply = |records: Vec<Record>| -> Result<()> {
         let fps = fingerprints(db.simhasher(), &records);
         let batch: Vec<(&str, fpdb::Fingerprint)> =

@@ -7,15 +7,15 @@
 use anyhow::Result;
 
 use crate::cli::CheckArgs;
-use crate::input::{fingerprints, Inputs, Record, Role};
+use crate::input::{self, fingerprints, Record, Role};
 use crate::output::Answers;
 
 pub fn run(args: CheckArgs) -> Result<()> {
     let db = super::open_writable(&args.db, args.sync)?;
     let k = super::query_k(&db, args.k)?;
-    let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
+    let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
     let mut answers = Answers::new(args.format);
-    let streaming = inputs.streams(args.apply);
+    let streaming = input::streams(&inputs, args.apply);
     let mut apply = |records: Vec<Record>| -> Result<()> {
         let fps = fingerprints(db.simhasher(), &records);
         for (record, fp) in records.iter().zip(fps) {

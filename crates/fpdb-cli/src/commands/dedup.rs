@@ -6,16 +6,16 @@ use fpdb::dedup::{self, Corpus, Representative};
 use fpdb::Simhasher;
 
 use crate::cli::{DedupArgs, RepresentativeRule};
-use crate::input::{fingerprints, Inputs, Role};
+use crate::input::{self, fingerprints, Role};
 use crate::output::PairsOut;
 
 pub fn run(args: DedupArgs) -> Result<()> {
     // Refuse an impossible k before reading any input.
     dedup::near_pairs(&[], args.k).context("--k")?;
     let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
-    let mut inputs = Inputs::new(&args.input, Role::Query).with_extract(args.simhash.extract);
+    let mut inputs = input::inputs(&args.input, Role::Query).with_extract(args.simhash.extract);
     let mut corpus = Corpus::new();
-    inputs.stream(|records| {
+    inputs.stream(|records| -> Result<()> {
         let fps = fingerprints(&simhasher, &records);
         corpus.extend(records.into_iter().map(|record| record.id).zip(fps));
         Ok(())

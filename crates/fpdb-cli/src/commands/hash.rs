@@ -6,14 +6,14 @@ use anyhow::Result;
 use fpdb::Simhasher;
 
 use crate::cli::HashArgs;
-use crate::input::{fingerprints, Inputs, Role};
+use crate::input::{self, fingerprints, Role};
 
 pub fn run(args: HashArgs) -> Result<()> {
     let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
-    let mut inputs = Inputs::from_parts(args.input, &args.inputs, args.skip_bad, Role::Hash)
+    let mut inputs = input::from_parts(args.input, &args.inputs, args.skip_bad, Role::Hash)
         .with_extract(args.simhash.extract);
     let mut out = BufWriter::new(io::stdout().lock());
-    inputs.stream(|records| {
+    inputs.stream(|records| -> Result<()> {
         for (record, fp) in records.iter().zip(fingerprints(&simhasher, &records)) {
             super::write_document(&mut out, args.format, &record.id, fp)?;
         }

@@ -14,7 +14,7 @@ use fpdb::{BulkOptions, BulkPhase, BulkProgress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::LoadArgs;
-use crate::input::{Inputs, Payload, Record, Role};
+use crate::input::{self, Payload, Record, Role};
 
 pub fn run(args: LoadArgs) -> Result<()> {
     let mut db = super::open_writable(&args.db, false)?;
@@ -25,7 +25,7 @@ pub fn run(args: LoadArgs) -> Result<()> {
     if let Some(dir) = &args.temp_dir {
         options = options.temp_dir(dir);
     }
-    let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
+    let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
     let bar = progress_bar(inputs.total_bytes());
     let mut loader = db
         .bulk_loader(options)
@@ -35,7 +35,7 @@ pub fn run(args: LoadArgs) -> Result<()> {
 
     let bytes_read = inputs.bytes_read();
     let mut documents = 0u64;
-    let read = inputs.stream(|records| {
+    let read = inputs.stream(|records| -> Result<()> {
         add_records(&mut loader, &records)?;
         documents += records.len() as u64;
         bar.set_position(bytes_read.load(Ordering::Relaxed));

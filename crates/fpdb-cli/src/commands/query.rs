@@ -4,17 +4,17 @@
 use anyhow::Result;
 
 use crate::cli::QueryArgs;
-use crate::input::{fingerprints, Inputs, Role};
+use crate::input::{self, fingerprints, Role};
 use crate::output::Answers;
 
 pub fn run(args: QueryArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
     let k = super::query_k(&db, args.k)?;
-    let mut inputs = Inputs::new(&args.input, Role::Query)
+    let mut inputs = input::inputs(&args.input, Role::Query)
         .with_chunk(args.batch as usize)
         .with_extract(db.extract());
     let mut answers = Answers::new(args.format);
-    inputs.stream(|records| {
+    inputs.stream(|records| -> Result<()> {
         let fps = fingerprints(db.simhasher(), &records);
         let results = db.query_batch(&fps, k)?;
         for ((record, fp), matches) in records.iter().zip(&fps).zip(&results) {

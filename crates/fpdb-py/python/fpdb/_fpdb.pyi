@@ -153,7 +153,7 @@ class Db:
         html: Sequence[bytes | str] | None = None,
         content_types: Sequence[str | None] | None = None,
         files: Sequence[str | os.PathLike[str]] | None = None,
-        format: Literal["fps", "jsonl", "lines"] | None = None,
+        format: Literal["fps", "jsonl", "lines", "files", "html", "warc"] | None = None,
         progress: None | bool | _ProgressCallback = None,
         memory_bytes: int | None = None,
     ) -> BulkLoadSummary: ...
