@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use fpdb::OpenOptions;
 use fpdb::Options;
-use fpdb::{BackupMethod, BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint};
+use fpdb::{BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
@@ -18,6 +18,7 @@ use crate::args::{self, Document};
 use crate::errors::{to_py, Kind};
 use crate::export::{PyExport, Reader};
 use crate::files;
+use crate::reports;
 use crate::results::{matches, PyBatchMatches, PyChecked, PyFingerprintPairs, PyMatch};
 
 /// Documents handed to a bulk load at once, between which the GIL is
@@ -592,49 +593,12 @@ impl PyDb {
             )),
         };
         *self.db.lock().unwrap_or_else(PoisonError::into_inner) = Some(arc);
-        let summary = result?;
-        let dict = PyDict::new(py);
-        dict.set_item("documents", summary.documents)?;
-        dict.set_item("ids", summary.ids)?;
-        dict.set_item("fingerprints", summary.fingerprints)?;
-        dict.set_item("spilled_runs", summary.spilled_runs)?;
-        dict.set_item("seconds", summary.elapsed.as_secs_f64())?;
-        Ok(dict)
+        reports::to_dict(py, &result?)
     }
 
     /// Counts and sizes, as a dict; reads no block.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let stats = self.handle()?.stats();
-        let dict = PyDict::new(py);
-        dict.set_item("fingerprints", stats.fingerprints)?;
-        dict.set_item("ids", stats.ids)?;
-        dict.set_item("k", stats.k)?;
-        dict.set_item("design", stats.design)?;
-        dict.set_item("simhash", stats.simhash.to_string())?;
-        dict.set_item("extract", stats.extract.to_string())?;
-        dict.set_item("directory_bytes", stats.directory_bytes)?;
-        dict.set_item("block_cache_bytes", stats.block_cache_bytes)?;
-        dict.set_item("delta_added", stats.delta_added)?;
-        dict.set_item("delta_removed", stats.delta_removed)?;
-        dict.set_item("candidates_per_probe", stats.candidates_per_probe)?;
-        dict.set_item("keys_per_block", stats.keys_per_block)?;
-        dict.set_item("ids_disk_bytes", stats.ids_disk_bytes)?;
-        dict.set_item("warnings", stats.warnings)?;
-        let tables = stats
-            .tables
-            .iter()
-            .map(|table| {
-                let entry = PyDict::new(py);
-                entry.set_item("prefix_bits", table.prefix_bits)?;
-                entry.set_item("blocks", table.blocks)?;
-                entry.set_item("bytes", table.bytes)?;
-                entry.set_item("bits_per_fingerprint", table.bits_per_fingerprint)?;
-                entry.set_item("disk_bytes", table.disk_bytes)?;
-                Ok(entry)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        dict.set_item("tables", tables)?;
-        Ok(dict)
+        reports::to_dict(py, &self.handle()?.stats())
     }
 
     /// Reads and checks every block, directory, counter and id entry.
@@ -643,7 +607,7 @@ impl PyDb {
     fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let db = self.handle()?;
         let report = py.detach(move || db.verify()).map_err(to_py)?;
-        verify_dict(py, &report)
+        reports::to_dict(py, &report)
     }
 
     /// Checks the database in `path` like `verify`, also when it does not
@@ -652,39 +616,20 @@ impl PyDb {
     #[staticmethod]
     fn verify_at<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
         let report = py.detach(move || Db::verify_at(&path)).map_err(to_py)?;
-        verify_dict(py, &report)
+        reports::to_dict(py, &report)
     }
 
     /// Rebuilds the damaged database in `path` (not open for writing) from
-    /// the copies that survived; see `fpdb repair`. Returns a dict:
-    /// `damage` (what verify found; empty: nothing was done), `documents`,
+    /// the copies that survived; see `fpdb repair`. Returns a dict (the
+    /// keys of `fpdb repair --format json`): `repaired`, `damage` (what
+    /// verify found; empty: nothing was done), `unlisted_damage`, `documents`,
     /// `restored_from_fp_ids`, `restored_from_id_fp`, `conflicting_ids`,
     /// `lost_fingerprints`, `unreadable`, `left_out`, `placed_by_content`,
     /// `stale_entries`, `partial`, `damaged_copy`.
     #[staticmethod]
     fn repair<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
         let report = py.detach(move || Db::repair(&path)).map_err(to_py)?;
-        let dict = PyDict::new(py);
-        let damage: Vec<String> = report.damage.iter().map(ToString::to_string).collect();
-        dict.set_item("damage", damage)?;
-        dict.set_item("documents", report.documents)?;
-        dict.set_item("restored_from_fp_ids", report.restored_from_fp_ids)?;
-        dict.set_item("restored_from_id_fp", report.restored_from_id_fp)?;
-        dict.set_item("conflicting_ids", report.conflicting_ids)?;
-        let lost: Vec<u64> = report.lost_fingerprints.iter().map(|fp| fp.0).collect();
-        dict.set_item("lost_fingerprints", lost)?;
-        dict.set_item("unreadable", report.unreadable)?;
-        dict.set_item("left_out", report.left_out)?;
-        dict.set_item("placed_by_content", report.placed_by_content)?;
-        dict.set_item("stale_entries", report.stale_entries)?;
-        dict.set_item("partial", report.partial)?;
-        dict.set_item(
-            "damaged_copy",
-            report
-                .damaged_copy
-                .map(|path| path.to_string_lossy().into_owned()),
-        )?;
-        Ok(dict)
+        reports::repair_dict(py, &report)
     }
 
     /// Every stored `(id, fingerprint)`, in id byte order, from a
@@ -707,15 +652,7 @@ impl PyDb {
     fn backup<'py>(&self, py: Python<'py>, dest: PathBuf) -> PyResult<Bound<'py, PyDict>> {
         let db = self.handle()?;
         let backup = py.detach(move || db.backup(&dest)).map_err(to_py)?;
-        let dict = PyDict::new(py);
-        dict.set_item("path", backup.path.to_string_lossy())?;
-        let method = match backup.method {
-            BackupMethod::Checkpoint => "checkpoint",
-            _ => "copy",
-        };
-        dict.set_item("method", method)?;
-        dict.set_item("bytes", backup.bytes)?;
-        Ok(dict)
+        reports::to_dict(py, &backup)
     }
 
     /// Writes what is in memory to disk.
@@ -729,21 +666,6 @@ impl PyDb {
         let db = self.handle()?;
         py.detach(move || db.compact()).map_err(to_py)
     }
-}
-
-/// A verify report as a dict: `clean`, counts, `problems` (one str each,
-/// naming where), `unlisted_problems`.
-fn verify_dict<'py>(py: Python<'py>, report: &fpdb::VerifyReport) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    dict.set_item("clean", report.is_clean())?;
-    dict.set_item("tables", report.tables)?;
-    dict.set_item("blocks", report.blocks)?;
-    dict.set_item("fingerprints", report.fingerprints)?;
-    dict.set_item("ids", report.ids)?;
-    let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
-    dict.set_item("problems", problems)?;
-    dict.set_item("unlisted_problems", report.unlisted_problems)?;
-    Ok(dict)
 }
 
 /// Where a bulk load's documents come from.

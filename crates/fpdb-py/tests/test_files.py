@@ -21,7 +21,10 @@ TEXTS = [
 
 
 def page(title: str, body: str) -> str:
-    return f"<html><head><title>{title}</title></head><body><article><p>{body}</p></article></body></html>"
+    return (
+        f"<html><head><title>{title}</title></head>"
+        f"<body><article><p>{body}</p></article></body></html>"
+    )
 
 
 def warc_record(kind: str, uri: str, http: bytes) -> bytes:
@@ -35,7 +38,10 @@ def warc_record(kind: str, uri: str, http: bytes) -> bytes:
 
 def response(html: str) -> bytes:
     body = html.encode()
-    head = f"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {len(body)}\r\n\r\n"
+    head = (
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
     return head.encode() + body
 
 

@@ -59,6 +59,7 @@ mod parallel;
 mod query;
 mod radix;
 mod repair;
+mod report_json;
 mod seeded_hash;
 mod stats;
 mod store;
