@@ -13,10 +13,15 @@ use fpdb_server::Limits;
 /// error: an invalid command line, a bad input line, a missing or unusable
 /// database. A closed standard output (`fpdb export DB | head`) ends the
 /// command quietly with 0. Results go to standard output, errors and
-/// progress to standard error.
+/// progress to standard error; long commands draw progress bars there
+/// when it is a terminal (`--quiet`: never).
 #[derive(Debug, Parser)]
 #[command(name = "fpdb", version, about, long_about)]
 pub struct Cli {
+    /// Draw no progress bars (they are drawn only when standard error is
+    /// a terminal).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -42,7 +42,7 @@ const COPY_ATTEMPTS: u32 = 4;
 /// fresh view of the database, which holds at least every write this
 /// handle sees.
 fn checked(store: &Store, dest: &Path) -> Result<BackupMethod> {
-    let accept = |staged: &Path| Ok(verify_at(staged)?.is_clean());
+    let accept = |staged: &Path| Ok(verify_at(staged, &())?.is_clean());
     if let Some(method) = store.backup(dest, accept)? {
         return Ok(method);
     }

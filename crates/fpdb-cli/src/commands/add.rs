@@ -1,19 +1,21 @@
 //! `fpdb add`: store documents, `insert_batch` per 10,000 (streaming, per
 //! whatever has arrived when the input pauses).
 
-use std::io::IsTerminal;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::Result;
 
 use crate::cli::AddArgs;
 use crate::input::{self, fingerprints, Record, Role};
+use crate::progress::Bar;
 
 pub fn run(args: AddArgs) -> Result<()> {
     let db = super::open_writable(&args.db, args.sync)?;
     let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
     let started = Instant::now();
-    let progress = std::io::stderr().is_terminal();
+    let bar = Bar::bytes("adding", inputs.total_bytes());
+    let bytes_read = inputs.bytes_read();
     let mut added = 0u64;
     let streaming = input::streams(&inputs, args.apply);
     let apply = |records: Vec<Record>| -> Result<()> {
@@ -22,9 +24,8 @@ pub fn run(args: AddArgs) -> Result<()> {
             records.iter().map(|r| r.id.as_str()).zip(fps).collect();
         db.insert_batch(&batch)?;
         added += batch.len() as u64;
-        if progress {
-            eprint!("\rfpdb: added {added} documents…");
-        }
+        bar.bar().set_position(bytes_read.load(Ordering::Relaxed));
+        bar.bar().set_message(format!("{added} documents"));
         Ok(())
     };
     if streaming {
@@ -32,9 +33,7 @@ pub fn run(args: AddArgs) -> Result<()> {
     } else {
         inputs.validated(apply)?;
     }
-    if progress && added > 0 {
-        eprint!("\r");
-    }
+    bar.finish();
     let elapsed = started.elapsed();
     let skipped = match inputs.skipped() {
         0 => String::new(),

@@ -1,6 +1,8 @@
 //! `fpdb dedup`: near-duplicate pairs or clusters of a corpus, without a
 //! database.
 
+use std::sync::atomic::Ordering;
+
 use anyhow::{Context, Result};
 use fpdb::dedup::{self, Corpus, Representative};
 use fpdb::Simhasher;
@@ -8,6 +10,7 @@ use fpdb::Simhasher;
 use crate::cli::{DedupArgs, RepresentativeRule};
 use crate::input::{self, fingerprints, Role};
 use crate::output::PairsOut;
+use crate::progress::Bar;
 
 pub fn run(args: DedupArgs) -> Result<()> {
     // Refuse an impossible k before reading any input.
@@ -15,11 +18,16 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
     let mut inputs = input::inputs(&args.input, Role::Query).with_extract(args.simhash.extract);
     let mut corpus = Corpus::new();
+    let bar = Bar::bytes("reading", inputs.total_bytes());
+    let bytes_read = inputs.bytes_read();
     inputs.stream(|records| -> Result<()> {
         let fps = fingerprints(&simhasher, &records);
         corpus.extend(records.into_iter().map(|record| record.id).zip(fps));
+        bar.bar().set_position(bytes_read.load(Ordering::Relaxed));
         Ok(())
     })?;
+    // Pairs are found in one pass with nothing to count: a spinner.
+    bar.count(if args.clusters { "clusters" } else { "pairs" }, None);
     super::report_skipped(&inputs);
     let id = |position: usize| corpus.id(position).unwrap_or_default();
     let mut out = PairsOut::new(args.format);
@@ -29,6 +37,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             RepresentativeRule::Smallest => Representative::SmallestId,
         };
         let clusters = corpus.clusters(args.k, rule)?;
+        bar.finish();
         for (number, cluster) in clusters.iter().enumerate() {
             let ids: Vec<&str> = cluster.members.iter().map(|&m| id(m)).collect();
             out.cluster(number, id(cluster.representative), &ids)?;
@@ -36,6 +45,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
         super::count(clusters.len() as u64, "cluster")
     } else {
         let pairs = corpus.near_pairs(args.k)?;
+        bar.finish();
         for pair in &pairs {
             out.pair(id(pair.a), id(pair.b), pair.distance)?;
         }

@@ -5,16 +5,15 @@
 //! before `finish`, so a bad line just returns an error: the loader is
 //! dropped unfinished and the database stays empty.
 
-use std::io::IsTerminal;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 use fpdb::{BulkOptions, BulkPhase, BulkProgress};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 
 use crate::cli::LoadArgs;
 use crate::input::{self, Payload, Record, Role};
+use crate::progress::Bar;
 
 pub fn run(args: LoadArgs) -> Result<()> {
     let mut db = super::open_writable(&args.db, false)?;
@@ -26,11 +25,11 @@ pub fn run(args: LoadArgs) -> Result<()> {
         options = options.temp_dir(dir);
     }
     let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
-    let bar = progress_bar(inputs.total_bytes());
+    let bar = Bar::bytes("reading", inputs.total_bytes());
     let mut loader = db
         .bulk_loader(options)
         .with_context(|| format!("cannot load into {}", args.db.display()))?;
-    let phase_bar = bar.clone();
+    let phase_bar = bar.bar().clone();
     loader.set_progress(move |progress: &BulkProgress| show_phase(&phase_bar, progress));
 
     let bytes_read = inputs.bytes_read();
@@ -38,19 +37,19 @@ pub fn run(args: LoadArgs) -> Result<()> {
     let read = inputs.stream(|records| -> Result<()> {
         add_records(&mut loader, &records)?;
         documents += records.len() as u64;
-        bar.set_position(bytes_read.load(Ordering::Relaxed));
-        bar.set_message(format!("{documents} documents"));
+        bar.bar().set_position(bytes_read.load(Ordering::Relaxed));
+        bar.bar().set_message(format!("{documents} documents"));
         Ok(())
     });
     if let Err(error) = read {
-        bar.finish_and_clear();
+        bar.finish();
         // `loader` is dropped unfinished: nothing of the load is stored.
         return Err(anyhow!("{error:#}; nothing was loaded"));
     }
     let summary = loader
         .finish()
         .with_context(|| format!("loading {} failed; nothing was loaded", args.db.display()))?;
-    bar.finish_and_clear();
+    bar.finish();
     let skipped = match inputs.skipped() {
         0 => String::new(),
         n => format!(", {} skipped", super::count(n, "bad line")),
@@ -94,31 +93,6 @@ fn add_records(loader: &mut fpdb::BulkLoader<'_>, records: &[Record]) -> Result<
         loader.add_texts(&texts)?;
     }
     Ok(())
-}
-
-/// A bar over the input bytes (with rate and ETA) when their total is
-/// known, else a spinner; hidden unless standard error is a terminal.
-fn progress_bar(total_bytes: Option<u64>) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = match total_bytes {
-        Some(total) => ProgressBar::new(total).with_style(
-            ProgressStyle::with_template(
-                "{prefix:>8} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta} {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        ),
-        None => ProgressBar::new_spinner().with_style(
-            ProgressStyle::with_template("{prefix:>8} {spinner} {bytes} {binary_bytes_per_sec} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        ),
-    };
-    bar.set_draw_target(ProgressDrawTarget::stderr());
-    bar.set_prefix("reading");
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
 }
 
 fn show_phase(bar: &ProgressBar, progress: &BulkProgress) {
