@@ -16,7 +16,13 @@ use fpdb_server::Limits;
 /// progress to standard error; long commands draw progress bars there
 /// when it is a terminal (`--quiet`: never).
 #[derive(Debug, Parser)]
-#[command(name = "fpdb", version, about, long_about)]
+#[command(
+    name = "fpdb",
+    version,
+    about,
+    long_about,
+    after_help = "Examples:\n  fpdb create pages.fpdb && fpdb load pages.fpdb crawl.warc.gz\n  fpdb --quiet verify pages.fpdb"
+)]
 pub struct Cli {
     /// Draw no progress bars (they are drawn only when standard error is
     /// a terminal).
@@ -42,7 +48,7 @@ pub enum Command {
     /// empty. A repeated id keeps its last fingerprint. The database must be
     /// empty: use `add` to add to a populated one.
     #[command(
-        after_help = "Examples:\n  fpdb load pages.fpdb crawl.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb"
+        after_help = "Examples:\n  fpdb load pages.fpdb crawl.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb\n  fpdb load pages.fpdb --input warc --format json crawl-*.warc.gz"
     )]
     Load(LoadArgs),
     /// Store documents (fingerprints, texts or pages) in a database.
@@ -392,7 +398,7 @@ pub enum DocumentFormat {
     Json,
 }
 
-/// How a report (`stats`, `verify`) is printed.
+/// How a report (`stats`, `verify`, `repair`, `backup`, `load`) is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     /// Lines for people.
@@ -566,6 +572,10 @@ pub struct LoadArgs {
     /// Directory for spilled runs [default: inside the database].
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,
+    /// How the summary is printed: text on standard error, or one JSON
+    /// object on standard output (the keys of Python's `bulk_load`).
+    #[command(flatten)]
+    pub format: ReportFormatArgs,
     #[command(flatten)]
     pub input: InputArgs,
 }

@@ -5,10 +5,13 @@
 //! total is known it is a spinner with the time so far.
 
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::input::Inputs;
 
 static QUIET: AtomicBool = AtomicBool::new(false);
 
@@ -41,8 +44,8 @@ impl Bar {
 
     /// A bar of bytes read: of `total` when it is known (with rate and
     /// time left), else a spinner with the bytes so far.
-    pub fn bytes(what: &str, total: Option<u64>) -> Bar {
-        let bar = Bar::new(what, false);
+    pub fn bytes(what: &str, total: Option<u64>, prints_while_running: bool) -> Bar {
+        let bar = Bar::new(what, prints_while_running);
         let (template, fallback) = match total {
             Some(total) => {
                 bar.0.set_length(total);
@@ -108,5 +111,42 @@ impl fpdb::Progress for Bar {
 
     fn advance(&self, steps: u64) {
         self.0.inc(steps);
+    }
+}
+
+/// A bar of the bytes of a command's inputs read so far (of their total
+/// when all are files), with the documents handled.
+#[derive(Debug)]
+pub struct Reading {
+    bar: Bar,
+    bytes_read: Arc<AtomicU64>,
+    documents: u64,
+}
+
+impl Reading {
+    /// `what` the command does with what it reads (`reading`, `adding`).
+    pub fn new(what: &str, inputs: &Inputs, prints_while_running: bool) -> Reading {
+        Reading {
+            bar: Bar::bytes(what, inputs.total_bytes(), prints_while_running),
+            bytes_read: inputs.bytes_read(),
+            documents: 0,
+        }
+    }
+
+    /// `documents` more were handled.
+    pub fn handled(&mut self, documents: usize) {
+        self.documents += documents as u64;
+        let bar = self.bar.bar();
+        bar.set_position(self.bytes_read.load(Ordering::Relaxed));
+        bar.set_message(format!("{} documents", self.documents));
+    }
+
+    /// The bar, for the phases after reading.
+    pub fn bar(&self) -> &Bar {
+        &self.bar
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish();
     }
 }

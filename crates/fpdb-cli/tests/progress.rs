@@ -74,6 +74,23 @@ fn bars_are_drawn_on_a_terminal_unless_quiet() {
 }
 
 #[test]
+fn commands_printing_as_they_go_draw_a_bar_only_beside_redirected_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    loaded(dir);
+    let Some(redirected) = on_a_terminal(dir, "query db in.tsv --format tsv > answers.tsv") else {
+        return;
+    };
+    assert!(redirected.contains(CLEAR_LINE), "{redirected:?}");
+    let answers = std::fs::read_to_string(dir.join("answers.tsv")).unwrap();
+    assert!(!answers.contains('\x1b'));
+    assert!(answers.lines().count() > 200_000);
+    // Answers on the terminal itself are not interleaved with a bar.
+    let printed = on_a_terminal(dir, "query db in.tsv --format tsv --batch 100000").unwrap();
+    assert!(!printed.contains('\x1b'), "a bar among the answers");
+}
+
+#[test]
 fn no_bar_goes_into_a_pipe() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();

@@ -1,21 +1,19 @@
 //! `fpdb add`: store documents, `insert_batch` per 10,000 (streaming, per
 //! whatever has arrived when the input pauses).
 
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use anyhow::Result;
 
 use crate::cli::AddArgs;
 use crate::input::{self, fingerprints, Record, Role};
-use crate::progress::Bar;
+use crate::progress::Reading;
 
 pub fn run(args: AddArgs) -> Result<()> {
     let db = super::open_writable(&args.db, args.sync)?;
     let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
     let started = Instant::now();
-    let bar = Bar::bytes("adding", inputs.total_bytes());
-    let bytes_read = inputs.bytes_read();
+    let mut reading = Reading::new("adding", &inputs, false);
     let mut added = 0u64;
     let streaming = input::streams(&inputs, args.apply);
     let apply = |records: Vec<Record>| -> Result<()> {
@@ -24,8 +22,7 @@ pub fn run(args: AddArgs) -> Result<()> {
             records.iter().map(|r| r.id.as_str()).zip(fps).collect();
         db.insert_batch(&batch)?;
         added += batch.len() as u64;
-        bar.bar().set_position(bytes_read.load(Ordering::Relaxed));
-        bar.bar().set_message(format!("{added} documents"));
+        reading.handled(batch.len());
         Ok(())
     };
     if streaming {
@@ -33,7 +30,7 @@ pub fn run(args: AddArgs) -> Result<()> {
     } else {
         inputs.validated(apply)?;
     }
-    bar.finish();
+    reading.finish();
     let elapsed = started.elapsed();
     let skipped = match inputs.skipped() {
         0 => String::new(),

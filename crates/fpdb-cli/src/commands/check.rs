@@ -9,6 +9,7 @@ use anyhow::Result;
 use crate::cli::CheckArgs;
 use crate::input::{self, fingerprints, Record, Role};
 use crate::output::Answers;
+use crate::progress::Reading;
 
 pub fn run(args: CheckArgs) -> Result<()> {
     let db = super::open_writable(&args.db, args.sync)?;
@@ -16,7 +17,9 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
     let mut answers = Answers::new(args.format);
     let streaming = input::streams(&inputs, args.apply);
+    let mut reading = Reading::new("checking", &inputs, true);
     let mut apply = |records: Vec<Record>| -> Result<()> {
+        reading.handled(records.len());
         let fps = fingerprints(db.simhasher(), &records);
         for (record, fp) in records.iter().zip(fps) {
             let checked = db.check_and_insert(&record.id, fp, k)?;
@@ -33,6 +36,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         inputs.validated(&mut apply)?;
     }
     answers.flush()?;
+    reading.finish();
     super::report_skipped(&inputs);
     Ok(())
 }

@@ -1,8 +1,6 @@
 //! `fpdb dedup`: near-duplicate pairs or clusters of a corpus, without a
 //! database.
 
-use std::sync::atomic::Ordering;
-
 use anyhow::{Context, Result};
 use fpdb::dedup::{self, Corpus, Representative};
 use fpdb::Simhasher;
@@ -10,7 +8,7 @@ use fpdb::Simhasher;
 use crate::cli::{DedupArgs, RepresentativeRule};
 use crate::input::{self, fingerprints, Role};
 use crate::output::PairsOut;
-use crate::progress::Bar;
+use crate::progress::Reading;
 
 pub fn run(args: DedupArgs) -> Result<()> {
     // Refuse an impossible k before reading any input.
@@ -18,14 +16,14 @@ pub fn run(args: DedupArgs) -> Result<()> {
     let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
     let mut inputs = input::inputs(&args.input, Role::Query).with_extract(args.simhash.extract);
     let mut corpus = Corpus::new();
-    let bar = Bar::bytes("reading", inputs.total_bytes());
-    let bytes_read = inputs.bytes_read();
+    let mut reading = Reading::new("reading", &inputs, false);
     inputs.stream(|records| -> Result<()> {
+        reading.handled(records.len());
         let fps = fingerprints(&simhasher, &records);
         corpus.extend(records.into_iter().map(|record| record.id).zip(fps));
-        bar.bar().set_position(bytes_read.load(Ordering::Relaxed));
         Ok(())
     })?;
+    let bar = reading.bar();
     // Pairs are found in one pass with nothing to count: a spinner.
     bar.count(if args.clusters { "clusters" } else { "pairs" }, None);
     super::report_skipped(&inputs);

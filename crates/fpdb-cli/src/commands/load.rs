@@ -5,15 +5,16 @@
 //! before `finish`, so a bad line just returns an error: the loader is
 //! dropped unfinished and the database stays empty.
 
-use std::sync::atomic::Ordering;
+use std::io::Write;
 
 use anyhow::{anyhow, Context, Result};
 use fpdb::{BulkOptions, BulkPhase, BulkProgress};
 use indicatif::ProgressBar;
+use serde_json::json;
 
-use crate::cli::LoadArgs;
+use crate::cli::{LoadArgs, ReportFormat};
 use crate::input::{self, Payload, Record, Role};
-use crate::progress::Bar;
+use crate::progress::Reading;
 
 pub fn run(args: LoadArgs) -> Result<()> {
     let mut db = super::open_writable(&args.db, false)?;
@@ -25,31 +26,40 @@ pub fn run(args: LoadArgs) -> Result<()> {
         options = options.temp_dir(dir);
     }
     let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
-    let bar = Bar::bytes("reading", inputs.total_bytes());
+    let mut reading = Reading::new("reading", &inputs, false);
     let mut loader = db
         .bulk_loader(options)
         .with_context(|| format!("cannot load into {}", args.db.display()))?;
-    let phase_bar = bar.bar().clone();
+    let phase_bar = reading.bar().bar().clone();
     loader.set_progress(move |progress: &BulkProgress| show_phase(&phase_bar, progress));
 
-    let bytes_read = inputs.bytes_read();
-    let mut documents = 0u64;
     let read = inputs.stream(|records| -> Result<()> {
         add_records(&mut loader, &records)?;
-        documents += records.len() as u64;
-        bar.bar().set_position(bytes_read.load(Ordering::Relaxed));
-        bar.bar().set_message(format!("{documents} documents"));
+        reading.handled(records.len());
         Ok(())
     });
     if let Err(error) = read {
-        bar.finish();
+        reading.finish();
         // `loader` is dropped unfinished: nothing of the load is stored.
         return Err(anyhow!("{error:#}; nothing was loaded"));
     }
     let summary = loader
         .finish()
         .with_context(|| format!("loading {} failed; nothing was loaded", args.db.display()))?;
-    bar.finish();
+    reading.finish();
+    if args.format.get() == ReportFormat::Json {
+        let value = super::json_with(
+            &summary,
+            [
+                ("path", json!(args.db.display().to_string())),
+                ("skipped_bad_lines", json!(inputs.skipped())),
+                ("skipped_warc_records", json!(inputs.warc_skipped())),
+            ],
+        )?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{value}")?;
+        return Ok(out.flush()?);
+    }
     let skipped = match inputs.skipped() {
         0 => String::new(),
         n => format!(", {} skipped", super::count(n, "bad line")),

@@ -6,6 +6,7 @@ use anyhow::Result;
 use crate::cli::QueryArgs;
 use crate::input::{self, fingerprints, Role};
 use crate::output::Answers;
+use crate::progress::Reading;
 
 pub fn run(args: QueryArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
@@ -14,7 +15,9 @@ pub fn run(args: QueryArgs) -> Result<()> {
         .with_chunk(args.batch as usize)
         .with_extract(db.extract());
     let mut answers = Answers::new(args.format);
+    let mut reading = Reading::new("querying", &inputs, true);
     inputs.stream(|records| -> Result<()> {
+        reading.handled(records.len());
         let fps = fingerprints(db.simhasher(), &records);
         let results = db.query_batch(&fps, k)?;
         for ((record, fp), matches) in records.iter().zip(&fps).zip(&results) {
@@ -25,6 +28,7 @@ pub fn run(args: QueryArgs) -> Result<()> {
         answers.flush()
     })?;
     answers.flush()?;
+    reading.finish();
     super::report_skipped(&inputs);
     Ok(())
 }
