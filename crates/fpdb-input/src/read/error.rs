@@ -22,6 +22,15 @@ impl fmt::Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
+/// ` after line N` when a line was read whole before a read failed.
+fn after_line(line: u64) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(" after line {line}")
+    }
+}
+
 /// Why reading inputs stopped.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -35,7 +44,7 @@ pub enum ReadError {
         source: io::Error,
     },
     /// Reading an input failed part way (or a gzip stream is broken).
-    #[error("{name}: read failed after line {line}: {source}")]
+    #[error("{name}: read failed{}: {source}", after_line(*.line))]
     Read {
         /// The input (`<stdin>` for standard input).
         name: String,
