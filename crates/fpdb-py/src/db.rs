@@ -18,6 +18,7 @@ use crate::args::{self, Document};
 use crate::errors::{to_py, Kind};
 use crate::export::{PyExport, Reader};
 use crate::files;
+use crate::progress::{self, PyProgress};
 use crate::reports;
 use crate::results::{matches, PyBatchMatches, PyChecked, PyFingerprintPairs, PyMatch};
 
@@ -603,19 +604,38 @@ impl PyDb {
 
     /// Reads and checks every block, directory, counter and id entry.
     /// Returns a dict: `clean` (bool), counts, and `problems` (one str
-    /// each, naming where).
-    fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    /// each, naming where). `progress`, a callable, is called as
+    /// `progress(phase, done, total)` as the check goes: phase "blocks",
+    /// then "ids", each with its total.
+    #[pyo3(signature = (*, progress=None))]
+    fn verify<'py>(
+        &self,
+        py: Python<'py>,
+        progress: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let db = self.handle()?;
-        let report = py.detach(move || db.verify()).map_err(to_py)?;
+        let progress = PyProgress::new(progress)?;
+        let report = py
+            .detach(|| db.verify_with_progress(progress::or_none(&progress)))
+            .map_err(to_py)?;
         reports::to_dict(py, &report)
     }
 
     /// Checks the database in `path` like `verify`, also when it does not
     /// open (what can be read is checked in a scratch copy beside it, and
-    /// why it does not open is the first problem). Same dict as `verify`.
+    /// why it does not open is the first problem). Same dict and
+    /// `progress` as `verify`.
     #[staticmethod]
-    fn verify_at<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
-        let report = py.detach(move || Db::verify_at(&path)).map_err(to_py)?;
+    #[pyo3(signature = (path, *, progress=None))]
+    fn verify_at<'py>(
+        py: Python<'py>,
+        path: PathBuf,
+        progress: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let progress = PyProgress::new(progress)?;
+        let report = py
+            .detach(|| Db::verify_at_with_progress(&path, progress::or_none(&progress)))
+            .map_err(to_py)?;
         reports::to_dict(py, &report)
     }
 
@@ -626,9 +646,19 @@ impl PyDb {
     /// `restored_from_fp_ids`, `restored_from_id_fp`, `conflicting_ids`,
     /// `lost_fingerprints`, `unreadable`, `left_out`, `placed_by_content`,
     /// `stale_entries`, `partial`, `damaged_copy`.
+    /// `progress` is called as `verify`'s, through the phases of the
+    /// repair.
     #[staticmethod]
-    fn repair<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
-        let report = py.detach(move || Db::repair(&path)).map_err(to_py)?;
+    #[pyo3(signature = (path, *, progress=None))]
+    fn repair<'py>(
+        py: Python<'py>,
+        path: PathBuf,
+        progress: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let progress = PyProgress::new(progress)?;
+        let report = py
+            .detach(|| Db::repair_with_progress(&path, progress::or_none(&progress)))
+            .map_err(to_py)?;
         reports::repair_dict(py, &report)
     }
 

@@ -10,6 +10,7 @@ mod db;
 mod errors;
 mod export;
 mod files;
+mod progress;
 mod reports;
 mod results;
 mod spark;

@@ -7,6 +7,7 @@ import json
 import subprocess
 import typing
 
+import pytest
 from serving import fpdb_binary
 
 import fpdb
@@ -75,3 +76,29 @@ def test_the_cli_prints_the_reports_python_returns(tmp_path):
     assert backup_cli.pop("verify")["clean"] is True
     assert set(backup_cli) == keys(fpdb.BackupReport)
     assert backup_cli["path"] == str(tmp_path / "copy")
+
+
+def test_verify_and_repair_tell_a_callable_how_far_they_are(tmp_path):
+    path = str(tmp_path / "db")
+    ids = [f"doc-{i}" for i in range(5000)]
+    fps = [(i * 0x9E3779B97F4A7C15) % 2**64 for i in range(5000)]
+    with fpdb.Db.create(path) as db:
+        db.bulk_load(ids=ids, fps=fps)
+        blocks = sum(table["blocks"] for table in db.stats()["tables"])
+        seen: list[tuple[str, int, int | None]] = []
+        assert db.verify(progress=lambda *told: seen.append(told))["clean"]
+    # Each phase starts at 0 and its last report reaches its total.
+    last = {}
+    for phase, done, total in seen:
+        if phase not in last:
+            assert done == 0
+        last[phase] = (done, total)
+    assert last == {"blocks": (blocks, blocks), "ids": (10_000, 10_000)}
+    told_at_path: list[tuple[str, int, int | None]] = []
+    fpdb.Db.verify_at(path, progress=lambda *told: told_at_path.append(told))
+    assert told_at_path == seen
+    phases = []
+    fpdb.Db.repair(path, progress=lambda phase, done, total: phases.append(phase))
+    assert set(phases) == {"blocks", "ids"}
+    with pytest.raises(TypeError, match="callable"):
+        fpdb.Db.verify_at(path, progress=True)

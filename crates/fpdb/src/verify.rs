@@ -242,8 +242,15 @@ pub(crate) fn verify(
     progress.phase("blocks", Some(blocks));
     for (index, directory) in directories.iter().enumerate() {
         let stored_bytes = table_bytes.get(index).copied();
-        let contents = verify_table(store, tables, index, directory, stored_bytes, &mut findings)?;
-        progress.advance(directory.len() as u64);
+        let contents = verify_table(
+            store,
+            tables,
+            index,
+            directory,
+            stored_bytes,
+            &mut findings,
+            progress,
+        )?;
         if !contents.complete {
             findings.add(Problem::Table {
                 table: index,
@@ -339,6 +346,7 @@ fn verify_table(
     directory: &BlockDirectory,
     stored_bytes: Option<u64>,
     findings: &mut Findings,
+    progress: &dyn Progress,
 ) -> Result<TableContents> {
     let table = tables.design.tables().get(index);
     let code = tables.codes.get(index);
@@ -362,7 +370,9 @@ fn verify_table(
     let mut previous_last: Option<u64> = None;
     let mut bytes = 0u64;
     let mut keys = Vec::new();
+    let mut steps = Steps::new(progress);
     for entry in store.entries(Family::Table(index))? {
+        steps.step();
         let (key, value) = match entry {
             Ok(entry) => entry,
             Err(error) => {
