@@ -381,7 +381,19 @@ impl Db {
     /// leaves no partial backup at `dest`, and the next backup to `dest`
     /// removes the leftover.
     pub fn backup(&self, dest: impl AsRef<Path>) -> Result<Backup> {
-        backup(&self.store, dest.as_ref())
+        self.backup_with_progress(dest, &())
+    }
+
+    /// [`Db::backup`], telling `progress` when it copies (phase
+    /// `copying`, of no count: the copy is one call of the storage
+    /// engine's) and how far the check of a read-only handle's copy is,
+    /// as [`Db::verify_with_progress`] does.
+    pub fn backup_with_progress(
+        &self,
+        dest: impl AsRef<Path>,
+        progress: &dyn Progress,
+    ) -> Result<Backup> {
+        backup(&self.store, dest.as_ref(), progress)
     }
 
     /// Every near-duplicate pair of stored fingerprints within `k` (at most

@@ -97,3 +97,28 @@ fn repair_of_a_healthy_database_only_checks() {
     let names: Vec<String> = recorded.phases().into_iter().map(|p| p.0).collect();
     assert_eq!(names, ["blocks", "ids"]);
 }
+
+#[test]
+fn backup_says_it_copies_and_checks_a_read_only_copy() {
+    let (dir, path) = populated();
+    let db = Db::open(&path).unwrap();
+    let recorded = Recorded::default();
+    db.backup_with_progress(dir.path().join("checkpoint"), &recorded)
+        .unwrap();
+    assert_eq!(recorded.phases(), [("copying".to_string(), None, 0)]);
+    drop(db);
+    // A read-only handle's copy is written anew and checked before it is
+    // put in place.
+    let reader = fpdb::OpenOptions::new()
+        .read_only(true)
+        .open(&path)
+        .unwrap();
+    let recorded = Recorded::default();
+    reader
+        .backup_with_progress(dir.path().join("copy"), &recorded)
+        .unwrap();
+    let phases = recorded.phases();
+    let names: Vec<&str> = phases.iter().map(|phase| phase.0.as_str()).collect();
+    assert_eq!(names, ["copying", "blocks", "ids"]);
+    assert_eq!(phases[2], ("ids".to_string(), Some(2 * 20_001), 2 * 20_001));
+}

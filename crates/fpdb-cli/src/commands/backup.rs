@@ -22,9 +22,8 @@ pub fn run(args: BackupArgs) -> Result<()> {
         opened => opened,
     }
     .with_context(|| format!("cannot open {}", args.db.display()))?;
-    // The copy is one call of RocksDB's: a spinner with the time so far.
     let bar = Bar::new("copying", false);
-    let backup = db.backup(&args.dest).with_context(|| {
+    let backup = db.backup_with_progress(&args.dest, &bar).with_context(|| {
         format!(
             "cannot back up {} to {}",
             args.db.display(),
