@@ -13,10 +13,21 @@ use fpdb_server::Limits;
 /// error: an invalid command line, a bad input line, a missing or unusable
 /// database. A closed standard output (`fpdb export DB | head`) ends the
 /// command quietly with 0. Results go to standard output, errors and
-/// progress to standard error.
+/// progress to standard error; long commands draw progress bars there
+/// when it is a terminal (`--quiet`: never).
 #[derive(Debug, Parser)]
-#[command(name = "fpdb", version, about, long_about)]
+#[command(
+    name = "fpdb",
+    version,
+    about,
+    long_about,
+    after_help = "Examples:\n  fpdb create pages.fpdb && fpdb load pages.fpdb crawl.warc.gz\n  fpdb --quiet verify pages.fpdb"
+)]
 pub struct Cli {
+    /// Draw no progress bars (they are drawn only when standard error is
+    /// a terminal).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -37,7 +48,7 @@ pub enum Command {
     /// empty. A repeated id keeps its last fingerprint. The database must be
     /// empty: use `add` to add to a populated one.
     #[command(
-        after_help = "Examples:\n  fpdb load pages.fpdb crawl.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb"
+        after_help = "Examples:\n  fpdb load pages.fpdb crawl.tsv\n  fpdb export old.fpdb | fpdb load new.fpdb\n  fpdb load pages.fpdb --input warc --format json crawl-*.warc.gz"
     )]
     Load(LoadArgs),
     /// Store documents (fingerprints, texts or pages) in a database.
@@ -239,7 +250,7 @@ pub enum InputFormat {
     /// guess); the id is the path; its text is extracted as the
     /// database's --extract says.
     Html,
-    /// WARC 1.0/1.1 files, plain or gzip (.warc.gz): the HTML pages of
+    /// WARC 1.0/1.1 files (.warc.gz: a gzip member per record): the HTML pages of
     /// their response records, id = WARC-Target-URI; other records are
     /// skipped and counted; a malformed record is a bad input named by
     /// its byte offset.
@@ -249,8 +260,10 @@ pub enum InputFormat {
 /// Where documents come from.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Input format [default: jsonl for *.jsonl files, fps for *.tsv and
-    /// *.fps files and for standard input, lines for other files].
+    /// Input format [default, by the file's name: jsonl for *.jsonl, warc
+    /// for *.warc, html for *.html and *.htm, fps for *.tsv and *.fps,
+    /// each also with .gz after it; lines for other files; fps for standard
+    /// input]. Gzip is read in any format.
     #[arg(long, value_enum)]
     pub input: Option<InputFormat>,
     /// Report bad lines on standard error, skip them and go on, instead of
@@ -435,7 +448,7 @@ pub enum DocumentFormat {
     Json,
 }
 
-/// How a report (`stats`, `verify`) is printed.
+/// How a report (`stats`, `verify`, `repair`, `backup`, `load`) is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     /// Lines for people.
@@ -509,8 +522,9 @@ pub struct HashArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "tsv")]
     pub format: DocumentFormat,
-    /// Input format [default: jsonl for *.jsonl, else lines, also for
-    /// standard input].
+    /// Input format [default, by the file's name: jsonl for *.jsonl, warc
+    /// for *.warc, html for *.html and *.htm, each also with .gz after it;
+    /// else lines, also for standard input]. Gzip is read in any format.
     #[arg(long, value_enum)]
     pub input: Option<InputFormat>,
     /// Report bad lines on standard error, skip them and go on.
@@ -632,6 +646,10 @@ pub struct LoadArgs {
     /// Directory for spilled runs [default: inside the database].
     #[arg(long, value_name = "DIR")]
     pub temp_dir: Option<PathBuf>,
+    /// How the summary is printed: text on standard error, or one JSON
+    /// object on standard output (the keys of Python's `bulk_load`).
+    #[command(flatten)]
+    pub format: ReportFormatArgs,
     #[command(flatten)]
     pub input: InputArgs,
 }

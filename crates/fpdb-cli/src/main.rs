@@ -7,6 +7,7 @@ mod cli;
 mod commands;
 mod input;
 mod output;
+mod progress;
 mod remote;
 mod report;
 mod target;
@@ -22,6 +23,7 @@ const ERROR: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    progress::set_quiet(cli.quiet);
     match commands::run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

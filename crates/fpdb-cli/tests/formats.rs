@@ -208,3 +208,22 @@ fn export_and_hash_print_json_lines_that_load_and_add_read_back() {
         .collect();
     assert_eq!(from_json, hashed_tsv.lines().collect::<Vec<_>>());
 }
+
+#[test]
+fn load_prints_its_summary_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    ok(dir, &["create", "db", "--expected", "1000"], "");
+    std::fs::write(dir.join("in.tsv"), format!("{FPS}bad line\n")).unwrap();
+    let summary = json(&ok(
+        dir,
+        &["load", "db", "in.tsv", "--skip-bad", "--format", "json"],
+        "",
+    ));
+    assert_eq!(summary["documents"], 3);
+    assert_eq!(summary["ids"], 3);
+    assert_eq!(summary["fingerprints"], 3);
+    assert_eq!(summary["skipped_bad_lines"], 1);
+    assert_eq!(summary["path"], "db");
+    assert!(summary["seconds"].as_f64().unwrap() >= summary["reading_seconds"].as_f64().unwrap());
+}

@@ -3,9 +3,10 @@
 //! "html": ...}` or `{"id": ..., "fp": ...}`) and plain text lines, each
 //! into a [`Record`] or a [`BadLine`] saying what is wrong.
 //!
-//! Pure and panic-free on any bytes: it opens no files (the `fpdb` binary
-//! does) and does not depend on the database, so it builds in seconds and
-//! is fuzzed on its own (`fuzz/fuzz_targets/input_lines.rs`).
+//! The parsers are pure and panic-free on any bytes, and fuzzed on their
+//! own (`fuzz/fuzz_targets/input_lines.rs`); [`read`] opens files and
+//! standard input for the `fpdb` command and the Python package alike.
+//! Nothing here depends on the database, so it builds in seconds.
 //!
 //! ```
 //! use fpdb_input::{parse_line, LineFormat, Payload, Role};
@@ -23,6 +24,7 @@
 
 mod bad_line;
 mod line;
+pub mod read;
 mod record;
 pub mod warc;
 
@@ -31,6 +33,7 @@ pub use line::{
     check_id, format_fingerprint_line, parse_fingerprint, parse_id_line, parse_line,
     parse_line_with, LineFormat, Role,
 };
+pub use read::{fingerprints, BadInput, InputFormat, Inputs, ReadError, UnknownFormat};
 pub use record::{Payload, Record};
 pub use warc::{WarcError, WarcItem, WarcPage, WarcReader};
 

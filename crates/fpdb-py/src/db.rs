@@ -7,16 +7,19 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use fpdb::OpenOptions;
 use fpdb::Options;
-use fpdb::{BackupMethod, BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint};
+use fpdb::{BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
-use fpdb_input::{LineFormat, Payload, Role};
+use fpdb_input::Payload;
 
 use crate::args::{self, Document};
 use crate::errors::{to_py, Kind};
 use crate::export::{PyExport, Reader};
+use crate::files;
+use crate::progress::{self, PyProgress};
+use crate::reports;
 use crate::results::{matches, PyBatchMatches, PyChecked, PyFingerprintPairs, PyMatch};
 
 /// Documents handed to a bulk load at once, between which the GIL is
@@ -534,10 +537,14 @@ impl PyDb {
     /// Content-Types, or None each); or `documents`, an iterable of
     /// `(id, fp)` pairs (a str or bytes in place of the fingerprint, read
     /// as text or as a page, is the older spelling: it works, with a
-    /// DeprecationWarning); or `files`, paths of
-    /// fingerprint lines (`id<TAB>hex`), JSON Lines (`{"id", "text" |
-    /// "html" | "fp"}`) or text lines, as `format` says ("fps", "jsonl",
-    /// "lines"; by default from the extension: .jsonl, else fps).
+    /// DeprecationWarning); or `files`, read as `fpdb load` reads them, in
+    /// the `format` named ("fps": `id<TAB>hex` lines; "jsonl": `{"id",
+    /// "text" | "html" | "fp"}` lines; "lines": a text per line, its line
+    /// number the id; "files": a text per file; "html": a page per file,
+    /// the path the id; "warc": the HTML responses of WARC files), by
+    /// default from each name: .jsonl, .warc, .html or .htm, .tsv or .fps,
+    /// any of them also with .gz after it, else lines. Gzip is read
+    /// whatever the name.
     /// `progress` is a callable taking `(phase, documents, done, total)`,
     /// or True for a line on stderr. `memory_bytes` bounds the memory for
     /// sorting (beyond it sorted runs spill to disk); by default a quarter
@@ -562,7 +569,7 @@ impl PyDb {
     ) -> PyResult<Bound<'py, PyDict>> {
         let source = match files {
             Some(paths) if documents.is_none() && ids.is_none() => {
-                BulkSource::Files(paths, format.map(line_format).transpose()?)
+                BulkSource::Files(paths, files::input_format(format)?)
             }
             Some(_) => {
                 return Err(PyTypeError::new_err(
@@ -587,99 +594,72 @@ impl PyDb {
             )),
         };
         *self.db.lock().unwrap_or_else(PoisonError::into_inner) = Some(arc);
-        let summary = result?;
-        let dict = PyDict::new(py);
-        dict.set_item("documents", summary.documents)?;
-        dict.set_item("ids", summary.ids)?;
-        dict.set_item("fingerprints", summary.fingerprints)?;
-        dict.set_item("spilled_runs", summary.spilled_runs)?;
-        dict.set_item("seconds", summary.elapsed.as_secs_f64())?;
-        Ok(dict)
+        reports::to_dict(py, &result?)
     }
 
     /// Counts and sizes, as a dict; reads no block.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let stats = self.handle()?.stats();
-        let dict = PyDict::new(py);
-        dict.set_item("fingerprints", stats.fingerprints)?;
-        dict.set_item("ids", stats.ids)?;
-        dict.set_item("k", stats.k)?;
-        dict.set_item("design", stats.design)?;
-        dict.set_item("simhash", stats.simhash.to_string())?;
-        dict.set_item("extract", stats.extract.to_string())?;
-        dict.set_item("directory_bytes", stats.directory_bytes)?;
-        dict.set_item("block_cache_bytes", stats.block_cache_bytes)?;
-        dict.set_item("delta_added", stats.delta_added)?;
-        dict.set_item("delta_removed", stats.delta_removed)?;
-        dict.set_item("candidates_per_probe", stats.candidates_per_probe)?;
-        dict.set_item("keys_per_block", stats.keys_per_block)?;
-        dict.set_item("ids_disk_bytes", stats.ids_disk_bytes)?;
-        dict.set_item("warnings", stats.warnings)?;
-        let tables = stats
-            .tables
-            .iter()
-            .map(|table| {
-                let entry = PyDict::new(py);
-                entry.set_item("prefix_bits", table.prefix_bits)?;
-                entry.set_item("blocks", table.blocks)?;
-                entry.set_item("bytes", table.bytes)?;
-                entry.set_item("bits_per_fingerprint", table.bits_per_fingerprint)?;
-                entry.set_item("disk_bytes", table.disk_bytes)?;
-                Ok(entry)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        dict.set_item("tables", tables)?;
-        Ok(dict)
+        reports::to_dict(py, &self.handle()?.stats())
     }
 
     /// Reads and checks every block, directory, counter and id entry.
     /// Returns a dict: `clean` (bool), counts, and `problems` (one str
-    /// each, naming where).
-    fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    /// each, naming where). `progress`, a callable, is called as
+    /// `progress(phase, done, total)` as the check goes: phase "blocks",
+    /// then "ids", each with its total.
+    #[pyo3(signature = (*, progress=None))]
+    fn verify<'py>(
+        &self,
+        py: Python<'py>,
+        progress: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let db = self.handle()?;
-        let report = py.detach(move || db.verify()).map_err(to_py)?;
-        verify_dict(py, &report)
+        let progress = PyProgress::new(progress)?;
+        let report = py
+            .detach(|| db.verify_with_progress(progress::or_none(&progress)))
+            .map_err(to_py)?;
+        reports::to_dict(py, &report)
     }
 
     /// Checks the database in `path` like `verify`, also when it does not
     /// open (what can be read is checked in a scratch copy beside it, and
-    /// why it does not open is the first problem). Same dict as `verify`.
+    /// why it does not open is the first problem). Same dict and
+    /// `progress` as `verify`.
     #[staticmethod]
-    fn verify_at<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
-        let report = py.detach(move || Db::verify_at(&path)).map_err(to_py)?;
-        verify_dict(py, &report)
+    #[pyo3(signature = (path, *, progress=None))]
+    fn verify_at<'py>(
+        py: Python<'py>,
+        path: PathBuf,
+        progress: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let progress = PyProgress::new(progress)?;
+        let report = py
+            .detach(|| Db::verify_at_with_progress(&path, progress::or_none(&progress)))
+            .map_err(to_py)?;
+        reports::to_dict(py, &report)
     }
 
     /// Rebuilds the damaged database in `path` (not open for writing) from
-    /// the copies that survived; see `fpdb repair`. Returns a dict:
-    /// `damage` (what verify found; empty: nothing was done), `documents`,
+    /// the copies that survived; see `fpdb repair`. Returns a dict (the
+    /// keys of `fpdb repair --format json`): `repaired`, `damage` (what
+    /// verify found; empty: nothing was done), `unlisted_damage`, `documents`,
     /// `restored_from_fp_ids`, `restored_from_id_fp`, `conflicting_ids`,
     /// `lost_fingerprints`, `unreadable`, `left_out`, `placed_by_content`,
     /// `stale_entries`, `partial`, `damaged_copy`.
+    /// `progress` is called as `verify`'s, through the phases of the
+    /// repair.
     #[staticmethod]
-    fn repair<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
-        let report = py.detach(move || Db::repair(&path)).map_err(to_py)?;
-        let dict = PyDict::new(py);
-        let damage: Vec<String> = report.damage.iter().map(ToString::to_string).collect();
-        dict.set_item("damage", damage)?;
-        dict.set_item("documents", report.documents)?;
-        dict.set_item("restored_from_fp_ids", report.restored_from_fp_ids)?;
-        dict.set_item("restored_from_id_fp", report.restored_from_id_fp)?;
-        dict.set_item("conflicting_ids", report.conflicting_ids)?;
-        let lost: Vec<u64> = report.lost_fingerprints.iter().map(|fp| fp.0).collect();
-        dict.set_item("lost_fingerprints", lost)?;
-        dict.set_item("unreadable", report.unreadable)?;
-        dict.set_item("left_out", report.left_out)?;
-        dict.set_item("placed_by_content", report.placed_by_content)?;
-        dict.set_item("stale_entries", report.stale_entries)?;
-        dict.set_item("partial", report.partial)?;
-        dict.set_item(
-            "damaged_copy",
-            report
-                .damaged_copy
-                .map(|path| path.to_string_lossy().into_owned()),
-        )?;
-        Ok(dict)
+    #[pyo3(signature = (path, *, progress=None))]
+    fn repair<'py>(
+        py: Python<'py>,
+        path: PathBuf,
+        progress: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let progress = PyProgress::new(progress)?;
+        let report = py
+            .detach(|| Db::repair_with_progress(&path, progress::or_none(&progress)))
+            .map_err(to_py)?;
+        reports::repair_dict(py, &report)
     }
 
     /// Every stored `(id, fingerprint)`, in id byte order, from a
@@ -702,15 +682,7 @@ impl PyDb {
     fn backup<'py>(&self, py: Python<'py>, dest: PathBuf) -> PyResult<Bound<'py, PyDict>> {
         let db = self.handle()?;
         let backup = py.detach(move || db.backup(&dest)).map_err(to_py)?;
-        let dict = PyDict::new(py);
-        dict.set_item("path", backup.path.to_string_lossy())?;
-        let method = match backup.method {
-            BackupMethod::Checkpoint => "checkpoint",
-            _ => "copy",
-        };
-        dict.set_item("method", method)?;
-        dict.set_item("bytes", backup.bytes)?;
-        Ok(dict)
+        reports::to_dict(py, &backup)
     }
 
     /// Writes what is in memory to disk.
@@ -726,21 +698,6 @@ impl PyDb {
     }
 }
 
-/// A verify report as a dict: `clean`, counts, `problems` (one str each,
-/// naming where), `unlisted_problems`.
-fn verify_dict<'py>(py: Python<'py>, report: &fpdb::VerifyReport) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    dict.set_item("clean", report.is_clean())?;
-    dict.set_item("tables", report.tables)?;
-    dict.set_item("blocks", report.blocks)?;
-    dict.set_item("fingerprints", report.fingerprints)?;
-    dict.set_item("ids", report.ids)?;
-    let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
-    dict.set_item("problems", problems)?;
-    dict.set_item("unlisted_problems", report.unlisted_problems)?;
-    Ok(dict)
-}
-
 /// Where a bulk load's documents come from.
 enum BulkSource<'a, 'py> {
     Pairs(&'a Bound<'py, PyAny>),
@@ -748,71 +705,8 @@ enum BulkSource<'a, 'py> {
     Texts(Vec<String>, Vec<String>),
     /// Ids, pages and their Content-Types.
     Pages(Vec<String>, Vec<Vec<u8>>, Vec<Option<String>>),
-    /// Paths, in one line format or each by its extension.
-    Files(Vec<PathBuf>, Option<LineFormat>),
-}
-
-fn line_format(name: &str) -> PyResult<LineFormat> {
-    match name {
-        "fps" => Ok(LineFormat::Fps),
-        "jsonl" => Ok(LineFormat::Jsonl),
-        "lines" => Ok(LineFormat::Lines),
-        other => Err(Kind::InvalidInput.err(format!(
-            "format {other:?}: expected \"fps\", \"jsonl\" or \"lines\""
-        ))),
-    }
-}
-
-/// Every record of the files, handed to `each` in chunks; a bad line is
-/// an `InvalidInputError` naming `path:line` (nothing is loaded then).
-fn read_files(
-    paths: &[PathBuf],
-    format: Option<LineFormat>,
-    extract: fpdb::Extract,
-    mut each: impl FnMut(Vec<fpdb_input::Record>) -> PyResult<()>,
-) -> PyResult<()> {
-    use std::io::BufRead;
-    let mut chunk = Vec::with_capacity(BULK_CHUNK);
-    for path in paths {
-        let format = format.unwrap_or_else(|| match path.extension().and_then(|e| e.to_str()) {
-            Some("jsonl") => LineFormat::Jsonl,
-            _ => LineFormat::Fps,
-        });
-        let file = std::fs::File::open(path).map_err(|error| {
-            Kind::Storage.err(format!("{}: cannot open: {error}", path.display()))
-        })?;
-        let mut reader = std::io::BufReader::new(file);
-        let mut raw = Vec::new();
-        let mut number = 0u64;
-        loop {
-            raw.clear();
-            let read = reader.read_until(b'\n', &mut raw).map_err(|error| {
-                Kind::Storage.err(format!(
-                    "{}: read failed after line {number}: {error}",
-                    path.display()
-                ))
-            })?;
-            if read == 0 {
-                break;
-            }
-            number += 1;
-            let parsed =
-                fpdb_input::parse_line_with(format, Role::Store, &raw, number, None, extract)
-                    .map_err(|bad| {
-                        Kind::InvalidInput.err(format!("{}:{number}: {bad}", path.display()))
-                    })?;
-            if let Some(record) = parsed {
-                chunk.push(record);
-                if chunk.len() >= BULK_CHUNK {
-                    each(std::mem::take(&mut chunk))?;
-                }
-            }
-        }
-    }
-    if !chunk.is_empty() {
-        each(chunk)?;
-    }
-    Ok(())
+    /// Paths, in one format or each by its name.
+    Files(Vec<PathBuf>, Option<fpdb_input::InputFormat>),
 }
 
 impl<'a, 'py> BulkSource<'a, 'py> {
@@ -924,7 +818,7 @@ fn bulk_load(
             )?;
         }
         BulkSource::Files(paths, format) => {
-            read_files(&paths, format, extract, |records| {
+            files::read_files(&paths, format, extract, BULK_CHUNK, |records| {
                 let mut chunk = Vec::with_capacity(records.len());
                 let mut texts = Vec::new();
                 for record in records {

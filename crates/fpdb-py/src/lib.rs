@@ -9,6 +9,9 @@ mod corpus;
 mod db;
 mod errors;
 mod export;
+mod files;
+mod progress;
+mod reports;
 mod results;
 mod spark;
 

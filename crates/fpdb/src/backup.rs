@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::inspect::verify_at;
+use crate::progress::Progress;
 pub use crate::store::BackupMethod;
 use crate::store::{io, Access, Store};
 
@@ -22,8 +23,8 @@ pub struct Backup {
 }
 
 /// Backs `store` up to `dest` (see [`crate::Db::backup`]).
-pub(crate) fn backup(store: &Store, dest: &Path) -> Result<Backup> {
-    let method = checked(store, dest)?;
+pub(crate) fn backup(store: &Store, dest: &Path, progress: &dyn Progress) -> Result<Backup> {
+    let method = checked(store, dest, progress)?;
     Ok(Backup {
         path: dest.into(),
         method,
@@ -41,12 +42,14 @@ const COPY_ATTEMPTS: u32 = 4;
 /// deletions at open); such a copy is dropped and taken again from a
 /// fresh view of the database, which holds at least every write this
 /// handle sees.
-fn checked(store: &Store, dest: &Path) -> Result<BackupMethod> {
-    let accept = |staged: &Path| Ok(verify_at(staged)?.is_clean());
+fn checked(store: &Store, dest: &Path, progress: &dyn Progress) -> Result<BackupMethod> {
+    let accept = |staged: &Path| Ok(verify_at(staged, progress)?.is_clean());
+    progress.phase("copying", None);
     if let Some(method) = store.backup(dest, accept)? {
         return Ok(method);
     }
     for _ in 1..COPY_ATTEMPTS {
+        progress.phase("copying", None);
         let fresh = Store::open(store.path(), Access::Read { replay_log: true })?;
         if let Some(method) = fresh.backup(dest, accept)? {
             return Ok(method);

@@ -16,6 +16,7 @@ use crate::inspect::verify_at;
 use crate::merge::merge;
 use crate::options::{Create, OpenOptions, Options};
 use crate::pairs::near_pairs;
+use crate::progress::Progress;
 use crate::query::{query, Match};
 use crate::repair::{repair, RepairReport};
 use crate::rule::{Confirmation, Document, MatchRule, Near};
@@ -480,7 +481,19 @@ impl Db {
     /// leaves no partial backup at `dest`, and the next backup to `dest`
     /// removes the leftover.
     pub fn backup(&self, dest: impl AsRef<Path>) -> Result<Backup> {
-        backup(&self.store, dest.as_ref())
+        self.backup_with_progress(dest, &())
+    }
+
+    /// [`Db::backup`], telling `progress` when it copies (phase
+    /// `copying`, of no count: the copy is one call of the storage
+    /// engine's) and how far the check of a read-only handle's copy is,
+    /// as [`Db::verify_with_progress`] does.
+    pub fn backup_with_progress(
+        &self,
+        dest: impl AsRef<Path>,
+        progress: &dyn Progress,
+    ) -> Result<Backup> {
+        backup(&self.store, dest.as_ref(), progress)
     }
 
     /// Every near-duplicate pair of stored fingerprints within `k` (at most
@@ -492,13 +505,30 @@ impl Db {
     /// scanned. Costs one sequential read of every table; memory holds the
     /// answer, not the set.
     pub fn near_pairs(&self, k: u32) -> Result<Vec<FingerprintPair>> {
-        near_pairs(&self.store, &self.tables, k)
+        self.near_pairs_with_progress(k, &())
+    }
+
+    /// [`Db::near_pairs`], telling `progress` the blocks read (phase
+    /// `blocks`, of a known total), then finding the pairs' ids.
+    pub fn near_pairs_with_progress(
+        &self,
+        k: u32,
+        progress: &dyn Progress,
+    ) -> Result<Vec<FingerprintPair>> {
+        near_pairs(&self.store, &self.tables, k, progress)
     }
 
     /// Reads every block, directory, id and counter and checks that they
     /// agree. Damage is listed in the report; an `Err` means the check
     /// itself could not run (an I/O failure). Writers wait until it is done.
     pub fn verify(&self) -> Result<VerifyReport> {
+        self.verify_with_progress(&())
+    }
+
+    /// [`Db::verify`], telling `progress` the blocks decoded (phase
+    /// `blocks`) and the entries of the id map read (phase `ids`), each of
+    /// a total the database's directories and counters give.
+    pub fn verify_with_progress(&self, progress: &dyn Progress) -> Result<VerifyReport> {
         // Hold the writer lock (when there can be writers) so that no merge
         // or insert changes what is being compared.
         let _writer = if self.store.is_read_only() {
@@ -506,7 +536,7 @@ impl Db {
         } else {
             Some(self.tables.lock_writer(&self.store)?)
         };
-        verify(&self.store, &self.tables)
+        verify(&self.store, &self.tables, progress)
     }
 
     /// Checks the database in `path` as [`Db::verify`] does, also when it
@@ -520,7 +550,16 @@ impl Db {
     /// Errors: [`Error::NotFound`] when `path` holds no database, and any
     /// error that stops the check itself (I/O, [`Error::Version`]).
     pub fn verify_at(path: impl AsRef<Path>) -> Result<VerifyReport> {
-        verify_at(path.as_ref())
+        Db::verify_at_with_progress(path, &())
+    }
+
+    /// [`Db::verify_at`], telling `progress` how far the check is, as
+    /// [`Db::verify_with_progress`] does.
+    pub fn verify_at_with_progress(
+        path: impl AsRef<Path>,
+        progress: &dyn Progress,
+    ) -> Result<VerifyReport> {
+        verify_at(path.as_ref(), progress)
     }
 
     /// Repairs the database in `path`, which no handle may have open for
@@ -540,7 +579,17 @@ impl Db {
     /// Needs the database's manifest ([`Error::Corrupt`] naming it
     /// otherwise) and free space for a second copy.
     pub fn repair(path: impl AsRef<Path>) -> Result<RepairReport> {
-        repair(path.as_ref())
+        Db::repair_with_progress(path, &())
+    }
+
+    /// [`Db::repair`], telling `progress` its phases: the check (as
+    /// [`Db::verify_with_progress`]), reading what survived, rebuilding,
+    /// and the check of the rebuilt database.
+    pub fn repair_with_progress(
+        path: impl AsRef<Path>,
+        progress: &dyn Progress,
+    ) -> Result<RepairReport> {
+        repair(path.as_ref(), progress)
     }
 
     /// Counts and sizes; reads no block.

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::options::OpenOptions;
+use crate::progress::Progress;
 use crate::store::{log_tail_error, options_file_error, Access, Salvage, Store};
 use crate::tables::Tables;
 use crate::verify::{verify, Problem, VerifyReport};
@@ -23,13 +24,13 @@ pub(crate) struct Inspection {
 }
 
 /// Checks the database in `path` (see [`crate::Db::verify_at`]).
-pub(crate) fn verify_at(path: &Path) -> Result<VerifyReport> {
-    Ok(inspect(path)?.report)
+pub(crate) fn verify_at(path: &Path, progress: &dyn Progress) -> Result<VerifyReport> {
+    Ok(inspect(path, progress)?.report)
 }
 
 /// Checks the database in `path`, keeping the scratch copy it salvaged
 /// when the database did not open (repair reads it again).
-pub(crate) fn inspect(path: &Path) -> Result<Inspection> {
+pub(crate) fn inspect(path: &Path, progress: &dyn Progress) -> Result<Inspection> {
     let opened = Store::open(path, Access::Read { replay_log: false }).and_then(|store| {
         let (tables, _) = Tables::load(&store, &OpenOptions::new().read_only(true))?;
         Ok((store, tables))
@@ -37,7 +38,7 @@ pub(crate) fn inspect(path: &Path) -> Result<Inspection> {
     let mut salvage = None;
     let mut report = match opened {
         Ok((store, tables)) => {
-            let mut report = verify(&store, &tables)?;
+            let mut report = verify(&store, &tables, progress)?;
             let families = store.family_names();
             let live_writer = store.follows_writer();
             drop(store);
@@ -56,7 +57,7 @@ pub(crate) fn inspect(path: &Path) -> Result<Inspection> {
         }
         Err(error) if is_damage(&error) || lost_current(path, &error) => {
             let salvaged = Salvage::create(path)?;
-            let report = verify_salvaged(&salvaged, &error)?;
+            let report = verify_salvaged(&salvaged, &error, progress)?;
             salvage = Some(salvaged);
             report
         }
@@ -90,7 +91,11 @@ fn lost_current(path: &Path, error: &Error) -> bool {
 }
 
 /// Checks a scratch copy recovered from a database that did not open.
-fn verify_salvaged(salvage: &Salvage, open_error: &Error) -> Result<VerifyReport> {
+fn verify_salvaged(
+    salvage: &Salvage,
+    open_error: &Error,
+    progress: &dyn Progress,
+) -> Result<VerifyReport> {
     let mut problems = vec![Problem::Storage {
         what: "the database".into(),
         reason: format!("does not open: {open_error}"),
@@ -123,7 +128,7 @@ fn verify_salvaged(salvage: &Salvage, open_error: &Error) -> Result<VerifyReport
     }));
     let store = Store::open(salvage.path(), Access::Salvage)?;
     let mut report = match Tables::load(&store, &OpenOptions::new()) {
-        Ok((tables, _)) => verify(&store, &tables)?,
+        Ok((tables, _)) => verify(&store, &tables, progress)?,
         Err(error) => {
             problems.push(Problem::Storage {
                 what: "the manifest or the block directories".into(),

@@ -23,20 +23,33 @@ use fpdb_codec::{BlockDecoder, ChecksumPolicy, PairScan};
 use fpdb_simhash::Fingerprint;
 
 use crate::error::Result;
+use crate::progress::Progress;
 use crate::store::Store;
 use crate::tables::{block_damage, State, Tables};
 
 /// Every near-duplicate pair of stored fingerprints within `k`, each once,
 /// with the ids of each side, plus every fingerprint shared by several
 /// documents as a pair with itself; sorted by `(a, b)`.
-pub(crate) fn near_pairs(store: &Store, tables: &Tables, k: u32) -> Result<Vec<FingerprintPair>> {
+pub(crate) fn near_pairs(
+    store: &Store,
+    tables: &Tables,
+    k: u32,
+    progress: &dyn Progress,
+) -> Result<Vec<FingerprintPair>> {
     tables.check_k(k)?;
     let state = tables.read();
     let removed: Vec<Fingerprint> = state.delta.removed_fingerprints().collect();
     let mut found = Vec::new();
+    let blocks = (0..tables.design.tables().len())
+        .filter_map(|index| state.directory(index).ok())
+        .map(|directory| directory.len() as u64)
+        .sum();
+    progress.phase("blocks", Some(blocks));
     for index in 0..tables.design.tables().len() {
         table_pairs(store, tables, &state, index, k, &removed, &mut found)?;
+        progress.advance(state.directory(index)?.len() as u64);
     }
+    progress.phase("ids of the pairs", None);
     let mut wanted: Vec<Fingerprint> = found.iter().flat_map(|&(a, b, _)| [a, b]).collect();
     wanted.sort_unstable();
     wanted.dedup();

@@ -22,6 +22,7 @@ use crate::bulk::{bulk_loader, BulkOptions};
 use crate::error::{Error, Result};
 use crate::inspect::{inspect, Inspection};
 use crate::options::{OpenOptions, Options};
+use crate::progress::Progress;
 use crate::store::{
     io, sibling, take_lock, Access, DeltaEntry, Family, Record, Salvage, Store, Unreadable,
 };
@@ -77,13 +78,13 @@ pub struct RepairReport {
 const BUILDING_MARKER: &str = "fpdb-repair-building";
 
 /// Repairs the database in `path` (see [`crate::Db::repair`]).
-pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
+pub(crate) fn repair(path: &Path, progress: &dyn Progress) -> Result<RepairReport> {
     let building = sibling(path, "repair-new");
     finish_interrupted_repair(path, &building)?;
     let Inspection {
         report: before,
         salvage,
-    } = inspect(path)?;
+    } = inspect(path, progress)?;
     let mut report = RepairReport {
         damage: before.problems,
         unlisted_damage: before.unlisted_problems,
@@ -127,6 +128,7 @@ pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
         .iter()
         .map(|(file, family)| format!("{file}: {}", family.name()))
         .collect();
+    progress.phase("reading what survived", None);
     let store = Store::open(salvage.path(), Access::Salvage)?;
     let (options, documents, signatures) = salvage_documents(&store, &salvage, &mut report)?;
     drop(store);
@@ -135,7 +137,8 @@ pub(crate) fn repair(path: &Path) -> Result<RepairReport> {
     if building.exists() {
         std::fs::remove_dir_all(&building).map_err(io(&building))?;
     }
-    build(&building, &options, &documents, &signatures)?;
+    progress.phase("rebuilding", None);
+    build(&building, &options, &documents, &signatures, progress)?;
     report.documents = documents.len() as u64;
 
     let kept = damaged_copy_path(path);
@@ -379,6 +382,7 @@ fn build(
     options: &Options,
     documents: &BTreeMap<String, Fingerprint>,
     signatures: &Signatures,
+    progress: &dyn Progress,
 ) -> Result<()> {
     Tables::create(dir, options)?;
     std::fs::write(dir.join(BUILDING_MARKER), b"").map_err(io(dir))?;
@@ -402,7 +406,7 @@ fn build(
     }
     store.write_synced(batch)?;
     // The load left `tables` holding what it wrote.
-    let check = verify(&store, &tables)?;
+    let check = verify(&store, &tables, progress)?;
     if !check.is_clean() {
         return Err(Error::corrupt(
             "the repaired database",

@@ -1,5 +1,7 @@
 //! What a database holds and what it costs.
 
+use std::path::PathBuf;
+
 use fpdb_codec::bits_per_fingerprint;
 use fpdb_html::Extract;
 use fpdb_simhash::SimhashOptions;
@@ -10,6 +12,8 @@ use crate::tables::Tables;
 /// Counts and sizes of a database, cheap to compute (no block is read).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stats {
+    /// The database's directory.
+    pub path: PathBuf,
     /// Distinct fingerprints stored.
     pub fingerprints: u64,
     /// Document ids stored.
@@ -119,6 +123,7 @@ pub(crate) fn stats(
             ));
     }
     Stats {
+        path: store.path().to_path_buf(),
         fingerprints: state.fingerprints,
         ids: state.ids,
         k: tables.k,

@@ -15,6 +15,7 @@ use fpdb_simhash::Fingerprint;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use crate::error::{Error, Result};
+use crate::progress::{Progress, Steps};
 use crate::store::{decode_block_key, Entry, Family, Key, Malformed, Record, Store};
 use crate::tables::Tables;
 
@@ -208,7 +209,11 @@ struct TableContents {
 
 /// Reads every block, directory, id and counter and checks that they
 /// agree; the caller holds the writer lock when there can be writers.
-pub(crate) fn verify(store: &Store, tables: &Tables) -> Result<VerifyReport> {
+pub(crate) fn verify(
+    store: &Store,
+    tables: &Tables,
+    progress: &dyn Progress,
+) -> Result<VerifyReport> {
     let (directories, table_bytes, delta_added, mut delta_removed, fingerprints, ids) = {
         let state = tables.read();
         (
@@ -233,9 +238,19 @@ pub(crate) fn verify(store: &Store, tables: &Tables) -> Result<VerifyReport> {
     findings.report.tables = tables.design.tables().len();
 
     let mut reference: Option<(usize, Vec<u64>)> = None;
+    let blocks = directories.iter().map(|d| d.len() as u64).sum();
+    progress.phase("blocks", Some(blocks));
     for (index, directory) in directories.iter().enumerate() {
         let stored_bytes = table_bytes.get(index).copied();
-        let contents = verify_table(store, tables, index, directory, stored_bytes, &mut findings)?;
+        let contents = verify_table(
+            store,
+            tables,
+            index,
+            directory,
+            stored_bytes,
+            &mut findings,
+            progress,
+        )?;
         if !contents.complete {
             findings.add(Problem::Table {
                 table: index,
@@ -297,8 +312,10 @@ pub(crate) fn verify(store: &Store, tables: &Tables) -> Result<VerifyReport> {
         .confirmation
         .as_ref()
         .map(|confirmation| confirmation.layout().bytes());
-    let fp_ids = scan_fp_ids(store, signature_bytes, &mut findings)?;
-    let id_fp = scan_id_fp(store, &mut findings)?;
+    // Each half of the id map holds an entry per id.
+    progress.phase("ids", Some(ids.saturating_mul(2)));
+    let fp_ids = scan_fp_ids(store, signature_bytes, &mut findings, progress)?;
+    let id_fp = scan_id_fp(store, &mut findings, progress)?;
     let scans_clean = findings.count() == before_scans;
     if reference.is_some() {
         compare_with_ids(&set, &fp_ids.fingerprints, &mut findings);
@@ -310,6 +327,7 @@ pub(crate) fn verify(store: &Store, tables: &Tables) -> Result<VerifyReport> {
     // other family (a random read each: minutes at 10M ids) is only
     // needed to name the ids that disagree.
     if !scans_clean || fp_ids.pairs != id_fp.pairs {
+        progress.phase("ids looked up", None);
         find_fp_ids_without_id_fp(store, &mut findings)?;
         find_ids_without_fp_ids(store, &mut findings)?;
     }
@@ -332,6 +350,7 @@ fn verify_table(
     directory: &BlockDirectory,
     stored_bytes: Option<u64>,
     findings: &mut Findings,
+    progress: &dyn Progress,
 ) -> Result<TableContents> {
     let table = tables.design.tables().get(index);
     let code = tables.codes.get(index);
@@ -355,7 +374,9 @@ fn verify_table(
     let mut previous_last: Option<u64> = None;
     let mut bytes = 0u64;
     let mut keys = Vec::new();
+    let mut steps = Steps::new(progress);
     for entry in store.entries(Family::Table(index))? {
+        steps.step();
         let (key, value) = match entry {
             Ok(entry) => entry,
             Err(error) => {
@@ -510,13 +531,16 @@ fn scan_fp_ids(
     store: &Store,
     signature_bytes: Option<usize>,
     findings: &mut Findings,
+    progress: &dyn Progress,
 ) -> Result<FpIdsScan> {
     let mut with_ids: Vec<u64> = Vec::new();
     let mut pairs = Pairs::default();
+    let mut steps = Steps::new(progress);
     for entry in store.entries(Family::FpToIds)? {
         let Some((key, value)) = readable(entry, Family::FpToIds, findings)? else {
             break;
         };
+        steps.step();
         let (fp, id) = match fp_ids_entry(&key) {
             Ok(entry) => entry,
             Err(malformed) => {
@@ -588,13 +612,15 @@ struct IdFpScan {
 }
 
 /// Reads every `id_fp` entry, checking that it decodes.
-fn scan_id_fp(store: &Store, findings: &mut Findings) -> Result<IdFpScan> {
+fn scan_id_fp(store: &Store, findings: &mut Findings, progress: &dyn Progress) -> Result<IdFpScan> {
     let mut pairs = Pairs::default();
     let mut ids = 0u64;
+    let mut steps = Steps::new(progress);
     for entry in store.entries(Family::IdToFp)? {
         let Some((key, value)) = readable(entry, Family::IdToFp, findings)? else {
             break;
         };
+        steps.step();
         ids += 1;
         match Record::decode(Family::IdToFp, &key, &value) {
             Ok(Record::IdFp { id, fp }) => pairs.add(id, fp.0),

@@ -2,31 +2,41 @@
 //! whatever has arrived when the input pauses); with `--server`, one
 //! `insert_many` request per batch.
 
-use std::io::IsTerminal;
 use std::time::Instant;
 
 use anyhow::Result;
 
 use crate::cli::AddArgs;
-use crate::input::{fingerprints, Inputs, Record, Role};
+use crate::input::{self, fingerprints, Record, Role};
+use crate::progress::Reading;
 use crate::target::Target;
 
 pub fn run(mut args: AddArgs) -> Result<()> {
     let db = Target::writable(&args.target, &mut args.input.inputs, args.sync)?;
-    let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
+    let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
+    // A confirming database keeps each text's signature.
+    let local = db.local().filter(|local| local.confirmation().is_some());
     let started = Instant::now();
-    let progress = std::io::stderr().is_terminal();
+    let mut reading = Reading::new("adding", &inputs, false);
     let mut added = 0u64;
-    let streaming = inputs.streams(args.apply);
+    let streaming = input::streams(&inputs, args.apply);
     let apply = |records: Vec<Record>| -> Result<()> {
+        if let Some(local) = local {
+            for record in &records {
+                if let Some(document) = super::document(local, record)? {
+                    local.insert_document(&record.id, &document)?;
+                    added += 1;
+                }
+            }
+            reading.handled(records.len());
+            return Ok(());
+        }
         let fps = fingerprints(db.simhasher(), &records);
         let batch: Vec<(&str, fpdb::Fingerprint)> =
             records.iter().map(|r| r.id.as_str()).zip(fps).collect();
         db.insert(&batch)?;
         added += batch.len() as u64;
-        if progress {
-            eprint!("\rfpdb: added {added} documents…");
-        }
+        reading.handled(batch.len());
         Ok(())
     };
     if streaming {
@@ -34,9 +44,7 @@ pub fn run(mut args: AddArgs) -> Result<()> {
     } else {
         inputs.validated(apply)?;
     }
-    if progress && added > 0 {
-        eprint!("\r");
-    }
+    reading.finish();
     let elapsed = started.elapsed();
     let skipped = match inputs.skipped() {
         0 => String::new(),

@@ -7,9 +7,10 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use fpdb::{BackupMethod, Db, OpenOptions};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::cli::{BackupArgs, ReportFormat};
+use crate::progress::Bar;
 
 pub fn run(args: BackupArgs) -> Result<()> {
     let started = Instant::now();
@@ -21,13 +22,15 @@ pub fn run(args: BackupArgs) -> Result<()> {
         opened => opened,
     }
     .with_context(|| format!("cannot open {}", args.db.display()))?;
-    let backup = db.backup(&args.dest).with_context(|| {
+    let bar = Bar::new("copying", false);
+    let backup = db.backup_with_progress(&args.dest, &bar).with_context(|| {
         format!(
             "cannot back up {} to {}",
             args.db.display(),
             args.dest.display()
         )
     })?;
+    bar.finish();
     drop(db);
     let seconds = started.elapsed().as_secs_f64();
     let format = args.format.get();
@@ -36,25 +39,24 @@ pub fn run(args: BackupArgs) -> Result<()> {
         let verified = if args.no_verify {
             None
         } else {
-            Some(
-                Db::verify_at(&backup.path)
-                    .with_context(|| format!("cannot open {}", backup.path.display()))?,
-            )
+            let bar = Bar::new("verify", false);
+            let report = Db::verify_at_with_progress(&backup.path, &bar)
+                .with_context(|| format!("cannot open {}", backup.path.display()))?;
+            bar.finish();
+            Some(report)
         };
-        let method = match backup.method {
-            BackupMethod::Checkpoint => "checkpoint",
-            _ => "copy",
+        let verify = match &verified {
+            Some(report) => super::verify::to_json(&backup.path, report)?,
+            None => Value::Null,
         };
-        let value = json!({
-            "source": args.db.display().to_string(),
-            "path": backup.path.display().to_string(),
-            "method": method,
-            "bytes": backup.bytes,
-            "seconds": seconds,
-            "verify": verified
-                .as_ref()
-                .map(|report| super::verify::to_json(&backup.path, report)),
-        });
+        let value = super::json_with(
+            &backup,
+            [
+                ("source", json!(args.db.display().to_string())),
+                ("seconds", json!(seconds)),
+                ("verify", verify),
+            ],
+        )?;
         let mut out = io::stdout().lock();
         writeln!(out, "{value}")?;
         out.flush()?;

@@ -8,21 +8,24 @@
 use anyhow::Result;
 
 use crate::cli::CheckArgs;
-use crate::input::{fingerprints, Inputs, Record, Role};
+use crate::input::{self, fingerprints, Record, Role};
 use crate::output::Answers;
+use crate::progress::Reading;
 use crate::target::Target;
 
 pub fn run(mut args: CheckArgs) -> Result<()> {
     let db = Target::writable(&args.target, &mut args.input.inputs, args.sync)?;
     let k = db.query_k(args.k)?;
-    let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
+    let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
     // A confirming database's texts are matched in two stages (a server's
     // answers are by distance alone).
     let local = db.local().filter(|local| local.confirmation().is_some());
     let rule = local.map(|local| local.match_rule(k));
     let mut answers = Answers::new(args.format).with_similarity(local.is_some());
-    let streaming = inputs.streams(args.apply);
+    let streaming = input::streams(&inputs, args.apply);
+    let mut reading = Reading::new("checking", &inputs, true);
     let mut apply = |records: Vec<Record>| -> Result<()> {
+        reading.handled(records.len());
         if let (Some(local), Some(rule)) = (local, &rule) {
             // Two stages: each text with its signature, under the rule.
             for record in &records {
@@ -50,6 +53,7 @@ pub fn run(mut args: CheckArgs) -> Result<()> {
         inputs.validated(&mut apply)?;
     }
     answers.flush()?;
+    reading.finish();
     super::report_skipped(&inputs);
     Ok(())
 }

@@ -5,12 +5,19 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::cli::CompactArgs;
+use crate::progress::Bar;
 
 pub fn run(args: CompactArgs) -> Result<()> {
     let db = super::open_writable(&args.db, false)?;
     let before = db.stats();
     let started = Instant::now();
+    // Merging and RocksDB's compaction are one call each: a spinner with
+    // the time so far.
+    let bar = Bar::new("merging", false);
+    db.merge()?;
+    bar.count("compacting", None);
     db.compact()?;
+    bar.finish();
     let after = db.stats();
     let bytes: u64 = after.tables.iter().map(|t| t.bytes).sum();
     eprintln!(

@@ -6,20 +6,26 @@ use fpdb::dedup::{self, Corpus, Representative};
 use fpdb::Simhasher;
 
 use crate::cli::{DedupArgs, RepresentativeRule};
-use crate::input::{fingerprints, Inputs, Role};
+use crate::input::{self, fingerprints, Role};
 use crate::output::PairsOut;
+use crate::progress::Reading;
 
 pub fn run(args: DedupArgs) -> Result<()> {
     // Refuse an impossible k before reading any input.
     dedup::near_pairs(&[], args.k).context("--k")?;
     let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
-    let mut inputs = Inputs::new(&args.input, Role::Query).with_extract(args.simhash.extract);
+    let mut inputs = input::inputs(&args.input, Role::Query).with_extract(args.simhash.extract);
     let mut corpus = Corpus::new();
-    inputs.stream(|records| {
+    let mut reading = Reading::new("reading", &inputs, false);
+    inputs.stream(|records| -> Result<()> {
+        reading.handled(records.len());
         let fps = fingerprints(&simhasher, &records);
         corpus.extend(records.into_iter().map(|record| record.id).zip(fps));
         Ok(())
     })?;
+    let bar = reading.bar();
+    // Pairs are found in one pass with nothing to count: a spinner.
+    bar.count(if args.clusters { "clusters" } else { "pairs" }, None);
     super::report_skipped(&inputs);
     let id = |position: usize| corpus.id(position).unwrap_or_default();
     let mut out = PairsOut::new(args.format);
@@ -29,6 +35,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
             RepresentativeRule::Smallest => Representative::SmallestId,
         };
         let clusters = corpus.clusters(args.k, rule)?;
+        bar.finish();
         for (number, cluster) in clusters.iter().enumerate() {
             let ids: Vec<&str> = cluster.members.iter().map(|&m| id(m)).collect();
             out.cluster(number, id(cluster.representative), &ids)?;
@@ -36,6 +43,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
         super::count(clusters.len() as u64, "cluster")
     } else {
         let pairs = corpus.near_pairs(args.k)?;
+        bar.finish();
         for pair in &pairs {
             out.pair(id(pair.a), id(pair.b), pair.distance)?;
         }

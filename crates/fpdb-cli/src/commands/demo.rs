@@ -15,7 +15,7 @@ use anyhow::{bail, Context, Result};
 use fpdb::{Db, Fingerprint, Options};
 
 use crate::cli::{DemoArgs, InputFormat};
-use crate::input::{Inputs, Payload, Role};
+use crate::input::{self, Payload, Role};
 
 pub fn run(args: DemoArgs) -> Result<()> {
     let corpus = match args.corpus {
@@ -23,13 +23,13 @@ pub fn run(args: DemoArgs) -> Result<()> {
         None => default_corpus()?,
     };
     let mut documents: Vec<Document> = Vec::new();
-    Inputs::from_parts(
+    input::from_parts(
         Some(InputFormat::Jsonl),
         std::slice::from_ref(&corpus),
         false,
         Role::Store,
     )
-    .stream(|records| {
+    .stream(|records| -> Result<()> {
         for record in records {
             let Payload::Text(text) = record.payload else {
                 bail!("{}: document {} has no text", corpus.display(), record.id);

@@ -5,16 +5,16 @@
 //! before `finish`, so a bad line just returns an error: the loader is
 //! dropped unfinished and the database stays empty.
 
-use std::io::IsTerminal;
-use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::io::Write;
 
 use anyhow::{anyhow, Context, Result};
 use fpdb::{BulkOptions, BulkPhase, BulkProgress};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
+use serde_json::json;
 
-use crate::cli::LoadArgs;
-use crate::input::{Inputs, Payload, Record, Role};
+use crate::cli::{LoadArgs, ReportFormat};
+use crate::input::{self, Payload, Record, Role};
+use crate::progress::Reading;
 
 pub fn run(args: LoadArgs) -> Result<()> {
     let mut db = super::open_writable(&args.db, false)?;
@@ -25,32 +25,41 @@ pub fn run(args: LoadArgs) -> Result<()> {
     if let Some(dir) = &args.temp_dir {
         options = options.temp_dir(dir);
     }
-    let mut inputs = Inputs::new(&args.input, Role::Store).with_extract(db.extract());
-    let bar = progress_bar(inputs.total_bytes());
+    let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
+    let mut reading = Reading::new("reading", &inputs, false);
     let mut loader = db
         .bulk_loader(options)
         .with_context(|| format!("cannot load into {}", args.db.display()))?;
-    let phase_bar = bar.clone();
+    let phase_bar = reading.bar().bar().clone();
     loader.set_progress(move |progress: &BulkProgress| show_phase(&phase_bar, progress));
 
-    let bytes_read = inputs.bytes_read();
-    let mut documents = 0u64;
-    let read = inputs.stream(|records| {
+    let read = inputs.stream(|records| -> Result<()> {
         add_records(&mut loader, &records)?;
-        documents += records.len() as u64;
-        bar.set_position(bytes_read.load(Ordering::Relaxed));
-        bar.set_message(format!("{documents} documents"));
+        reading.handled(records.len());
         Ok(())
     });
     if let Err(error) = read {
-        bar.finish_and_clear();
+        reading.finish();
         // `loader` is dropped unfinished: nothing of the load is stored.
         return Err(anyhow!("{error:#}; nothing was loaded"));
     }
     let summary = loader
         .finish()
         .with_context(|| format!("loading {} failed; nothing was loaded", args.db.display()))?;
-    bar.finish_and_clear();
+    reading.finish();
+    if args.format.get() == ReportFormat::Json {
+        let value = super::json_with(
+            &summary,
+            [
+                ("path", json!(args.db.display().to_string())),
+                ("skipped_bad_lines", json!(inputs.skipped())),
+                ("skipped_warc_records", json!(inputs.warc_skipped())),
+            ],
+        )?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{value}")?;
+        return Ok(out.flush()?);
+    }
     let skipped = match inputs.skipped() {
         0 => String::new(),
         n => format!(", {} skipped", super::count(n, "bad line")),
@@ -94,31 +103,6 @@ fn add_records(loader: &mut fpdb::BulkLoader<'_>, records: &[Record]) -> Result<
         loader.add_texts(&texts)?;
     }
     Ok(())
-}
-
-/// A bar over the input bytes (with rate and ETA) when their total is
-/// known, else a spinner; hidden unless standard error is a terminal.
-fn progress_bar(total_bytes: Option<u64>) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = match total_bytes {
-        Some(total) => ProgressBar::new(total).with_style(
-            ProgressStyle::with_template(
-                "{prefix:>8} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta} {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        ),
-        None => ProgressBar::new_spinner().with_style(
-            ProgressStyle::with_template("{prefix:>8} {spinner} {bytes} {binary_bytes_per_sec} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        ),
-    };
-    bar.set_draw_target(ProgressDrawTarget::stderr());
-    bar.set_prefix("reading");
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
 }
 
 fn show_phase(bar: &ProgressBar, progress: &BulkProgress) {

@@ -96,6 +96,21 @@ fn pairs_k(db: &Db, asked: Option<u32>) -> Result<u32> {
     Ok(k)
 }
 
+/// A library report as JSON, with fields only the command knows (the
+/// path it was given, how long it took) added beside the report's own.
+fn json_with<const N: usize>(
+    report: &impl serde::Serialize,
+    fields: [(&str, serde_json::Value); N],
+) -> Result<serde_json::Value> {
+    let mut value = serde_json::to_value(report)?;
+    if let Some(object) = value.as_object_mut() {
+        for (name, field) in fields {
+            object.insert(name.to_string(), field);
+        }
+    }
+    Ok(value)
+}
+
 /// `n` things per second over `elapsed`.
 fn rate(n: u64, elapsed: Duration) -> f64 {
     n as f64 / elapsed.as_secs_f64().max(1e-9)

@@ -4,13 +4,16 @@ use anyhow::{Context, Result};
 
 use crate::cli::PairsArgs;
 use crate::output::PairsOut;
+use crate::progress::Bar;
 
 pub fn run(args: PairsArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
     let k = super::pairs_k(&db, args.k)?;
+    let bar = Bar::new("pairs", false);
     let pairs = db
-        .near_pairs(k)
+        .near_pairs_with_progress(k, &bar)
         .with_context(|| format!("reading {}", args.db.display()))?;
+    bar.finish();
     let mut out = PairsOut::new(args.format);
     let found = if args.clusters {
         let clusters = fpdb::id_clusters(&pairs);

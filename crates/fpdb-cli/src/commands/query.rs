@@ -4,14 +4,15 @@
 use anyhow::Result;
 
 use crate::cli::QueryArgs;
-use crate::input::{fingerprints, Inputs, Role};
+use crate::input::{self, fingerprints, Role};
 use crate::output::Answers;
+use crate::progress::Reading;
 use crate::target::Target;
 
 pub fn run(mut args: QueryArgs) -> Result<()> {
     let db = Target::read_only(&args.target, &mut args.input.inputs)?;
     let k = db.query_k(args.k)?;
-    let mut inputs = Inputs::new(&args.input, Role::Query)
+    let mut inputs = input::inputs(&args.input, Role::Query)
         .with_chunk(args.batch as usize)
         .with_extract(db.extract());
     // A confirming database's texts are matched in two stages (a server's
@@ -19,7 +20,9 @@ pub fn run(mut args: QueryArgs) -> Result<()> {
     let local = db.local().filter(|local| local.confirmation().is_some());
     let rule = local.map(|local| local.match_rule(k));
     let mut answers = Answers::new(args.format).with_similarity(local.is_some());
-    inputs.stream(|records| {
+    let mut reading = Reading::new("querying", &inputs, true);
+    inputs.stream(|records| -> Result<()> {
+        reading.handled(records.len());
         if let (Some(local), Some(rule)) = (local, &rule) {
             // Two stages: each text with its signature, under the rule.
             for record in &records {
@@ -40,6 +43,7 @@ pub fn run(mut args: QueryArgs) -> Result<()> {
         answers.flush()
     })?;
     answers.flush()?;
+    reading.finish();
     super::report_skipped(&inputs);
     Ok(())
 }

@@ -9,6 +9,7 @@ use fpdb::Db;
 use serde_json::json;
 
 use crate::cli::{RepairArgs, ReportFormat};
+use crate::progress::Bar;
 
 /// Problems found before repairing that are printed.
 const DAMAGE_SHOWN: usize = 3;
@@ -19,34 +20,19 @@ const LISTED: usize = 20;
 
 pub fn run(args: RepairArgs) -> Result<()> {
     let started = Instant::now();
-    let report =
-        Db::repair(&args.db).with_context(|| format!("cannot repair {}", args.db.display()))?;
+    let bar = Bar::new("check", false);
+    let report = Db::repair_with_progress(&args.db, &bar)
+        .with_context(|| format!("cannot repair {}", args.db.display()))?;
+    bar.finish();
     let mut out = io::stdout().lock();
     if args.format.get() == ReportFormat::Json {
-        let damage: Vec<String> = report.damage.iter().map(ToString::to_string).collect();
-        let lost: Vec<String> = report
-            .lost_fingerprints
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        let value = json!({
-            "path": args.db.display().to_string(),
-            "repaired": !report.damage.is_empty(),
-            "damage": damage,
-            "unlisted_damage": report.unlisted_damage,
-            "documents": report.documents,
-            "restored_from_fp_ids": report.restored_from_fp_ids,
-            "restored_from_id_fp": report.restored_from_id_fp,
-            "conflicting_ids": report.conflicting_ids,
-            "lost_fingerprints": lost,
-            "unreadable": report.unreadable,
-            "left_out": report.left_out,
-            "placed_by_content": report.placed_by_content,
-            "stale_entries": report.stale_entries,
-            "partial": report.partial,
-            "damaged_copy": report.damaged_copy.as_ref().map(|path| path.display().to_string()),
-            "seconds": started.elapsed().as_secs_f64(),
-        });
+        let value = super::json_with(
+            &report,
+            [
+                ("path", json!(args.db.display().to_string())),
+                ("seconds", json!(started.elapsed().as_secs_f64())),
+            ],
+        )?;
         writeln!(out, "{value}")?;
         out.flush()?;
         return if report.lost_fingerprints.is_empty() && !report.partial {

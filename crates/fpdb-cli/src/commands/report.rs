@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use fpdb::{Db, Fingerprint};
 
 use crate::cli::ReportArgs;
-use crate::input::{Inputs, Payload, Role};
+use crate::input::{self, Payload, Role};
 use crate::report::{write_page, Report, Text};
 
 pub fn run(args: ReportArgs) -> Result<()> {
@@ -65,9 +65,9 @@ fn attach_texts(db: &Db, args: &ReportArgs, report: &mut Report) -> Result<u64> 
         .flat_map(|p| [(p.a.as_str(), p.fa), (p.b.as_str(), p.fb)])
         .collect();
     let mut read = 0u64;
-    Inputs::from_parts(args.texts_format, &args.texts, false, Role::Hash)
+    input::from_parts(args.texts_format, &args.texts, false, Role::Hash)
         .with_extract(db.extract())
-        .stream(|records| {
+        .stream(|records| -> Result<()> {
             for record in records {
                 read += 1;
                 let (Some(slot), Payload::Text(text)) =

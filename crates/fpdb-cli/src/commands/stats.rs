@@ -3,49 +3,15 @@
 use std::io::{self, Write};
 
 use anyhow::Result;
-use serde_json::json;
 
 use crate::cli::{ReportFormat, StatsArgs};
 
 pub fn run(args: StatsArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
     let stats = db.stats();
-    let block_bytes: u64 = stats.tables.iter().map(|t| t.bytes).sum();
     let mut out = io::stdout().lock();
     if args.format.get() == ReportFormat::Json {
-        let tables: Vec<_> = stats
-            .tables
-            .iter()
-            .map(|t| {
-                json!({
-                    "prefix_bits": t.prefix_bits,
-                    "blocks": t.blocks,
-                    "bytes": t.bytes,
-                    "bits_per_fingerprint": t.bits_per_fingerprint,
-                    "disk_bytes": t.disk_bytes,
-                })
-            })
-            .collect();
-        let value = json!({
-            "path": args.db.display().to_string(),
-            "design": stats.design,
-            "k": stats.k,
-            "fingerprints": stats.fingerprints,
-            "ids": stats.ids,
-            "tables": tables,
-            "block_bytes": block_bytes,
-            "directory_bytes": stats.directory_bytes,
-            "delta_added": stats.delta_added,
-            "delta_removed": stats.delta_removed,
-            "tokenizer": stats.simhash.tokenizer.to_string(),
-            "weights": stats.simhash.weighting.to_string(),
-            "extract": stats.extract.to_string(),
-            "candidates_per_probe": stats.candidates_per_probe,
-            "keys_per_block": stats.keys_per_block,
-            "ids_disk_bytes": stats.ids_disk_bytes,
-            "warnings": stats.warnings,
-        });
-        writeln!(out, "{value}")?;
+        writeln!(out, "{}", serde_json::to_string(&stats)?)?;
     } else {
         writeln!(out, "database       {}", args.db.display())?;
         writeln!(out, "design         {}", db.design_description())?;
@@ -59,6 +25,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
             "delta          {} added, {} removed (not yet merged; `fpdb compact` merges)",
             stats.delta_added, stats.delta_removed
         )?;
+        let block_bytes: u64 = stats.tables.iter().map(|t| t.bytes).sum();
         writeln!(
             out,
             "blocks         {block_bytes} bytes in {} tables",

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use crate::cli::{ReportFormat, VerifyArgs};
+use crate::progress::Bar;
 
 pub fn run(args: VerifyArgs) -> Result<()> {
     check(&args.db, args.format.get())
@@ -18,11 +19,13 @@ pub fn run(args: VerifyArgs) -> Result<()> {
 pub fn check(path: &Path, format: ReportFormat) -> Result<()> {
     // By path: a database that does not open is still checked, in a
     // recovered scratch copy, and its damage listed.
-    let report =
-        fpdb::Db::verify_at(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let bar = Bar::new("verify", false);
+    let report = fpdb::Db::verify_at_with_progress(path, &bar)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    bar.finish();
     let mut out = io::stdout().lock();
     match format {
-        ReportFormat::Json => writeln!(out, "{}", to_json(path, &report))?,
+        ReportFormat::Json => writeln!(out, "{}", to_json(path, &report)?)?,
         ReportFormat::Text => write_text(&mut out, path, &report)?,
     }
     out.flush()?;
@@ -33,20 +36,11 @@ pub fn check(path: &Path, format: ReportFormat) -> Result<()> {
     }
 }
 
-/// The report as one JSON object: `clean`, the counts, `problems` (one
-/// string each, naming where) and `unlisted_problems`.
-pub fn to_json(path: &Path, report: &fpdb::VerifyReport) -> Value {
-    let problems: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
-    json!({
-        "path": path.display().to_string(),
-        "clean": report.is_clean(),
-        "tables": report.tables,
-        "blocks": report.blocks,
-        "fingerprints": report.fingerprints,
-        "ids": report.ids,
-        "problems": problems,
-        "unlisted_problems": report.unlisted_problems,
-    })
+/// The report as one JSON object: the library's (`clean`, the counts,
+/// `problems`, one string each naming where, `unlisted_problems`) and the
+/// database's `path`.
+pub fn to_json(path: &Path, report: &fpdb::VerifyReport) -> Result<Value> {
+    super::json_with(report, [("path", json!(path.display().to_string()))])
 }
 
 fn write_text(out: &mut impl Write, path: &Path, report: &fpdb::VerifyReport) -> Result<()> {

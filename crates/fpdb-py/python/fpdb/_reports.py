@@ -1,6 +1,9 @@
 """The dicts that ``Db.stats``, ``verify``, ``repair``, ``backup`` and
 ``bulk_load`` return, as TypedDicts: plain dicts at run time, typed keys
-for a type checker (the tests check that every key is there)."""
+for a type checker (the tests check that every key is there). They are the
+JSON reports ``fpdb stats``, ``verify``, ``repair`` and ``backup`` print with
+``--format json``, with the same keys (the command adds what only it
+knows, such as ``seconds``)."""
 
 from __future__ import annotations
 
@@ -20,14 +23,18 @@ class TableStats(TypedDict):
 class Stats(TypedDict):
     """``Db.stats()``: counts and sizes, read without reading a block."""
 
+    path: str
     fingerprints: int
     ids: int
     k: int
     design: str
     simhash: str
+    tokenizer: str
+    weights: str
     extract: str
     directory_bytes: int
     block_cache_bytes: int
+    block_bytes: int
     delta_added: int
     delta_removed: int
     candidates_per_probe: float
@@ -52,7 +59,9 @@ class VerifyReport(TypedDict):
 class RepairReport(TypedDict):
     """``Db.repair(path)``; ``damage`` empty means nothing was done."""
 
+    repaired: bool
     damage: list[str]
+    unlisted_damage: int
     documents: int
     restored_from_fp_ids: int
     restored_from_id_fp: int
@@ -83,3 +92,6 @@ class BulkLoadSummary(TypedDict):
     fingerprints: int
     spilled_runs: int
     seconds: float
+    reading_seconds: float
+    writing_seconds: float
+    ingesting_seconds: float

@@ -1,0 +1,215 @@
+//! How the reports serialise: one JSON shape for each, printed by the
+//! `fpdb` command's `--format json` and returned as dicts by the Python
+//! package. Fingerprints are 16 hex digits, as everywhere in fpdb's JSON;
+//! durations are seconds.
+
+use std::fmt::Display;
+use std::path::Path;
+
+use fpdb_simhash::Fingerprint;
+use serde::{Serialize, Serializer};
+
+use crate::backup::{Backup, BackupMethod};
+use crate::bulk::BulkSummary;
+use crate::repair::RepairReport;
+use crate::stats::{Stats, TableStats};
+use crate::verify::{Problem, VerifyReport};
+
+/// Each item as its `Display` text.
+fn texts<T: Display>(items: &[T]) -> Vec<String> {
+    items.iter().map(ToString::to_string).collect()
+}
+
+fn path_text(path: &Path) -> String {
+    path.display().to_string()
+}
+
+#[derive(Serialize)]
+struct StatsJson<'a> {
+    path: String,
+    fingerprints: u64,
+    ids: u64,
+    k: u32,
+    design: &'a str,
+    simhash: String,
+    tokenizer: String,
+    weights: String,
+    extract: String,
+    directory_bytes: usize,
+    block_cache_bytes: usize,
+    block_bytes: u64,
+    delta_added: usize,
+    delta_removed: usize,
+    candidates_per_probe: f64,
+    keys_per_block: f64,
+    ids_disk_bytes: u64,
+    warnings: &'a [String],
+    tables: &'a [TableStats],
+}
+
+impl Serialize for Stats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        StatsJson {
+            path: path_text(&self.path),
+            fingerprints: self.fingerprints,
+            ids: self.ids,
+            k: self.k,
+            design: &self.design,
+            simhash: self.simhash.to_string(),
+            tokenizer: self.simhash.tokenizer.to_string(),
+            weights: self.simhash.weighting.to_string(),
+            extract: self.extract.to_string(),
+            directory_bytes: self.directory_bytes,
+            block_cache_bytes: self.block_cache_bytes,
+            block_bytes: self.tables.iter().map(|table| table.bytes).sum(),
+            delta_added: self.delta_added,
+            delta_removed: self.delta_removed,
+            candidates_per_probe: self.candidates_per_probe,
+            keys_per_block: self.keys_per_block,
+            ids_disk_bytes: self.ids_disk_bytes,
+            warnings: &self.warnings,
+            tables: &self.tables,
+        }
+        .serialize(serializer)
+    }
+}
+
+#[derive(Serialize)]
+struct TableJson {
+    prefix_bits: u32,
+    blocks: usize,
+    bytes: u64,
+    bits_per_fingerprint: f64,
+    disk_bytes: u64,
+}
+
+impl Serialize for TableStats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        TableJson {
+            prefix_bits: self.prefix_bits,
+            blocks: self.blocks,
+            bytes: self.bytes,
+            bits_per_fingerprint: self.bits_per_fingerprint,
+            disk_bytes: self.disk_bytes,
+        }
+        .serialize(serializer)
+    }
+}
+
+#[derive(Serialize)]
+struct VerifyJson {
+    clean: bool,
+    tables: usize,
+    blocks: u64,
+    fingerprints: u64,
+    ids: u64,
+    problems: Vec<String>,
+    unlisted_problems: u64,
+}
+
+impl Serialize for VerifyReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        VerifyJson {
+            clean: self.is_clean(),
+            tables: self.tables,
+            blocks: self.blocks,
+            fingerprints: self.fingerprints,
+            ids: self.ids,
+            problems: texts::<Problem>(&self.problems),
+            unlisted_problems: self.unlisted_problems,
+        }
+        .serialize(serializer)
+    }
+}
+
+#[derive(Serialize)]
+struct RepairJson<'a> {
+    /// Whether anything was done (there was damage).
+    repaired: bool,
+    damage: Vec<String>,
+    unlisted_damage: u64,
+    documents: u64,
+    restored_from_fp_ids: u64,
+    restored_from_id_fp: u64,
+    conflicting_ids: &'a [String],
+    lost_fingerprints: Vec<String>,
+    unreadable: &'a [String],
+    left_out: &'a [String],
+    placed_by_content: &'a [String],
+    stale_entries: u64,
+    partial: bool,
+    damaged_copy: Option<String>,
+}
+
+impl Serialize for RepairReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RepairJson {
+            repaired: !self.damage.is_empty(),
+            damage: texts::<Problem>(&self.damage),
+            unlisted_damage: self.unlisted_damage,
+            documents: self.documents,
+            restored_from_fp_ids: self.restored_from_fp_ids,
+            restored_from_id_fp: self.restored_from_id_fp,
+            conflicting_ids: &self.conflicting_ids,
+            lost_fingerprints: texts::<Fingerprint>(&self.lost_fingerprints),
+            unreadable: &self.unreadable,
+            left_out: &self.left_out,
+            placed_by_content: &self.placed_by_content,
+            stale_entries: self.stale_entries,
+            partial: self.partial,
+            damaged_copy: self.damaged_copy.as_deref().map(path_text),
+        }
+        .serialize(serializer)
+    }
+}
+
+#[derive(Serialize)]
+struct BackupJson {
+    path: String,
+    /// "checkpoint" or "copy".
+    method: &'static str,
+    bytes: u64,
+}
+
+impl Serialize for Backup {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        BackupJson {
+            path: path_text(&self.path),
+            method: match self.method {
+                BackupMethod::Checkpoint => "checkpoint",
+                BackupMethod::Copy => "copy",
+            },
+            bytes: self.bytes,
+        }
+        .serialize(serializer)
+    }
+}
+
+#[derive(Serialize)]
+struct BulkJson {
+    documents: u64,
+    ids: u64,
+    fingerprints: u64,
+    spilled_runs: u64,
+    /// The whole load.
+    seconds: f64,
+    reading_seconds: f64,
+    writing_seconds: f64,
+    ingesting_seconds: f64,
+}
+
+impl Serialize for BulkSummary {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        BulkJson {
+            documents: self.documents,
+            ids: self.ids,
+            fingerprints: self.fingerprints,
+            spilled_runs: self.spilled_runs,
+            seconds: self.elapsed.as_secs_f64(),
+            reading_seconds: self.reading.as_secs_f64(),
+            writing_seconds: self.writing.as_secs_f64(),
+            ingesting_seconds: self.ingesting.as_secs_f64(),
+        }
+        .serialize(serializer)
+    }
+}
