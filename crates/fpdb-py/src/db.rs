@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use fpdb::OpenOptions;
 use fpdb::Options;
-use fpdb::{BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint};
+use fpdb::{BulkOptions, BulkPhase, BulkProgress, Confirmation, Db, DesignChoice, Fingerprint};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
@@ -80,14 +80,70 @@ impl PyDb {
 /// The fingerprint of `document` under `db`'s options, computed with the
 /// GIL released.
 fn fingerprint_document(py: Python<'_>, db: Arc<Db>, document: Document) -> PyResult<Fingerprint> {
+    py.detach(move || fingerprint_of(&db, &document))
+        .map_err(to_py)
+}
+
+fn fingerprint_of(db: &Db, document: &Document) -> fpdb::Result<Fingerprint> {
     match document {
-        Document::Fingerprint(fp) => Ok(fp),
-        Document::Text(text) => Ok(py.detach(move || db.fingerprint_text(&text))),
-        Document::Html { page, content_type } => py
-            .detach(move || db.fingerprint_html(&page, content_type.as_deref()))
-            .map(|(fp, _)| fp)
-            .map_err(to_py),
+        Document::Fingerprint(fp) => Ok(*fp),
+        Document::Text(text) => Ok(db.fingerprint_text(text)),
+        Document::Html { page, content_type } => db
+            .fingerprint_html(page, content_type.as_deref())
+            .map(|(fp, _)| fp),
     }
+}
+
+/// Stores a text or page under `id` (with its signature in a confirming
+/// database) and returns its fingerprint.
+fn store_document(db: &Db, id: &str, document: &Document) -> fpdb::Result<Fingerprint> {
+    if let Some(signed) = signed_document(db, document)? {
+        db.insert_document(id, &signed)?;
+        return Ok(signed.fingerprint);
+    }
+    let fp = fingerprint_of(db, document)?;
+    db.insert(id, fp)?;
+    Ok(fp)
+}
+
+/// A text or page under a confirming database: its fingerprint and
+/// signature, for the two-stage rule. `None` for a bare fingerprint, or
+/// any document of a database that matches by distance alone.
+fn signed_document(db: &Db, document: &Document) -> fpdb::Result<Option<fpdb::Document>> {
+    if db.confirmation().is_none() {
+        return Ok(None);
+    }
+    match document {
+        Document::Fingerprint(_) => Ok(None),
+        Document::Text(text) => db.document_text(text).map(Some),
+        Document::Html { page, content_type } => db
+            .document_html(page, content_type.as_deref())
+            .map(|(document, _)| Some(document)),
+    }
+}
+
+/// The confirmation `create` asks for: the recommended one with the
+/// radius and threshold given, or none without `confirm`.
+fn confirmation(
+    confirm: bool,
+    radius: Option<u32>,
+    threshold: Option<f64>,
+) -> PyResult<Option<Confirmation>> {
+    if !confirm {
+        if radius.is_some() || threshold.is_some() {
+            return Err(Kind::InvalidInput
+                .err("confirm_radius and confirm_threshold need confirm=True".to_string()));
+        }
+        return Ok(None);
+    }
+    let recommended = Confirmation::recommended();
+    Confirmation::new(
+        recommended.layout(),
+        threshold.unwrap_or(recommended.threshold()),
+        radius.unwrap_or(recommended.radius()),
+    )
+    .map(Some)
+    .map_err(to_py)
 }
 
 fn open_options(read_only: bool, cache_bytes: Option<usize>, sync: bool) -> OpenOptions {
@@ -107,11 +163,15 @@ impl PyDb {
     /// or name one with `design`, e.g. "split-4"); `tokenizer` and
     /// `weights` say how `insert_text` and `query_text` fingerprint text.
     /// With `exist_ok=True` an existing database is opened instead, with
-    /// the options it was created with.
+    /// the options it was created with. With `confirm=True`, texts and
+    /// pages keep a 32-byte signature and match in two stages: candidates
+    /// within `confirm_radius` bits (default 12), kept when their
+    /// estimated resemblance reaches `confirm_threshold` (default 0.5);
+    /// each `Match` then names one document and its `similarity`.
     #[staticmethod]
     #[pyo3(signature = (path, *, k=3, expected=None, design="auto", tokenizer=None, weights=None,
                         extract="main", block_bytes=None, exist_ok=false, cache_bytes=None,
-                        sync=false))]
+                        sync=false, confirm=false, confirm_radius=None, confirm_threshold=None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn create(
         py: Python<'_>,
@@ -126,6 +186,9 @@ impl PyDb {
         exist_ok: bool,
         cache_bytes: Option<usize>,
         sync: bool,
+        confirm: bool,
+        confirm_radius: Option<u32>,
+        confirm_threshold: Option<f64>,
     ) -> PyResult<PyDb> {
         let design = design
             .parse::<DesignChoice>()
@@ -141,6 +204,7 @@ impl PyDb {
         if let Some(bytes) = block_bytes {
             options = options.block_bytes(bytes);
         }
+        options = options.confirmation(confirmation(confirm, confirm_radius, confirm_threshold)?);
         let open = open_options(false, cache_bytes, sync);
         let open = if exist_ok {
             open.create_if_missing(options)
@@ -344,16 +408,15 @@ impl PyDb {
         content_type: Option<&str>,
     ) -> PyResult<u64> {
         let db = self.handle()?;
-        let (id, html, content_type) = (
+        let (id, page) = (
             id.to_owned(),
-            args::html_bytes(html)?,
-            content_type.map(str::to_owned),
+            Document::Html {
+                page: args::html_bytes(html)?,
+                content_type: content_type.map(str::to_owned),
+            },
         );
         let fp = py
-            .detach(move || {
-                let (fp, _) = db.fingerprint_html(&html, content_type.as_deref())?;
-                db.insert(&id, fp).map(|()| fp)
-            })
+            .detach(move || store_document(&db, &id, &page))
             .map_err(to_py)?;
         Ok(fp.0)
     }
@@ -371,9 +434,9 @@ impl PyDb {
     /// `id` and returns the fingerprint.
     fn insert_text(&self, py: Python<'_>, id: &str, text: &str) -> PyResult<u64> {
         let db = self.handle()?;
-        let (id, text) = (id.to_owned(), text.to_owned());
+        let (id, text) = (id.to_owned(), Document::Text(text.to_owned()));
         let fp = py
-            .detach(move || db.insert_text(&id, &text))
+            .detach(move || store_document(&db, &id, &text))
             .map_err(to_py)?;
         Ok(fp.0)
     }
@@ -442,9 +505,12 @@ impl PyDb {
     fn query_text(&self, py: Python<'_>, text: &str, k: Option<i64>) -> PyResult<Vec<PyMatch>> {
         let db = self.handle()?;
         let k = args::k_or(k, db.k())?;
-        let text = text.to_owned();
-        let found = py.detach(move || db.query_text(&text, k)).map_err(to_py)?;
-        Ok(matches(found))
+        let text = Document::Text(text.to_owned());
+        py.detach(move || match signed_document(&db, &text)? {
+            Some(signed) => Ok(matches(db.find(&signed, &db.match_rule(k))?)),
+            None => Ok(matches(db.query(fingerprint_of(&db, &text)?, k)?)),
+        })
+        .map_err(to_py)
     }
 
     /// Answers many queries at once (the paper's batch mode): `fps` a numpy
@@ -492,16 +558,25 @@ impl PyDb {
         let db = self.handle()?;
         let k = args::k_or(k, db.k())?;
         let document = args::document(py, fp, text, html, content_type)?;
-        let fp = fingerprint_document(py, Arc::clone(&db), document)?;
         let id = id.to_owned();
-        let checked = py
-            .detach(move || db.check_and_insert(&id, fp, k))
-            .map_err(to_py)?;
-        Ok(PyChecked {
-            matches: matches(checked.matches),
-            previous: checked.previous.map(|fp| fp.0),
-            fingerprint: fp.0,
+        py.detach(move || -> fpdb::Result<PyChecked> {
+            if let Some(signed) = signed_document(&db, &document)? {
+                let checked = db.check_and_insert_document(&id, &signed, &db.match_rule(k))?;
+                return Ok(PyChecked {
+                    matches: matches(checked.near),
+                    previous: checked.previous.map(|fp| fp.0),
+                    fingerprint: signed.fingerprint.0,
+                });
+            }
+            let fp = fingerprint_of(&db, &document)?;
+            let checked = db.check_and_insert(&id, fp, k)?;
+            Ok(PyChecked {
+                matches: matches(checked.matches),
+                previous: checked.previous.map(|fp| fp.0),
+                fingerprint: fp.0,
+            })
         })
+        .map_err(to_py)
     }
 
     /// Every pair of stored fingerprints within `k` (default: the

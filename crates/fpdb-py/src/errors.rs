@@ -77,6 +77,7 @@ pub fn to_py(error: fpdb::Error) -> PyErr {
         fpdb::Error::Codec(_) | fpdb::Error::Version { .. } => Kind::Corrupt,
         fpdb::Error::KTooLarge { .. }
         | fpdb::Error::RadiusTooLarge { .. }
+        | fpdb::Error::NoFeatures
         | fpdb::Error::BadId { .. }
         | fpdb::Error::InvalidOptions(_)
         | fpdb::Error::Design(_)

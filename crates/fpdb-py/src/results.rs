@@ -5,9 +5,11 @@ use numpy::PyArray1;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 
-/// A stored fingerprint within the asked distance, with every id that has it.
+/// A stored fingerprint within the asked distance, with every id that has it;
+/// under a confirming database's two-stage rule, one document with the
+/// estimated resemblance that confirmed it.
 #[pyclass(module = "fpdb", name = "Match", frozen, eq, get_all)]
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PyMatch {
     /// The stored fingerprint.
     pub fingerprint: u64,
@@ -15,23 +17,31 @@ pub struct PyMatch {
     pub distance: u32,
     /// The documents with this fingerprint, in byte order.
     pub ids: Vec<String>,
+    /// The estimated resemblance that confirmed the match, or None for a
+    /// match by distance alone.
+    pub similarity: Option<f64>,
 }
 
 #[pymethods]
 impl PyMatch {
     #[new]
-    fn new(fingerprint: u64, distance: u32, ids: Vec<String>) -> Self {
+    #[pyo3(signature = (fingerprint, distance, ids, similarity=None))]
+    fn new(fingerprint: u64, distance: u32, ids: Vec<String>, similarity: Option<f64>) -> Self {
         PyMatch {
             fingerprint,
             distance,
             ids,
+            similarity,
         }
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let ids = self.ids.clone().into_pyobject(py)?.repr()?;
+        let similarity = self
+            .similarity
+            .map_or(String::new(), |s| format!(", similarity={s:.3}"));
         Ok(format!(
-            "Match(fingerprint=0x{:016x}, distance={}, ids={ids})",
+            "Match(fingerprint=0x{:016x}, distance={}, ids={ids}{similarity})",
             self.fingerprint, self.distance
         ))
     }
@@ -43,12 +53,24 @@ impl From<fpdb::Match> for PyMatch {
             fingerprint: found.fingerprint.0,
             distance: found.distance,
             ids: found.ids,
+            similarity: None,
         }
     }
 }
 
-pub fn matches(found: Vec<fpdb::Match>) -> Vec<PyMatch> {
-    found.into_iter().map(PyMatch::from).collect()
+impl From<fpdb::Near> for PyMatch {
+    fn from(near: fpdb::Near) -> Self {
+        PyMatch {
+            fingerprint: near.fingerprint.0,
+            distance: near.distance,
+            ids: vec![near.id],
+            similarity: near.similarity,
+        }
+    }
+}
+
+pub fn matches<M: Into<PyMatch>>(found: Vec<M>) -> Vec<PyMatch> {
+    found.into_iter().map(Into::into).collect()
 }
 
 /// What `Db.check_and_insert` found before storing the document.

@@ -25,7 +25,10 @@ class Match:
     fingerprint: int
     distance: int
     ids: list[str]
-    def __new__(cls, fingerprint: int, distance: int, ids: list[str]) -> Match: ...
+    similarity: float | None
+    def __new__(
+        cls, fingerprint: int, distance: int, ids: list[str], similarity: float | None = None
+    ) -> Match: ...
 
 @final
 class Checked:
@@ -83,6 +86,9 @@ class Db:
         exist_ok: bool = False,
         cache_bytes: int | None = None,
         sync: bool = False,
+        confirm: bool = False,
+        confirm_radius: int | None = None,
+        confirm_threshold: float | None = None,
     ) -> Db: ...
     @staticmethod
     def open(
