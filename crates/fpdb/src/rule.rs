@@ -14,10 +14,7 @@
 use fpdb_simhash::{CommonFeatures, Fingerprint, Signature, SignatureLayout};
 
 use crate::error::{Error, Result};
-
-/// The largest retrieval radius a confirmation may ask for: the widest
-/// the tables probe ([`crate::MAX_RADIUS`]).
-const MAX_CONFIRM_RADIUS: u32 = fpdb_codec::MAX_RADIUS;
+use crate::MAX_RADIUS;
 
 /// How a database confirms candidates: the signature it stores per
 /// document, the radius candidates come from, and the least resemblance
@@ -52,9 +49,9 @@ impl Confirmation {
                 "confirmation threshold {threshold} is outside 0 ..= 1"
             )));
         }
-        if radius > MAX_CONFIRM_RADIUS {
+        if radius > MAX_RADIUS {
             return Err(Error::InvalidOptions(format!(
-                "confirmation radius {radius} is above the largest, {MAX_CONFIRM_RADIUS}"
+                "confirmation radius {radius} is above the largest, {MAX_RADIUS}"
             )));
         }
         #[expect(

@@ -114,7 +114,7 @@ pub(crate) fn check_and_insert(
     Ok(Checked { matches, previous })
 }
 
-/// What [`check_and_insert_document`] found.
+/// What [`crate::Db::check_and_insert_document`] found.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct CheckedDocument {
