@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use fpdb_fingerprint::Fingerprint;
 
 use crate::block::DEFAULT_BLOCK_BYTES;
-use crate::design::TableDesign;
+use crate::design::{TableDesign, MAX_K};
 use crate::error::CodecError;
 use crate::mem_index::MemIndex;
 use crate::union_find::UnionFind;
@@ -185,7 +185,7 @@ impl<S: Into<String>> Extend<(S, Fingerprint)> for Corpus {
 }
 
 /// Every unordered pair of positions in `fingerprints` whose fingerprints
-/// are within `k` (0 ≤ k ≤ [`MAX_K`](crate::MAX_K)), each once with `a < b`,
+/// are within `k` (0 ≤ k ≤ [`MAX_RADIUS`](crate::MAX_RADIUS)), each once with `a < b`,
 /// sorted by `(a, b)`. Positions with equal fingerprints pair at distance
 /// 0, so a group of `m` exact duplicates gives `m (m - 1) / 2` pairs.
 pub fn near_pairs(fingerprints: &[Fingerprint], k: u32) -> Result<Vec<DocPair>> {
@@ -271,7 +271,10 @@ impl FingerprintGroups {
 
     /// Pairs of distinct fingerprints within `k`, as group indexes.
     fn near_pairs(&self, k: u32) -> Result<Vec<(usize, usize, u32)>> {
-        let design = TableDesign::auto(k, self.distinct.len() as u64)?;
+        // Up to the widest `k` a design is made for, the design for `k`;
+        // past it, the `k` = 3 design and the wide pair scan.
+        let design_k = if k > MAX_K { 3 } else { k };
+        let design = TableDesign::auto(design_k, self.distinct.len() as u64)?;
         if self.distinct.len() < 2 {
             return Ok(Vec::new());
         }
@@ -457,7 +460,7 @@ mod tests {
         for seed in 1..6 {
             let corpus = corpus(seed, 150);
             let fps = corpus.fingerprints();
-            for k in [0, 2, 3] {
+            for k in [0, 2, 3, 10, 16] {
                 let mut expected = Vec::new();
                 for a in 0..fps.len() {
                     for b in a + 1..fps.len() {

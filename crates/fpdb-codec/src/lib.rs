@@ -88,7 +88,7 @@ pub use design::{
 };
 pub use directory::{BlockDirectory, DIRECTORY_FORMAT_VERSION};
 pub use distance::within_distance;
-pub use engine::{BlockSource, PairScan};
+pub use engine::{wide_pairs_in_table, BlockSource, PairScan};
 pub use error::{CodecError, DesignError};
 pub use huffman::{
     h_histogram, HuffmanCode, CODE_BOOK_BYTES, CODE_BOOK_VERSION, LUT_BITS, MAX_CODE_LEN, SYMBOLS,

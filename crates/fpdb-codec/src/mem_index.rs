@@ -5,7 +5,7 @@ use fpdb_fingerprint::Fingerprint;
 
 use std::ops::Range;
 
-use crate::design::TableDesign;
+use crate::design::{TableDesign, MAX_RADIUS};
 use crate::directory::BlockDirectory;
 use crate::engine::{self, BlockSource, PairScan, RangeReader};
 use crate::error::CodecError;
@@ -186,9 +186,28 @@ impl MemIndex {
     /// and only pairs inside a run are compared. A pair is reported by the
     /// lowest-index table in which it shares the prefix (a mask test on the
     /// XOR), so no set of seen pairs is kept.
+    ///
+    /// Past the design's `k` (up to [`MAX_RADIUS`]), each table's keys are
+    /// decoded into memory and runs with prefixes a few bits apart are
+    /// compared too ([`engine::wide_pairs_in_table`]).
     pub fn near_pairs(&self, k: u32) -> Result<Vec<(Fingerprint, Fingerprint, u32)>, CodecError> {
-        self.check_k(k)?;
+        if k > MAX_RADIUS {
+            return Err(CodecError::RadiusTooLarge {
+                radius: k,
+                max: MAX_RADIUS,
+            });
+        }
         let mut pairs = Vec::new();
+        if k > self.design.k() {
+            let mut keys = Vec::with_capacity(self.distinct);
+            for (table_index, encoded) in self.tables.iter().enumerate() {
+                keys.clear();
+                encoded.for_each_block(|block| keys.extend_from_slice(block))?;
+                engine::wide_pairs_in_table(&self.design, table_index, &keys, k, &mut pairs)?;
+            }
+            pairs.sort_unstable();
+            return Ok(pairs);
+        }
         for (table_index, encoded) in self.tables.iter().enumerate() {
             let mut scan = PairScan::new(&self.design, table_index, k, &mut pairs)?;
             encoded.for_each_block(|keys| keys.iter().for_each(|&key| scan.push(key)))?;

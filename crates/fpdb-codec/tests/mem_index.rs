@@ -159,7 +159,8 @@ proptest! {
         let design = designs().swap_remove(design_index);
         let max_k = design.k();
         let index = MemIndex::build(design, &stored, block_bytes).unwrap();
-        for k in 0..=max_k {
+        // Past the design's k, the wide pair scan of neighbouring prefixes.
+        for k in (0..=max_k).chain([max_k + 1, 9, 12, MAX_RADIUS]) {
             prop_assert_eq!(index.near_pairs(k).unwrap(), brute_pairs(&stored, k), "k = {}", k);
         }
     }
@@ -173,9 +174,9 @@ fn distance_above_the_design_is_an_error() {
         1024,
     )
     .unwrap();
-    // A single query may go past the design's k (its tables' neighbouring
-    // prefixes are probed), up to the widest radius; batches and pair
-    // scans may not.
+    // A single query and a pair scan may go past the design's k (its
+    // tables' neighbouring prefixes are probed), up to the widest radius;
+    // batches may not.
     assert_eq!(
         index.query(Fingerprint(1), 4),
         Ok(vec![(Fingerprint(1), 0)])
@@ -187,7 +188,14 @@ fn distance_above_the_design_is_an_error() {
             max: MAX_RADIUS
         })
     );
-    assert!(index.near_pairs(4).is_err());
+    assert_eq!(index.near_pairs(4), Ok(Vec::new()));
+    assert_eq!(
+        index.near_pairs(MAX_RADIUS + 1),
+        Err(CodecError::RadiusTooLarge {
+            radius: MAX_RADIUS + 1,
+            max: MAX_RADIUS
+        })
+    );
     assert!(index.query_batch(&[Fingerprint(1)], 4).is_err());
 }
 

@@ -7,7 +7,8 @@
 //!   (`wide_probe`).
 //! - [`walk_table`]: a sorted batch of queries against one table in one
 //!   pass (the paper's batch mode).
-//! - [`PairScan`]: every near pair among one table's keys in one pass.
+//! - [`PairScan`]: every near pair among one table's keys in one pass;
+//!   past the design's `k`, [`wide_pairs_in_table`] over keys in memory.
 //!
 //! Both report a match only from the first table in which the two
 //! fingerprints share the prefix ([`crate::TableMatcher`]), so nothing is
@@ -17,6 +18,7 @@ mod batch_walk;
 mod pair_scan;
 mod probe;
 mod source;
+mod wide_pairs;
 mod wide_probe;
 
 pub(crate) use batch_walk::sorted_queries;
@@ -24,3 +26,4 @@ pub use batch_walk::{prefix_groups, walk_table, RangeReader};
 pub use pair_scan::PairScan;
 pub use probe::probe;
 pub use source::BlockSource;
+pub use wide_pairs::wide_pairs_in_table;

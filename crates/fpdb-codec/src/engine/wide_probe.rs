@@ -76,7 +76,7 @@ pub(super) fn probe_wide<S: BlockSource>(
 
 /// How many prefixes of `prefix_bits` bits lie within `errors` bits of
 /// one: `Σ C(p, i)` for `i ≤ errors`, saturating.
-fn prefixes_within(prefix_bits: u32, errors: u32) -> u128 {
+pub(super) fn prefixes_within(prefix_bits: u32, errors: u32) -> u128 {
     (0..=errors.min(prefix_bits)).fold(0u128, |sum, i| {
         sum.saturating_add(binomial(u64::from(prefix_bits), u64::from(i)))
     })
@@ -86,7 +86,12 @@ fn prefixes_within(prefix_bits: u32, errors: u32) -> u128 {
 /// at most `errors` bits (the rest of the key as `permuted` has it), in
 /// ascending order, so that the probes walk the directory and the blocks
 /// forward.
-fn neighbouring_prefixes(permuted: u64, prefix_bits: u32, errors: u32, out: &mut Vec<u64>) {
+pub(super) fn neighbouring_prefixes(
+    permuted: u64,
+    prefix_bits: u32,
+    errors: u32,
+    out: &mut Vec<u64>,
+) {
     fn flip(from: u32, prefix_bits: u32, left: u32, key: u64, out: &mut Vec<u64>) {
         out.push(key);
         if left == 0 {
