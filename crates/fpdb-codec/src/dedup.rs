@@ -127,21 +127,37 @@ impl Corpus {
     /// group of exact duplicates costs no quadratic list of pairs.
     pub fn clusters(&self, k: u32, representative: Representative) -> Result<Vec<Cluster>> {
         let groups = FingerprintGroups::new(&self.fingerprints);
-        let mut sets = UnionFind::new(self.len());
+        let mut links = Vec::new();
         for members in groups.members() {
             if let Some((&first, rest)) = members.split_first() {
-                rest.iter().for_each(|&other| sets.union(first, other));
+                links.extend(rest.iter().map(|&other| (first, other)));
             }
         }
         for (x, y, _) in groups.near_pairs(k)? {
             if let (Some(&a), Some(&b)) = (groups.group(x).first(), groups.group(y).first()) {
+                links.push((a, b));
+            }
+        }
+        Ok(self.clusters_linked_by(links, representative))
+    }
+
+    /// The clusters of documents linked by `links` (pairs of positions,
+    /// as from a rule of the caller's), ordered by their first member.
+    /// Positions past the corpus are ignored.
+    pub fn clusters_linked_by(
+        &self,
+        links: impl IntoIterator<Item = (usize, usize)>,
+        representative: Representative,
+    ) -> Vec<Cluster> {
+        let mut sets = UnionFind::new(self.len());
+        for (a, b) in links {
+            if a < self.len() && b < self.len() {
                 sets.union(a, b);
             }
         }
         // Union-find groups have at least two members, so every group has
         // a representative.
-        Ok(sets
-            .groups()
+        sets.groups()
             .into_iter()
             .filter_map(|members| {
                 Some(Cluster {
@@ -149,7 +165,7 @@ impl Corpus {
                     members,
                 })
             })
-            .collect())
+            .collect()
     }
 
     /// The member `rule` picks; `None` only for no members.

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use fpdb_html::{page_text, Extract, Page};
-use fpdb_simhash::{Fingerprint, Signature, Simhasher};
+use fpdb_simhash::{Fingerprint, Simhasher};
 
 use crate::backup::{backup, Backup};
 use crate::batch::{query_batch, BatchStrategy};
@@ -216,23 +216,11 @@ impl Db {
     }
 
     /// What a query or a check of `text` compares: its fingerprint, and
-    /// its signature when the database confirms candidates. Errors with
-    /// [`Error::NoFeatures`] for a text with nothing to compare. A text
-    /// whose features are all common (a bare site template) has no
-    /// signature and is matched by distance alone.
+    /// its signature when the database confirms candidates
+    /// ([`Document::of_text`] under the database's options). Errors with
+    /// [`Error::NoFeatures`] for a text with nothing to compare.
     pub fn document_text(&self, text: &str) -> Result<Document> {
-        let features = self.simhasher.feature_hashes(text);
-        if features.is_empty() {
-            return Err(Error::NoFeatures);
-        }
-        let signature = self.confirmation().and_then(|confirmation| {
-            let kept = confirmation.common_features().remove_from(&features);
-            Signature::from_feature_hashes(confirmation.layout(), &kept).ok()
-        });
-        Ok(Document {
-            fingerprint: self.simhasher.fingerprint(text),
-            signature,
-        })
+        Document::of_text(&self.simhasher, self.confirmation(), text)
     }
 
     /// [`Db::document_text`] of an HTML page's text under the database's

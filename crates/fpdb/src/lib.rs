@@ -47,6 +47,7 @@ mod backup;
 mod batch;
 mod block_cache;
 mod bulk;
+mod corpus_rule;
 mod db;
 mod delta;
 mod error;
@@ -76,6 +77,7 @@ pub use batch::BatchStrategy;
 pub use bulk::{
     default_memory_bytes, BulkLoader, BulkOptions, BulkPhase, BulkProgress, BulkSummary,
 };
+pub use corpus_rule::{learn_common_features, DocumentPair, COMMON_PERCENT, MIN_COMMON_SAMPLE};
 pub use db::Db;
 pub use error::{Error, Result};
 pub use fpdb_codec::dedup;

@@ -11,7 +11,7 @@
 //! Every path that applies the rule (a query, a check, the pairs of a
 //! corpus) calls [`MatchRule::judge`], so they agree exactly.
 
-use fpdb_simhash::{CommonFeatures, Fingerprint, Signature, SignatureLayout};
+use fpdb_simhash::{CommonFeatures, Fingerprint, Signature, SignatureLayout, Simhasher};
 
 use crate::error::{Error, Result};
 use crate::MAX_RADIUS;
@@ -100,6 +100,13 @@ impl Confirmation {
         &self.common_features
     }
 
+    /// The signature of a text's feature hashes ([`Simhasher::feature_hashes`])
+    /// without the common features; `None` when none is left.
+    pub fn signature(&self, features: &[u64]) -> Option<Signature> {
+        let kept = self.common_features.remove_from(features);
+        Signature::from_feature_hashes(self.layout, &kept).ok()
+    }
+
     /// Rebuilds a stored confirmation (the manifest's fields).
     pub(crate) fn from_stored(
         layout: SignatureLayout,
@@ -136,6 +143,26 @@ impl From<Fingerprint> for Document {
 }
 
 impl Document {
+    /// What a query, a check or a corpus compares of `text`: its
+    /// fingerprint, and its signature under `confirmation`. Errors with
+    /// [`Error::NoFeatures`] for a text with nothing to compare. A text
+    /// whose features are all common (a bare site template) has no
+    /// signature and is matched by distance alone.
+    pub fn of_text(
+        simhasher: &Simhasher,
+        confirmation: Option<&Confirmation>,
+        text: &str,
+    ) -> Result<Document> {
+        let features = simhasher.feature_hashes(text);
+        if features.is_empty() {
+            return Err(Error::NoFeatures);
+        }
+        Ok(Document {
+            fingerprint: simhasher.fingerprint(text),
+            signature: confirmation.and_then(|confirmation| confirmation.signature(&features)),
+        })
+    }
+
     /// The signature's bytes as stored (empty for a bare fingerprint).
     pub(crate) fn signature_bytes(&self) -> &[u8] {
         self.signature.as_ref().map_or(&[], Signature::as_bytes)
@@ -201,7 +228,6 @@ impl MatchRule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fpdb_simhash::Simhasher;
 
     fn rule() -> MatchRule {
         MatchRule {

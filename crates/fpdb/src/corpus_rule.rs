@@ -1,0 +1,182 @@
+//! Near-duplicates inside a corpus under the match rule, without a
+//! database: the pairs of fingerprints within the rule's retrieval radius
+//! (the codec's pair scan, wide past `k`), each kept only when
+//! [`MatchRule::judge`] keeps it, so a corpus and a database agree.
+
+use fpdb_codec::dedup;
+use fpdb_simhash::{CommonFeatures, Fingerprint};
+
+use crate::error::Result;
+use crate::rule::{Document, MatchRule};
+
+/// Two documents of a corpus the rule matched, by position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DocumentPair {
+    /// The earlier document (`a < b`).
+    pub a: usize,
+    /// The later document.
+    pub b: usize,
+    /// The Hamming distance of their fingerprints.
+    pub distance: u32,
+    /// The estimated resemblance that confirmed the pair; `None` when it
+    /// was matched by distance alone (one of the two has no signature).
+    pub similarity: Option<f64>,
+}
+
+/// A sample smaller than this learns no common features: in a handful of
+/// documents a fifth of them is one or two, and every word of a repeated
+/// page would count as a template's.
+pub const MIN_COMMON_SAMPLE: usize = 1_000;
+
+/// The share of documents (percent) a feature must exceed to be common.
+pub const COMMON_PERCENT: u8 = 20;
+
+/// The common features of a sample of a corpus (each document as its
+/// feature hashes): those in more than [`COMMON_PERCENT`] percent of its
+/// documents, or none for a sample smaller than [`MIN_COMMON_SAMPLE`].
+pub fn learn_common_features(sample: &[Vec<u64>]) -> CommonFeatures {
+    if sample.len() < MIN_COMMON_SAMPLE {
+        return CommonFeatures::default();
+    }
+    CommonFeatures::learn(sample.iter().map(Vec::as_slice), COMMON_PERCENT).unwrap_or_default()
+}
+
+impl MatchRule {
+    /// Every pair of `documents` this rule matches, each once with
+    /// `a < b`, sorted by `(a, b)`: within `k` by distance alone where
+    /// either has no signature, else within the confirmation's radius and
+    /// confirmed by the two signatures.
+    pub fn corpus_pairs(&self, documents: &[Document]) -> Result<Vec<DocumentPair>> {
+        let fingerprints: Vec<Fingerprint> = documents.iter().map(|d| d.fingerprint).collect();
+        let candidates = dedup::near_pairs(&fingerprints, self.retrieval_radius())?;
+        Ok(candidates
+            .into_iter()
+            .filter_map(|pair| {
+                let (a, b) = (documents.get(pair.a)?, documents.get(pair.b)?);
+                let similarity =
+                    self.judge(pair.distance, a.signature_bytes(), b.signature_bytes())?;
+                Some(DocumentPair {
+                    a: pair.a,
+                    b: pair.b,
+                    distance: pair.distance,
+                    similarity,
+                })
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fpdb_simhash::{Signature, SignatureLayout, Simhasher};
+    use fpdb_testkit::Rng;
+
+    use super::*;
+    use crate::rule::Confirmation;
+
+    /// Documents whose fingerprints cluster a few bits apart and whose
+    /// signatures are drawn from a few texts, some bare.
+    fn documents(rng: &mut Rng, n: usize) -> Vec<Document> {
+        let simhasher = Simhasher::default();
+        let texts = [
+            "近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同。",
+            "近重复网页检测：同一篇文章出现在很多网址下，只有广告和日期不同。",
+            "The quick brown fox jumps over the lazy dog near the river bank.",
+            "A completely different sentence about databases and fingerprints.",
+        ];
+        let signatures: Vec<Signature> = texts
+            .iter()
+            .map(|text| {
+                simhasher
+                    .signature(text, SignatureLayout::RECOMMENDED)
+                    .unwrap()
+            })
+            .collect();
+        let mut out: Vec<Document> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let fingerprint = match out.len() {
+                0 => Fingerprint(rng.next_u64()),
+                len if rng.chance(70) => {
+                    let mut fp = out[rng.below(len as u64) as usize].fingerprint.0;
+                    for _ in 0..rng.below(15) {
+                        fp ^= 1 << rng.below(64);
+                    }
+                    Fingerprint(fp)
+                }
+                _ => Fingerprint(rng.next_u64()),
+            };
+            let signature = (!rng.chance(20))
+                .then(|| signatures[rng.below(signatures.len() as u64) as usize].clone());
+            out.push(Document {
+                fingerprint,
+                signature,
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn corpus_pairs_equal_the_rule_applied_to_every_pair() {
+        let mut rng = Rng::new(5);
+        for rule in [
+            MatchRule {
+                k: 3,
+                confirmation: Some(Confirmation::recommended()),
+            },
+            MatchRule {
+                k: 2,
+                confirmation: Some(
+                    Confirmation::new(SignatureLayout::RECOMMENDED, 0.9, 7).unwrap(),
+                ),
+            },
+            MatchRule {
+                k: 3,
+                confirmation: None,
+            },
+        ] {
+            let documents = documents(&mut rng, 400);
+            let mut expected = Vec::new();
+            let mut rejected_within_k = 0;
+            for (a, x) in documents.iter().enumerate() {
+                for (b, y) in documents.iter().enumerate().skip(a + 1) {
+                    let distance = (x.fingerprint.0 ^ y.fingerprint.0).count_ones();
+                    match rule.judge(distance, x.signature_bytes(), y.signature_bytes()) {
+                        Some(similarity) => expected.push(DocumentPair {
+                            a,
+                            b,
+                            distance,
+                            similarity,
+                        }),
+                        None if distance <= rule.k => rejected_within_k += 1,
+                        None => {}
+                    }
+                }
+            }
+            let got = rule.corpus_pairs(&documents).unwrap();
+            assert_eq!(got, expected, "{rule:?}");
+            if rule.confirmation.is_some() {
+                // Both stages were exercised: pairs past k confirmed, and
+                // pairs within k rejected by their signatures.
+                assert!(got.iter().any(|p| p.distance > rule.k));
+                assert!(rejected_within_k > 0);
+                assert!(got.iter().any(|p| p.similarity.is_none()));
+            }
+        }
+    }
+
+    #[test]
+    fn a_small_sample_learns_no_common_features() {
+        let page = vec![1u64, 2, 3];
+        assert!(learn_common_features(&vec![page.clone(); 10])
+            .hashes()
+            .is_empty());
+        let mut sample = vec![page; MIN_COMMON_SAMPLE];
+        // Feature 9 in one document of a thousand is not common.
+        sample[0].push(9);
+        assert_eq!(
+            learn_common_features(&sample).hashes(),
+            &[1, 2, 3],
+            "the template's features, not the rare one"
+        );
+    }
+}
