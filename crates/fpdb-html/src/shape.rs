@@ -83,11 +83,13 @@ fn push_text(out: &mut String, text: &str) {
         match end.and_then(|end| entity(after.get(1..end)?).map(|c| (c, end))) {
             Some((c, end)) => {
                 out.push(c);
-                rest = after.get(end + 1..).unwrap_or_default();
+                // Cannot panic: after[end] is the ';' found there, one byte.
+                rest = &after[end + 1..];
             }
             None => {
                 out.push('&');
-                rest = after.get(1..).unwrap_or_default();
+                // Cannot panic: after begins with the '&' found there, one byte.
+                rest = &after[1..];
             }
         }
     }

@@ -24,7 +24,6 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 #![warn(missing_docs)]
-#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod modules;
 mod source;

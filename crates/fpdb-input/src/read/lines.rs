@@ -68,7 +68,11 @@ pub(crate) fn read_lines<R: Read, E: From<ReadError>>(
         }
         let whole = memchr::memrchr(b'\n', buffered).map_or(0, |at| at + 1);
         let events = if whole > 0 {
-            let block = buffered.get(..whole).unwrap_or_default();
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "whole is one past a newline found in buffered"
+            )]
+            let block = &buffered[..whole];
             let events = parse_block(context, block, &mut number, threads);
             reader.consume(whole);
             events
