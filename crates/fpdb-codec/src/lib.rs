@@ -62,6 +62,7 @@ pub mod engine;
 mod error;
 pub mod format;
 mod huffman;
+pub mod manifest;
 mod match_rule;
 mod mem_index;
 mod merge_plan;

@@ -53,7 +53,6 @@ mod manifest;
 mod merge;
 mod options;
 mod pairs;
-mod parallel;
 mod progress;
 mod query;
 mod radix;
