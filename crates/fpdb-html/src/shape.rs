@@ -172,9 +172,8 @@ fn pieces(html: &str) -> impl Iterator<Item = Piece<'_>> {
 
 /// What follows the `-->` ending a comment (nothing if it never ends).
 fn after_comment(comment: &str) -> &str {
-    memchr::memmem::find(comment.as_bytes(), b"-->")
-        .and_then(|end| comment.get(end + 3..))
-        .unwrap_or_default()
+    // `-->` is ASCII: the byte past it is a character boundary.
+    memchr::memmem::find(comment.as_bytes(), b"-->").map_or("", |end| &comment[end + 3..])
 }
 
 /// The name of a tag such as `<div class=x>` or `</p>` ("" for `<!…>`,

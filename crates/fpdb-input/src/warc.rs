@@ -360,10 +360,8 @@ fn dechunk(mut bytes: &[u8]) -> Option<Vec<u8>> {
             return Some(out);
         }
         out.extend_from_slice(rest.get(..size)?);
-        bytes = rest
-            .get(size..)?
-            .strip_prefix(b"\r\n")
-            .unwrap_or_else(|| rest.get(size..).unwrap_or_default());
+        let after = rest.get(size..)?;
+        bytes = after.strip_prefix(b"\r\n").unwrap_or(after);
     }
 }
 
