@@ -2,11 +2,6 @@
 //! decodes encodes back to the same bytes (a format-1 manifest encodes to
 //! a format-2 one that decodes to the same manifest).
 //!
-//! The manifest belongs to the `fpdb` crate, which this workspace does not
-//! depend on (RocksDB's C++ would be rebuilt with sanitizer flags); its
-//! byte module imports nothing else from `fpdb`, so it is compiled here
-//! from its source file.
-//!
 //! The first input byte picks a mode:
 //! - 0: the rest is a whole stored manifest (mostly stopped by the frame
 //!   and checksum checks);
@@ -16,13 +11,9 @@
 //!   embedded design and code books meets garbage.
 #![no_main]
 
-#[path = "../../crates/fpdb/src/manifest/bytes.rs"]
-#[allow(dead_code)]
-mod manifest;
-
+use fpdb_codec::manifest::{Manifest, FORMAT_VERSION};
 use fpdb_codec::format::{encode_frame, legacy, Kind};
 use libfuzzer_sys::fuzz_target;
-use manifest::{Manifest, FORMAT_VERSION};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {

@@ -4,7 +4,6 @@
 //! fpdb's tests draw from `fpdb-testkit`'s `Rng`, which wraps this one's
 //! step but picks below `n` by remainder (the golden database's answers
 //! were drawn that way).
-#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 /// SplitMix64: fast, statistically solid for test data, fully determined by
 /// its seed.

@@ -1,7 +1,6 @@
 //! `fpdb`: the admin command line of the fpdb near-duplicate fingerprint
 //! database. Parsing and printing live here; the work is done by the
 //! library, so everything this binary does is possible from Rust too.
-#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod cli;
 mod commands;

@@ -3,6 +3,11 @@
 //! began and is a prefix of the writes; with no writer it is a checkpoint
 //! equal to the database; both verify clean; an existing destination is
 //! refused.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 

@@ -1,4 +1,9 @@
 //! The `fpdb` binary, run end to end in temporary directories.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 

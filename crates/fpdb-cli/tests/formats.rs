@@ -16,7 +16,7 @@ const FPS: &str = "a\t0123456789abcdef\n\
 
 fn loaded(dir: &Path) {
     ok(dir, &["create", "db", "--expected", "1000"], "");
-    std::fs::write(dir.join("in.tsv"), FPS).unwrap();
+    std::fs::write(dir.join("in.tsv"), FPS).expect("in.tsv");
     ok(dir, &["add", "db", "in.tsv"], "");
 }
 

@@ -6,6 +6,11 @@
 //! Every case checks the exit status (0 ok, 2 error), that standard error
 //! names the problem (`file:line` for a bad line), and that the database is
 //! exactly as before (`fpdb export` before and after, `fpdb verify` clean).
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 

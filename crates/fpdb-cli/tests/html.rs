@@ -1,5 +1,10 @@
 //! HTML pages through the CLI: `--input html` (one page per file) and
 //! JSON Lines with `html`, extracted as the database was created to.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 

@@ -1,5 +1,10 @@
 //! `fpdb dedup` and `fpdb pairs`, run as the real binary on a generated
 //! corpus and compared with brute force.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 

@@ -2,6 +2,11 @@
 //! with `--quiet` (before or after the command's name), and never into a
 //! pipe or file. The terminal is a pseudo-terminal made by util-linux's
 //! `script`; without it those checks are skipped.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 

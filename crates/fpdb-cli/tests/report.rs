@@ -1,5 +1,10 @@
 //! `fpdb report`: the page's numbers against brute force, the words of
 //! two texts marked, ids escaped, and the page drawn by a real browser.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 

@@ -1,6 +1,11 @@
 //! `fpdb serve` endpoint by endpoint, against a brute-force model of what
 //! was stored and against the library's own answers (a read-only handle
 //! beside the server).
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod server;
 

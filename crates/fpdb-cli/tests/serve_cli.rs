@@ -2,6 +2,11 @@
 //! `fpdb serve` on 127.0.0.1, side by side with the same commands on a
 //! directory holding the same documents: the same standard output, the
 //! same errors and the same exit status.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 mod server;

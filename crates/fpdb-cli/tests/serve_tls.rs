@@ -1,4 +1,9 @@
 //! `fpdb serve` over TLS, with a certificate the test makes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod server;
 

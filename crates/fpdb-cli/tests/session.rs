@@ -2,6 +2,11 @@
 //! query → add → check → remove → verify → export → load), checked against
 //! an in-memory model; bad input to `load`; `verify` on a damaged block;
 //! exit codes, broken pipes and `--help` examples.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 

@@ -1,5 +1,10 @@
 //! Compression on uniformly random fingerprints: bits per key, headers and
 //! first keys of every block included.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb_codec::{bits_per_fingerprint, EncodedTable, DEFAULT_BLOCK_BYTES};
 use fpdb_testkit::Rng;

@@ -1,5 +1,10 @@
 //! The block codec: fast paths against the bit-by-bit reference, block
 //! cutting, early-stopping decode and behaviour on damaged bytes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb_codec::block::reference::{decode_block_reference, encode_block_reference};
 use fpdb_codec::{

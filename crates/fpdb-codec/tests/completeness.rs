@@ -5,6 +5,11 @@
 //! are linear over XOR). So a design is complete for `k` iff for every error
 //! pattern `e` of at most `k` bits some table leaves `permute_t(e)`'s prefix
 //! zero.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb_codec::{TableDesign, MAX_K, MAX_RADIUS};
 

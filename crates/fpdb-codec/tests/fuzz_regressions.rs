@@ -2,6 +2,11 @@
 //! oracle: whatever the decoder accepts must be the canonical encoding of
 //! the keys it returns (re-encoding gives the same bytes), and the
 //! reference decoder must agree.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb_codec::block::reference::decode_block_reference;
 use fpdb_codec::{seal_block, BlockDecoder, BlockEncoder, ChecksumPolicy, HuffmanCode};

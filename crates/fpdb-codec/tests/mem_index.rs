@@ -1,4 +1,9 @@
 //! `MemIndex` answers exactly what a brute-force scan answers.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb_codec::{CodecError, MemIndex, TableDesign, MAX_RADIUS};
 use fpdb_fingerprint::Fingerprint;

@@ -1,5 +1,10 @@
 //! A merge plan applied to a table gives the table a rebuild from scratch
 //! would hold, touching only the blocks the changes route to.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::collections::BTreeSet;
 

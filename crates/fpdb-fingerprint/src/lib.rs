@@ -16,9 +16,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![warn(missing_docs)]
-// Library code returns errors instead of panicking on bad indexes or
-// values; test code may unwrap (clippy.toml).
-#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod fingerprint;
 mod id;

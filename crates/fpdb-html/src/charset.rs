@@ -41,7 +41,11 @@ pub struct Decoded {
 /// value when there is one.
 pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
     if let Some((encoding, bom)) = Encoding::for_bom(bytes) {
-        let rest = bytes.get(bom..).unwrap_or_default();
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "bom is the length of the byte order mark bytes begin with"
+        )]
+        let rest = &bytes[bom..];
         return finish(encoding, rest, CharsetSource::ByteOrderMark);
     }
     let declared = content_type
@@ -125,9 +129,17 @@ fn meta_charset(bytes: &[u8]) -> Option<&'static Encoding> {
     let mut from = 0;
     while let Some(start) = find(&lower, b"<meta", from) {
         let end = find(&lower, b">", start).unwrap_or(lower.len());
-        let tag = lower.get(start..end).unwrap_or_default();
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "end is found at or after start in lower, else lower.len()"
+        )]
+        let tag = &lower[start..end];
         if let Some(at) = find(tag, b"charset", 0) {
-            let value = tag.get(at + b"charset".len()..).unwrap_or_default();
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "\"charset\" was found at `at` in tag"
+            )]
+            let value = &tag[at + b"charset".len()..];
             let value = value
                 .iter()
                 .skip_while(|&&b| b == b' ' || b == b'=')

@@ -7,7 +7,6 @@
 //! readability-style extractor, falling back to all visible text
 //! ([`Extract`]), so that navigation, sidebars and footers do not decide
 //! what is a near-duplicate.
-#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
 pub mod charset;
 mod extract;

@@ -83,11 +83,13 @@ fn push_text(out: &mut String, text: &str) {
         match end.and_then(|end| entity(after.get(1..end)?).map(|c| (c, end))) {
             Some((c, end)) => {
                 out.push(c);
-                rest = after.get(end + 1..).unwrap_or_default();
+                // Cannot panic: after[end] is the ';' found there, one byte.
+                rest = &after[end + 1..];
             }
             None => {
                 out.push('&');
-                rest = after.get(1..).unwrap_or_default();
+                // Cannot panic: after begins with the '&' found there, one byte.
+                rest = &after[1..];
             }
         }
     }
@@ -170,9 +172,8 @@ fn pieces(html: &str) -> impl Iterator<Item = Piece<'_>> {
 
 /// What follows the `-->` ending a comment (nothing if it never ends).
 fn after_comment(comment: &str) -> &str {
-    memchr::memmem::find(comment.as_bytes(), b"-->")
-        .and_then(|end| comment.get(end + 3..))
-        .unwrap_or_default()
+    // `-->` is ASCII: the byte past it is a character boundary.
+    memchr::memmem::find(comment.as_bytes(), b"-->").map_or("", |end| &comment[end + 3..])
 }
 
 /// The name of a tag such as `<div class=x>` or `</p>` ("" for `<!…>`,

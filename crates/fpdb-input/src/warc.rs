@@ -311,7 +311,11 @@ fn http_response(bytes: &[u8]) -> Result<HttpResponse, String> {
         .or_else(|| find(bytes, b"\n\n").map(|at| (at, at + 2)))
         .ok_or("HTTP response without the blank line ending its header")?;
     let (head, payload) = bytes.split_at(end.1);
-    let head = String::from_utf8_lossy(head.get(..end.0).unwrap_or_default());
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "head ends at end.1, past the blank line that starts at end.0"
+    )]
+    let head = String::from_utf8_lossy(&head[..end.0]);
     let mut lines = head.lines();
     let status = lines.next().unwrap_or_default();
     if !status.starts_with("HTTP/") {
@@ -356,10 +360,8 @@ fn dechunk(mut bytes: &[u8]) -> Option<Vec<u8>> {
             return Some(out);
         }
         out.extend_from_slice(rest.get(..size)?);
-        bytes = rest
-            .get(size..)?
-            .strip_prefix(b"\r\n")
-            .unwrap_or_else(|| rest.get(size..).unwrap_or_default());
+        let after = rest.get(size..)?;
+        bytes = after.strip_prefix(b"\r\n").unwrap_or(after);
     }
 }
 

@@ -26,27 +26,29 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let table = std::fs::read_to_string(golden_dir().join("html.tsv")).unwrap();
+    let table = std::fs::read_to_string(golden_dir().join("html.tsv")).expect("html.tsv");
     table
         .lines()
         .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
         .map(|line| {
             let fields: Vec<&str> = line.split('\t').collect();
-            assert_eq!(fields.len(), 5, "html.tsv: {line:?}");
+            let &[file, content_type, extract, encoding, fingerprint] = fields.as_slice() else {
+                panic!("html.tsv: not 5 fields: {line:?}");
+            };
             Row {
-                file: fields[0].to_string(),
-                content_type: (fields[1] != "-").then(|| fields[1].to_string()),
-                extract: fields[2].parse().unwrap(),
-                encoding: fields[3].to_string(),
-                fingerprint: fields[4].to_string(),
+                file: file.to_string(),
+                content_type: (content_type != "-").then(|| content_type.to_string()),
+                extract: extract.parse().expect("an extract mode"),
+                encoding: encoding.to_string(),
+                fingerprint: fingerprint.to_string(),
             }
         })
         .collect()
 }
 
 fn computed(row: &Row) -> (String, String) {
-    let bytes = std::fs::read(golden_dir().join("html").join(&row.file)).unwrap();
-    let page = page_text(&bytes, row.content_type.as_deref(), row.extract).unwrap();
+    let bytes = std::fs::read(golden_dir().join("html").join(&row.file)).expect("a golden page");
+    let page = page_text(&bytes, row.content_type.as_deref(), row.extract).expect("its text");
     let fp = Simhasher::default().fingerprint(&page.text);
     (page.encoding.to_string(), fp.to_string())
 }

@@ -1,5 +1,10 @@
 //! `Inputs` over real files: gzip looked through, bad documents stopped at
 //! or skipped, validation before anything is handed over.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

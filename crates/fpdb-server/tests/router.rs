@@ -1,6 +1,11 @@
 //! Random and malformed requests sent to the real router (without a
 //! socket): every one is answered, with 200 or a 4xx whose JSON body says
 //! what is wrong; none panics the server or gets a 5xx.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};

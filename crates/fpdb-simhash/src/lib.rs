@@ -54,9 +54,6 @@
 //! # Ok::<(), SignatureError>(())
 //! ```
 #![warn(missing_docs)]
-// Library code returns errors instead of panicking on bad indexes or
-// values; test code may unwrap (clippy.toml).
-#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 // Numeric conversions say how they stay in range: `From` where lossless,
 // `try_from` where a value can be out of range, or an `#[expect]` with the
 // reason the value fits.

@@ -64,12 +64,14 @@ pub(crate) fn fold_into(text: &str, out: &mut String) {
         let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
             break;
         };
-        out.push_str(text.get(run_start..i).unwrap_or_default());
+        // Cannot panic: run_start <= i, both character boundaries the scan stepped to.
+        out.push_str(&text[run_start..i]);
         fold_char(c, |f| out.push(f));
         i += c.len_utf8();
         run_start = i;
     }
-    out.push_str(text.get(run_start..).unwrap_or_default());
+    // Cannot panic: run_start is a character boundary the scan stepped to.
+    out.push_str(&text[run_start..]);
 }
 
 /// Whether a token carries meaning: it has at least one letter or digit.

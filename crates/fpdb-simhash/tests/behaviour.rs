@@ -1,5 +1,10 @@
 //! What fingerprints are for: near-duplicates land close, unrelated texts
 //! land about 32 bits apart, and every input is handled.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher, Tokenizer, Weighting};
 use proptest::prelude::*;

@@ -1,6 +1,11 @@
 //! The crawl's common features: learned exactly, frozen, named by their
 //! contents, and left out of signatures so a shared template stops making
 //! different pages look alike.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb_simhash::{
     CommonFeatures, SignatureError, SignatureLayout, SimhashOptions, Simhasher, Tokenizer,

@@ -6,6 +6,11 @@
 //! format version), regenerate the file with
 //! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb-simhash --test golden`
 //! and say why in the commit.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::path::PathBuf;
 

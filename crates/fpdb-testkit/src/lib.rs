@@ -17,9 +17,12 @@
 //! which the pure crates' tests (fpdb-codec) must not need.
 //!
 //! This is test code: a helper that meets an error panics with what it was
-//! doing, failing the test that called it, so it unwraps like the tests do
-//! (the workspace lints deny `unwrap_used` only at library and binary
-//! roots, not here).
+//! doing, failing the test that called it.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test support: a helper that fails panics, failing its test"
+)]
 
 mod files;
 mod model;

@@ -79,10 +79,14 @@ impl Bucket {
 /// The keys of ascending `keys` in `[lo, hi]`: found by two binary
 /// searches, as one slice (a batch walk copies a block's whole prefix
 /// group at once rather than testing each key).
+#[expect(
+    clippy::indexing_slicing,
+    reason = "partition points are at most keys.len(), and end is at least start"
+)]
 pub(crate) fn keys_within(keys: &[u64], lo: u64, hi: u64) -> &[u64] {
     let start = keys.partition_point(|&key| key < lo);
     let end = keys.partition_point(|&key| key <= hi).max(start);
-    keys.get(start..end).unwrap_or_default()
+    &keys[start..end]
 }
 
 #[derive(Debug, Clone)]

@@ -16,11 +16,11 @@ use std::ops::Range;
 
 use fpdb_codec::engine::{self, RangeReader};
 use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, Table};
+use fpdb_parallel::{cores, in_parallel};
 use fpdb_simhash::Fingerprint;
 
 use crate::added_keys::keys_within;
 use crate::error::{Error, Result};
-use crate::parallel::{cores, in_parallel};
 use crate::query::{query, Match};
 use crate::radix;
 use crate::store::{BlockCursor, Family, Store, FP_IDS_BLOCK_BYTES};
@@ -74,7 +74,7 @@ pub(crate) fn query_batch(
         }
     };
     // Parallel work under the read lock runs on fpdb's own pool, not
-    // rayon's global one (see `parallel.rs`).
+    // rayon's global one (see `fpdb_parallel`).
     let state = tables.read();
     if !merge {
         return in_parallel(fps.len(), |index| {

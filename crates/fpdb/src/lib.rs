@@ -29,9 +29,6 @@
 //! delta) → the operations (`query`, `write`, `merge`, `batch`, `pairs`,
 //! `verify`, `stats`, `bulk`) → `Db`, a thin façade.
 #![warn(missing_docs)]
-// Library code returns errors instead of panicking on bad indexes or
-// values; test code may unwrap (clippy.toml).
-#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 // Numeric conversions say how they stay in range: `From` where lossless,
 // `try_from` where a value can be out of range, or an `#[expect]` with the
 // reason the value fits.
@@ -57,7 +54,6 @@ mod manifest;
 mod merge;
 mod options;
 mod pairs;
-mod parallel;
 mod progress;
 mod query;
 mod radix;

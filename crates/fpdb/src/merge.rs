@@ -7,16 +7,16 @@
 //! RocksDB) and carries the plan out. All tables' block changes, the new
 //! directories and the cleared delta go into one RocksDB `WriteBatch`, so
 //! a crash leaves either the state before the merge or the state after
-//! it. Tables merge in parallel (on fpdb's own pool, `parallel.rs`), and
+//! it. Tables merge in parallel (on fpdb's own pool, `fpdb_parallel`), and
 //! the blocks a merge writes stay in memory for the queries (and the
 //! merge) after it.
 
 use fpdb_codec::{plan_merge, BlockDirectory, BlockEncoder, MergePlan, PlannedBlock};
+use fpdb_parallel::in_parallel;
 
 use crate::block_cache::{BlockCache, KeptBlock};
 use crate::delta::Delta;
 use crate::error::{Error, Result};
-use crate::parallel::in_parallel;
 use crate::store::{Counter, Family, Key, Record, Store, RECORD_OVERHEAD};
 use crate::tables::{State, Tables, WriterGuard};
 

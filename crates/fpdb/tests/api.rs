@@ -1,5 +1,10 @@
 //! The database's contract at its edges: errors that name what is wrong,
 //! locking, read-only handles, text entry points and check-and-insert.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb::{Db, Error, Fingerprint, Options, MAX_ID_BYTES};
 

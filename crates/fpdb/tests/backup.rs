@@ -4,6 +4,11 @@
 //! ids it holds are a prefix of the writes); a process killed at any point
 //! of a backup leaves either no backup or a whole one
 //! (`FPDB_BACKUP_KILL_ROUNDS` kills, default 20).
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -1,5 +1,10 @@
 //! `remove_batch` against one-by-one removal, and the stats warning for a
 //! database that has outgrown its design.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb::{Db, Fingerprint, Options};
 

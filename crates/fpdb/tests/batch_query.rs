@@ -1,6 +1,11 @@
 //! The merged batch mode must answer exactly like one query at a time and
 //! like a brute-force scan, whatever the design, block size, and state of
 //! the delta (merged, added, removed).
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb::DesignChoice;
 use fpdb::{BatchStrategy, Db, Fingerprint, Match, OpenOptions, Options};

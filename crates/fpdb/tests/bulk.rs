@@ -1,6 +1,11 @@
 //! Bulk loading: a loaded database must answer every query exactly as a
 //! database built by one-by-one inserts of the same documents, whether
 //! the load was sorted in memory or spilled to disk.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use fpdb::{BulkOptions, Db, Error, Fingerprint, Options};
 

@@ -4,6 +4,11 @@
 //! handles beside a writer see the database as it was when they opened.
 //!
 //! `FPDB_SOAK_SECONDS` sets how long the threads run (default 5).
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::collections::BTreeMap;
 use std::process::Command;

@@ -3,6 +3,11 @@
 //! must each either give the right answer or a typed error (or a verify
 //! problem) naming what is damaged; never a panic, never a wrong answer
 //! presented as right.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::path::{Path, PathBuf};
 

@@ -11,6 +11,11 @@
 //!
 //! `FPDB_CRASH_ROUNDS` (default 64) sets the number of kills;
 //! `FPDB_CRASH_SEED` replays a run.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions as FileOptions};

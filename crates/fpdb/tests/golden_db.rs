@@ -14,6 +14,11 @@
 //! directories (`db-v<N>`) with their upgrade test:
 //! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb --test golden_db`
 //! writes the current format into `db-v<FORMAT_VERSION>`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

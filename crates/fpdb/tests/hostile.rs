@@ -6,6 +6,11 @@
 //!
 //! `FPDB_HOSTILE_DUPLICATES` sets the duplicate-id batch size (default one
 //! million; `make soak` uses ten million).
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,6 +2,11 @@
 //! merges and reopens, and after each step every query is compared with a
 //! brute-force scan of a `BTreeMap` of id → fingerprint. Exactness is
 //! proven here, not assumed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::collections::BTreeSet;
 

@@ -2,6 +2,11 @@
 //! `id_clusters`) and over a corpus (`fpdb::dedup`), against brute force:
 //! every pair of documents compared, components found by breadth-first
 //! search.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 

@@ -1,6 +1,11 @@
 //! Long operations tell a `Progress` how far they are: each phase's steps
 //! add up to the total it announced, on a database whose counters are
 //! right.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::sync::Mutex;
 

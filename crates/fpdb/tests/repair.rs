@@ -6,6 +6,11 @@
 //! repair killed at any moment leaves the damaged or the repaired
 //! database, and the next repair finishes the job
 //! (`FPDB_REPAIR_KILL_ROUNDS` kills, default 8).
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

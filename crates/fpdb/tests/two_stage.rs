@@ -2,6 +2,11 @@
 //! `check_and_insert_document` equals the match rule applied to every
 //! stored document, through inserts, bare fingerprints, removals,
 //! re-inserts, merges, reopening and repair.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,11 @@
 //! `Db::verify` passes healthy databases and names the damage in broken
 //! ones. Damage is done with a raw RocksDB handle on the closed database,
 //! using the column family layout of docs/FORMAT.md.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::path::{Path, PathBuf};
 

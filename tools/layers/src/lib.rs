@@ -1,17 +1,12 @@
-//! Layers import downwards: this finds import cycles between the modules
-//! of a crate, so that a test can fail the moment one appears.
+//! The layer rules the compiler does not hold, checked on the sources
+//! parsed with `syn`, so that a test fails the moment one is broken:
 //!
-//! A module depends on another when its code (not its comments, strings
-//! or `#[cfg(test)]` items) names it by a `crate::`, `super::` or `self::`
-//! path, in a `use` or anywhere else; `crate::Item` counts as naming the
-//! module the crate root re-exports `Item` from. Two checks:
+//! 1. no crate has an import cycle between its top-level modules, nor
+//!    between the sibling children of a directory module ([`cycles`]);
+//! 2. in `fpdb`, only `store/` names RocksDB; in the testkit, only `db.rs`
+//!    names `fpdb` or RocksDB ([`files_naming`]).
 //!
-//! 1. between the crate root's **top-level modules** (`crate::bulk::sst`
-//!    is node `bulk`; the root, which declares and re-exports everything,
-//!    is not a node);
-//! 2. between the **sibling children of each directory module**
-//!    (`store::keys` and `store::handle`; a child naming its parent, or
-//!    the parent its child, is not an edge).
+//! [`check_workspace`] applies them all to a workspace.
 //!
 //! ```
 //! let dir = tempfile::tempdir()?;
@@ -24,99 +19,64 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 #![warn(missing_docs)]
-#![deny(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod modules;
-mod source;
+mod graph;
+mod paths;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use modules::{read_crate, Crate, ModulePath};
+pub use graph::Cycle;
+use graph::Graph;
+use paths::{parse, Crate, ModulePath};
 
-/// An import cycle: the modules in order (the first is named again at the
-/// end), with one reference per step.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cycle {
-    /// Module names along the cycle (`store::keys` style for nested ones).
-    pub modules: Vec<String>,
-    /// For each step `modules[i] -> modules[i + 1]`, a file and line that
-    /// makes it.
-    pub evidence: Vec<(PathBuf, usize)>,
-    /// Every module that lies on some cycle with these (the strongly
-    /// connected component): breaking `modules` alone may leave others.
-    pub tangled: Vec<String>,
-}
-
-impl fmt::Display for Cycle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut names = self.modules.clone();
-        if let Some(first) = names.first().cloned() {
-            names.push(first);
-        }
-        write!(f, "{}", names.join(" -> "))?;
-        if self.tangled.len() > self.modules.len() {
-            write!(f, " (tangled together: {})", self.tangled.join(", "))?;
-        }
-        for (file, line) in &self.evidence {
-            write!(f, "\n    {}:{line}", file.display())?;
-        }
-        Ok(())
-    }
-}
-
-/// Every import cycle of the crate whose sources are in `src`.
+/// Every import cycle of the crate whose sources are in `src` (the root
+/// `lib.rs` or `main.rs` and the modules it declares, `#[cfg(test)]` ones
+/// left out).
+///
+/// A module depends on another when its code names it by a `crate::`,
+/// `super::` or `self::` path (in a `use`, a type, an expression or a
+/// macro's arguments); `crate::Item` counts as naming the module the root
+/// re-exports `Item` from. Two checks: between the root's top-level
+/// modules (`crate::bulk::sst` is node `bulk`), and between the children
+/// of each directory module (a child naming its parent, or the parent its
+/// child, is no edge).
 pub fn cycles(src: &Path) -> io::Result<Vec<Cycle>> {
-    let krate = read_crate(src)?;
-    let mut found = Vec::new();
-    // Check 1: top-level modules.
-    found.extend(find_cycles(&edges_among(&krate, &Vec::new())));
-    // Check 2: the children of each directory module.
+    let krate = Crate::read(src)?;
     let parents: BTreeSet<ModulePath> = krate
         .modules
         .keys()
-        .filter(|m| m.len() >= 2)
         .filter_map(|m| m.split_last().map(|(_, parent)| parent.to_vec()))
         .collect();
-    for parent in parents {
-        found.extend(find_cycles(&edges_among(&krate, &parent)));
-    }
-    Ok(found)
+    Ok(parents
+        .iter()
+        .flat_map(|parent| graph::cycles(&edges_among(&krate, parent)))
+        .collect())
 }
 
-/// Edges between the children of `parent` (the crate root's top-level
-/// modules when `parent` is empty): from each child, including everything
-/// nested in it, to the children it names.
+/// Edges between the children of `parent`: from each child (with all that
+/// is nested in it) to the children it names.
 fn edges_among(krate: &Crate, parent: &ModulePath) -> Graph {
-    let children: BTreeSet<&String> = krate
-        .modules
-        .keys()
-        .filter(|m| m.len() > parent.len() && m.starts_with(parent))
-        .filter_map(|m| m.get(parent.len()))
-        .collect();
+    let child_of = |module: &ModulePath| -> Option<String> {
+        module.strip_prefix(parent.as_slice())?.first().cloned()
+    };
+    let children: BTreeSet<String> = krate.modules.keys().filter_map(child_of).collect();
     let mut graph = Graph::new();
     for (module, references) in &krate.modules {
-        if module.len() <= parent.len() || !module.starts_with(parent) {
-            continue;
-        }
-        let Some(from) = module.get(parent.len()) else {
+        let Some(from) = child_of(module) else {
             continue;
         };
         for reference in references {
-            let target = expand_reexport(krate, &reference.target);
-            if !target.starts_with(parent) {
-                continue;
-            }
-            let Some(to) = target.get(parent.len()) else {
+            let Some(to) = child_of(&krate.expand_reexport(&reference.target)) else {
                 continue;
             };
-            if to != from && children.contains(to) {
+            if to != from && children.contains(&to) {
+                let name = |child: &str| [parent.as_slice(), &[child.to_string()]].concat();
                 graph
-                    .entry(name(parent, from))
+                    .entry(name(&from).join("::"))
                     .or_default()
-                    .entry(name(parent, to))
+                    .entry(name(&to).join("::"))
                     .or_insert_with(|| (reference.file.clone(), reference.line));
             }
         }
@@ -124,129 +84,75 @@ fn edges_among(krate: &Crate, parent: &ModulePath) -> Graph {
     graph
 }
 
-/// `crate::Item` re-exported by the root from module `m` → `[m, Item]`.
-fn expand_reexport(krate: &Crate, target: &ModulePath) -> ModulePath {
-    match target.first().and_then(|item| krate.reexports.get(item)) {
-        Some(module)
-            if !target
-                .get(..1)
-                .is_some_and(|m| krate.modules.contains_key(m)) =>
-        {
-            let mut expanded = module.clone();
-            expanded.extend(target.iter().cloned());
-            expanded
-        }
-        _ => target.clone(),
-    }
-}
-
-fn name(parent: &ModulePath, child: &str) -> String {
-    let mut parts = parent.clone();
-    parts.push(child.to_string());
-    parts.join("::")
-}
-
-/// from → to → where the first reference is.
-type Graph = BTreeMap<String, BTreeMap<String, (PathBuf, usize)>>;
-
-/// One cycle per strongly connected component of more than one module,
-/// found by walking the component from its smallest module.
-fn find_cycles(graph: &Graph) -> Vec<Cycle> {
-    let nodes: BTreeSet<&String> = graph
-        .iter()
-        .flat_map(|(from, to)| std::iter::once(from).chain(to.keys()))
-        .collect();
-    let reaches = |from: &String| -> BTreeSet<String> {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![from.clone()];
-        while let Some(node) = stack.pop() {
-            for next in graph.get(&node).into_iter().flat_map(BTreeMap::keys) {
-                if seen.insert(next.clone()) {
-                    stack.push(next.clone());
-                }
-            }
-        }
-        seen
-    };
-    let reach: BTreeMap<&String, BTreeSet<String>> =
-        nodes.iter().map(|&n| (n, reaches(n))).collect();
-    let mut reported: BTreeSet<String> = BTreeSet::new();
-    let mut cycles = Vec::new();
-    for &start in &nodes {
-        if reported.contains(start) || !reach.get(start).is_some_and(|r| r.contains(start)) {
-            continue;
-        }
-        // The component: nodes reachable from start that reach it back.
-        let component: BTreeSet<String> = reach
-            .get(start)
-            .into_iter()
-            .flatten()
-            .filter(|n| reach.get(n).is_some_and(|r| r.contains(start)))
-            .cloned()
-            .collect();
-        reported.extend(component.iter().cloned());
-        if let Some(mut cycle) = shortest_cycle(graph, start) {
-            cycle.tangled = component.into_iter().collect();
-            cycles.push(cycle);
-        }
-    }
-    cycles
-}
-
-/// The shortest cycle through `start` (breadth first).
-fn shortest_cycle(graph: &Graph, start: &String) -> Option<Cycle> {
-    let mut previous: BTreeMap<String, String> = BTreeMap::new();
-    let mut queue = std::collections::VecDeque::from([start.clone()]);
-    while let Some(node) = queue.pop_front() {
-        for next in graph.get(&node).into_iter().flat_map(BTreeMap::keys) {
-            if next == start {
-                let mut path = vec![node.clone()];
-                let mut at = node.clone();
-                while let Some(before) = previous.get(&at) {
-                    path.push(before.clone());
-                    at = before.clone();
-                }
-                path.reverse();
-                let evidence = path
-                    .iter()
-                    .zip(path.iter().skip(1).chain(std::iter::once(start)))
-                    .filter_map(|(from, to)| graph.get(from)?.get(to).cloned())
-                    .collect();
-                return Some(Cycle {
-                    modules: path,
-                    evidence,
-                    tangled: Vec::new(),
-                });
-            }
-            if next != start && !previous.contains_key(next) {
-                previous.insert(next.clone(), node.clone());
-                queue.push_back(next.clone());
-            }
-        }
-    }
-    None
-}
-
-/// The files under `src`, outside `allowed`, whose code (not comments or
-/// strings) names the crate `name` (`name::…`, `use name`).
+/// The `.rs` files under `src`, outside `allowed`, whose code names the
+/// crate `name` (a path starting `name::`, a `use name`, or the same in a
+/// macro's arguments; comments and strings do not count, test code does).
 pub fn files_naming(src: &Path, name: &str, allowed: &Path) -> io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    modules::collect_files(src, src, &mut files)?;
+    rust_files(src, &mut files)?;
+    files.sort();
     let mut offenders = Vec::new();
     for file in files {
-        if file.starts_with(allowed) {
-            continue;
-        }
-        let code = source::code_only(&std::fs::read_to_string(&file)?);
-        let names_it = code.match_indices(name).any(|(at, _)| {
-            let before = code.get(..at).and_then(|s| s.chars().next_back());
-            let after = code.get(at + name.len()..).and_then(|s| s.chars().next());
-            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
-                && matches!(after, Some(':' | ';' | ' ' | '{'))
-        });
-        if names_it {
+        if !file.starts_with(allowed) && paths::names_crate(&parse(&file)?, name) {
             offenders.push(file);
         }
     }
     Ok(offenders)
+}
+
+fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            rust_files(&path, files)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Every broken rule of the workspace at `root`, one message each: the
+/// cycles of each crate under `crates/` and of `benches/src` and
+/// `tools/layers/src`, RocksDB named in `crates/fpdb/src` outside `store/`,
+/// and `fpdb` or RocksDB named in `crates/fpdb-testkit/src` outside `db.rs`
+/// (the compiler sees that only when a pure crate's tests build alone: a
+/// workspace build turns the testkit's `db` feature on for every user).
+/// Directories that are not there are not checked.
+pub fn check_workspace(root: &Path) -> io::Result<Vec<String>> {
+    let mut sources: Vec<PathBuf> = match std::fs::read_dir(root.join("crates")) {
+        Ok(entries) => entries
+            .map(|entry| Ok(entry?.path().join("src")))
+            .collect::<io::Result<_>>()?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    sources.extend([root.join("benches/src"), root.join("tools/layers/src")]);
+    sources.retain(|src| src.is_dir());
+    sources.sort();
+    let mut broken = Vec::new();
+    for src in &sources {
+        for cycle in cycles(src)? {
+            broken.push(format!("import cycle in {}: {cycle}", src.display()));
+        }
+    }
+    let only: BTreeMap<(&str, &str), &str> = BTreeMap::from([
+        (("crates/fpdb/src", "rocksdb"), "store"),
+        (("crates/fpdb-testkit/src", "fpdb"), "db.rs"),
+        (("crates/fpdb-testkit/src", "rocksdb"), "db.rs"),
+    ]);
+    for ((src, name), allowed) in only {
+        let src = root.join(src);
+        if !src.is_dir() {
+            continue;
+        }
+        for file in files_naming(&src, name, &src.join(allowed))? {
+            broken.push(format!(
+                "{} names {name}: only {allowed} in {} may",
+                file.display(),
+                src.display()
+            ));
+        }
+    }
+    Ok(broken)
 }

@@ -1,5 +1,5 @@
-//! No crate of the workspace has an import cycle between its modules
-//! (see the crate docs for the two checks).
+//! The workspace keeps its layer rules, and breaking one in a copy of its
+//! sources fails the check.
 
 use std::path::{Path, PathBuf};
 
@@ -8,57 +8,74 @@ fn workspace_root() -> PathBuf {
         .ancestors()
         .nth(2)
         .map(Path::to_path_buf)
-        .unwrap_or_default()
+        .expect("tools/layers is two levels below the workspace root")
 }
 
 #[test]
-fn no_crate_has_an_import_cycle() {
+fn the_workspace_keeps_its_layer_rules() {
     let root = workspace_root();
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
-        .expect("crates/ is readable")
-        .filter_map(|entry| Some(entry.ok()?.path().join("src")))
-        .filter(|src| src.is_dir())
-        .collect();
-    sources.push(root.join("benches/src"));
-    sources.push(root.join("tools/layers/src"));
-    sources.sort();
-    assert!(sources.len() >= 7, "found only {sources:?}");
-    let mut report = String::new();
-    for src in &sources {
-        let cycles = fpdb_layers::cycles(src).expect("sources are readable");
-        for cycle in cycles {
-            report.push_str(&format!("{}: {cycle}\n", src.display()));
+    let crates = std::fs::read_dir(root.join("crates"))
+        .expect("crates/")
+        .count();
+    assert!(crates >= 10, "found only {crates} crates");
+    let broken = fpdb_layers::check_workspace(&root).expect("sources parse");
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// Copies the `.rs` files under `from` to `to`.
+fn copy_sources(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a directory");
+    for entry in std::fs::read_dir(from).expect("a source directory") {
+        let path = entry.expect("an entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy_sources(&path, &target);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            std::fs::copy(&path, &target).expect("a copy");
         }
     }
-    assert!(report.is_empty(), "import cycles:\n{report}");
 }
 
-/// Only the storage layer may name RocksDB: everything else in `fpdb`
-/// goes through `store/`.
-#[test]
-fn only_the_store_names_rocksdb() {
-    let src = workspace_root().join("crates/fpdb/src");
-    let offenders = fpdb_layers::files_naming(&src, "rocksdb", &src.join("store"))
-        .expect("sources are readable");
-    assert!(
-        offenders.is_empty(),
-        "rocksdb named outside store/: {offenders:?}"
-    );
+fn append(file: &Path, code: &str) {
+    let mut text = std::fs::read_to_string(file).expect("a source file");
+    text.push_str(code);
+    std::fs::write(file, text).expect("written");
 }
 
-/// The testkit's pure part (what fpdb-codec's tests use, without the `db`
-/// feature) names neither fpdb nor RocksDB: only its `db` module does.
-/// The compiler checks this only when a pure crate's tests are built
-/// alone; a workspace build turns `db` on for every user.
 #[test]
-fn only_the_testkits_db_module_names_fpdb_or_rocksdb() {
-    let src = workspace_root().join("crates/fpdb-testkit/src");
-    for name in ["fpdb", "rocksdb"] {
-        let offenders = fpdb_layers::files_naming(&src, name, &src.join("db.rs"))
-            .expect("sources are readable");
-        assert!(
-            offenders.is_empty(),
-            "{name} named outside the testkit's db.rs: {offenders:?}"
-        );
+fn violations_planted_in_a_copy_of_the_sources_are_found() {
+    let root = workspace_root();
+    let copy = tempfile::tempdir().expect("a temporary directory");
+    for src in ["crates/fpdb/src", "crates/fpdb-testkit/src"] {
+        copy_sources(&root.join(src), &copy.path().join(src));
     }
+    assert!(fpdb_layers::check_workspace(copy.path())
+        .expect("sources parse")
+        .is_empty());
+
+    let fpdb = copy.path().join("crates/fpdb/src");
+    // The store names the façade, which names the store: a cycle.
+    append(
+        &fpdb.join("store/mod.rs"),
+        "\nfn planted(_: &crate::db::Db) {}\n",
+    );
+    // An operation reaches past the store into RocksDB.
+    append(
+        &fpdb.join("merge.rs"),
+        "\nfn planted() { let _ = rocksdb::Options::default(); }\n",
+    );
+    // The testkit's pure part names the database.
+    append(
+        &copy.path().join("crates/fpdb-testkit/src/rng.rs"),
+        "\nuse fpdb::Db;\n",
+    );
+    let broken = fpdb_layers::check_workspace(copy.path()).expect("sources parse");
+    let report = broken.join("\n");
+    assert_eq!(broken.len(), 3, "{report}");
+    assert!(
+        report.contains("import cycle") && report.contains("store/mod.rs:"),
+        "{report}"
+    );
+    assert!(report.contains("merge.rs names rocksdb"), "{report}");
+    assert!(report.contains("rng.rs names fpdb"), "{report}");
 }

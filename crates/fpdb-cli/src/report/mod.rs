@@ -192,8 +192,12 @@ fn sample_pairs(pairs: &[FingerprintPair], k: u32, n: usize) -> Vec<SamplePair> 
         // Not `id_pairs()`: a fingerprint shared by m documents stands for
         // m(m − 1)/2 pairs, and only the first few are wanted.
         'ids: for (i, a) in pair.a_ids.iter().enumerate() {
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "i indexes a_ids, so i + 1 <= a_ids.len()"
+            )]
             let others = if pair.is_shared() {
-                pair.a_ids.get(i + 1..).unwrap_or_default()
+                &pair.a_ids[i + 1..]
             } else {
                 &pair.b_ids
             };

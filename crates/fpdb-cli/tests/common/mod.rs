@@ -1,5 +1,10 @@
 //! Running the real `fpdb` binary, shared by the CLI tests.
 #![allow(dead_code, reason = "each test crate uses part of the shared helpers")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

@@ -2,6 +2,11 @@
 //! HTTP/1.1 client over a kept-alive connection, shared by the server
 //! tests.
 #![allow(dead_code, reason = "each test crate uses part of the shared helpers")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};

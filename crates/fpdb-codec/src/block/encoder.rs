@@ -212,7 +212,11 @@ impl<'c> BlockEncoder<'c> {
                     Some(group) if group.bits * 2 >= payload_budget_bits => {
                         // The next block starts with the group; its keys
                         // after the first are appended again.
-                        let restart = keys.get(group.index).copied().unwrap_or(key);
+                        #[expect(
+                            clippy::indexing_slicing,
+                            reason = "a group starts at a key already read: group.index < index"
+                        )]
+                        let restart = keys[group.index];
                         let full =
                             std::mem::replace(&mut open, OpenBlock::start(restart, capacity));
                         blocks.push(full.seal_before(group)?);

@@ -100,7 +100,11 @@ fn probe_batch<S: BlockSource>(
             count += 1;
         }
     }
-    let probes = probes.get(..count).unwrap_or_default();
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "count grows only after probes[count] was written"
+    )]
+    let probes = &probes[..count];
     let groups = find_groups(source, probes, design.tables().len())?;
     // Step 2: search each group; start loading each first block's info.
     let mut touched = 0u64;

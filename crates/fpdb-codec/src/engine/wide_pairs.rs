@@ -62,7 +62,9 @@ pub fn wide_pairs_in_table(
     // each neighbour.
     let probe_each = prefixes_within(shape.prefix_bits(), errors) <= runs.len() as u128;
     let mut neighbours = Vec::new();
-    for (index, run) in runs.iter().enumerate() {
+    let mut remaining = runs.as_slice();
+    while let Some((run, later)) = remaining.split_first() {
+        remaining = later;
         let own = run.keys(keys);
         let mut rest = own;
         while let Some((&x, tail)) = rest.split_first() {
@@ -71,7 +73,6 @@ pub fn wide_pairs_in_table(
             }
             rest = tail;
         }
-        let later = runs.get(index + 1..).unwrap_or_default();
         let mut compare = |other: &Run| {
             for &x in own {
                 for &y in other.keys(keys) {
@@ -108,8 +109,12 @@ struct Run {
 }
 
 impl Run {
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "a run is cut from the keys it is read from: start <= end <= keys.len()"
+    )]
     fn keys<'k>(&self, keys: &'k [u64]) -> &'k [u64] {
-        keys.get(self.start..self.end).unwrap_or_default()
+        &keys[self.start..self.end]
     }
 }
 

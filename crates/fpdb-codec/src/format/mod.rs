@@ -1,7 +1,7 @@
 //! How every persisted structure is framed, and the one error path for
 //! damaged bytes.
 //!
-//! Each stored structure (manifest, table design, code book, block
+//! Each stored structure ([`crate::manifest`], table design, code book, block
 //! directory) is one [`frame`]: magic, [`Kind`], version, payload length,
 //! payload, xxh3-64 checksum. A decoder asks for the kind it expects and
 //! the versions it reads, and gets the payload or a [`crate::CodecError`]

@@ -5,9 +5,9 @@ use std::io::{BufRead, BufReader, Read};
 
 use fpdb_html::Extract;
 
-use super::cores::{cores, on_every_core};
 use super::error::{BadInput, ReadError};
 use crate::{parse_line_with, LineFormat, Record, Role};
+use fpdb_parallel::{cores, map};
 
 /// What reading an input reports.
 pub(crate) enum Event {
@@ -68,7 +68,11 @@ pub(crate) fn read_lines<R: Read, E: From<ReadError>>(
         }
         let whole = memchr::memrchr(b'\n', buffered).map_or(0, |at| at + 1);
         let events = if whole > 0 {
-            let block = buffered.get(..whole).unwrap_or_default();
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "whole is one past a newline found in buffered"
+            )]
+            let block = &buffered[..whole];
             let events = parse_block(context, block, &mut number, threads);
             reader.consume(whole);
             events
@@ -102,7 +106,7 @@ fn parse_block(
         parts.push((*number + 1, part));
         *number += lines(part).count() as u64;
     }
-    on_every_core(&parts, |&(first, part)| {
+    map(&parts, |&(first, part)| {
         (first..)
             .zip(lines(part))
             .filter_map(|(number, raw)| context.event(raw, number))

@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use fpdb_html::Extract;
 
-use super::cores::on_every_core;
 use super::error::{BadInput, ReadError};
 use super::format::InputFormat;
 use super::lines::Event;
 use super::source::Source;
 use crate::{check_id, Payload, Record, WarcItem, WarcPage, WarcReader};
+use fpdb_parallel::map;
 
 /// The one document of a whole file (`files`: its text; `html`: the text
 /// of its page as `extract` says), its id the path; a file that is no
@@ -128,7 +128,7 @@ impl PageBatch {
     ) -> Result<(), E> {
         let pages = std::mem::take(&mut self.pages);
         self.bytes = 0;
-        let records = on_every_core(&pages, |page| {
+        let records = map(&pages, |page| {
             html_record(
                 page.uri.clone(),
                 &page.body,

@@ -1,18 +1,15 @@
 //! The manifest: what a database is, checked on every open.
 //!
-//! Its bytes (and the workspace's only use of bincode) are in [`bytes`],
-//! which depends on nothing else in this crate so that it is fuzzed
-//! without RocksDB; this module names it for the database and turns its
-//! errors into [`Error::Corrupt`] and [`Error::Version`].
-
-mod bytes;
+//! Its bytes are the codec's (`fpdb_codec::manifest`, fuzzed
+//! there without RocksDB); this module names them for the database and
+//! turns their errors into [`Error::Corrupt`] and [`Error::Version`].
 
 use fpdb_codec::CodecError;
 
 use crate::error::Error;
 
-pub use bytes::FORMAT_VERSION;
-pub(crate) use bytes::{Confirmation, Manifest, Stored};
+pub use fpdb_codec::manifest::FORMAT_VERSION;
+pub(crate) use fpdb_codec::manifest::{Confirmation, Manifest, Stored};
 
 /// The database error for manifest bytes that do not decode: a version
 /// this build does not read, or damage.

@@ -1,4 +1,6 @@
-//! Parallel work for code that holds one of the database's locks.
+//! fpdb's one parallel map, for the database's work under its locks and
+//! for the readers of its inputs: results come back in order, and a caller
+//! blocks until all are done.
 //!
 //! Not on rayon's global pool: a rayon worker waiting for its subtasks may
 //! run other queued jobs meanwhile, such as the caller's own next query or
@@ -14,6 +16,8 @@
 //! run that pool's jobs while it waits, so it uses scoped threads, which
 //! run nothing else, instead. (Fresh threads for every call cost more: a
 //! batch of 100 queries took 265 µs on them against 197 µs on a pool.)
+//! The readers take no lock either, so they share the pool.
+#![warn(missing_docs)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -22,7 +26,7 @@ use rayon::prelude::*;
 
 /// `work(0..count)`, in order, in parallel (on the caller's thread when
 /// there is one item or one core).
-pub(crate) fn in_parallel<T: Send>(count: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+pub fn in_parallel<T: Send>(count: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let threads = cores().min(count);
     if threads <= 1 {
         return (0..count).map(work).collect();
@@ -35,6 +39,15 @@ pub(crate) fn in_parallel<T: Send>(count: usize, work: impl Fn(usize) -> T + Syn
         }
         _ => on_scoped_threads(threads, count, work),
     }
+}
+
+/// `each` of `items`, in order, in parallel (as [`in_parallel`]).
+pub fn map<T: Sync, U: Send>(items: &[T], each: impl Fn(&T) -> U + Sync) -> Vec<U> {
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "in_parallel calls work with indexes below the count it is given"
+    )]
+    in_parallel(items.len(), |index| each(&items[index]))
 }
 
 /// fpdb's worker pool, one thread per core, built on first use (`None` if
@@ -89,14 +102,14 @@ fn on_scoped_threads<T: Send>(
 /// The cores this process may use, asked once: std reads the cgroup's
 /// CPU quota files on every call (tens of microseconds, measured as most
 /// of a one-query batch).
-pub(crate) fn cores() -> usize {
+pub fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{in_parallel, on_scoped_threads};
+    use super::{in_parallel, map, on_scoped_threads};
 
     fn slow_square(i: usize) -> usize {
         // Each item takes a while, so the threads interleave.
@@ -110,6 +123,8 @@ mod tests {
         assert_eq!(in_parallel(37, slow_square), squares);
         assert_eq!(on_scoped_threads(2, 37, slow_square), squares);
         assert!(in_parallel(0, |i| i).is_empty());
+        let items: Vec<usize> = (0..37).collect();
+        assert_eq!(map(&items, |&i| slow_square(i)), squares);
         // From a worker of another rayon pool: the scoped-thread path.
         let foreign = rayon::ThreadPoolBuilder::new()
             .num_threads(2)

@@ -1,16 +1,20 @@
 //! The manifest's bytes: what a database is, in a frame of kind
 //! `Manifest` whose version is the database format.
 //!
-//! This is the only module of fpdb that uses bincode (2.0.1, pinned: the
-//! crate is unmaintained and 3.0.0 is an empty release), so it can be
+//! This is the workspace's only module that uses bincode (2.0.1, pinned:
+//! the crate is unmaintained and 3.0.0 is an empty release), so it can be
 //! replaced by rewriting this file alone. bincode only sees a payload
-//! whose frame (`fpdb_codec::format`) checked out. The file imports
-//! nothing from the rest of this crate, so that the fuzz workspace can
-//! compile it (`fuzz/fuzz_targets/manifest_decoder.rs`) without RocksDB.
+//! whose frame (`format`) checked out. It sits above the design and the
+//! code books, which a format-1 manifest embeds in their old layouts and
+//! this module upgrades. The database (`fpdb`'s `manifest` module)
+//! names these bytes; being here, below RocksDB, they are fuzzed as they
+//! are (`fuzz/fuzz_targets/manifest_decoder.rs`).
 
 use bincode::{Decode, Encode};
-use fpdb_codec::format::{claimed_version, decode_frame, encode_frame, legacy, Kind};
-use fpdb_codec::{CodecError, HuffmanCode, TableDesign};
+
+use crate::format::legacy;
+use crate::format::{claimed_version, decode_frame, encode_frame, Kind};
+use crate::{CodecError, HuffmanCode, TableDesign};
 
 /// The database format this build writes. It also reads formats 1 to
 /// 3, whose writable opens upgrade them (docs/FORMAT.md).
