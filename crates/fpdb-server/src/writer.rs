@@ -5,6 +5,7 @@
 //! Requests that arrive while a group is being written and synced wait
 //! together, so the busier the server, the larger its groups.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
 
 use fpdb::{Checked, Db, Fingerprint};
@@ -79,7 +80,11 @@ fn write_groups(db: &Weak<Db>, metrics: &Metrics, mut waiting: mpsc::UnboundedRe
         }
         metrics.write_group(group.len());
         match db.upgrade() {
-            Some(db) => write_group(&db, group),
+            // A panic drops the group's answer senders, so its requests
+            // get a 500, and the thread goes on with the next group.
+            Some(db) => {
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| write_group(&db, group)));
+            }
             None => {
                 let error = ApiError::internal("the server is stopping");
                 for pending in group {
@@ -89,6 +94,8 @@ fn write_groups(db: &Weak<Db>, metrics: &Metrics, mut waiting: mpsc::UnboundedRe
         }
     }
 }
+
+/// Writes one group and answers each of its requests.
 fn write_group(db: &Db, group: Vec<Pending>) {
     let requests: Vec<(&str, Fingerprint, u32)> = group
         .iter()

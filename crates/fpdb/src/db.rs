@@ -430,8 +430,8 @@ impl Db {
     /// called in this order, under one hold of the writer lock and with
     /// one wait for the log sync for them all. A request's own fault (an
     /// invalid id or radius) is its answer alone and stores nothing; an
-    /// error of the store is the outer error, and then no request of the
-    /// group may be taken as stored.
+    /// error of the store is the outer error, and then each request of
+    /// the group may or may not be stored.
     pub fn check_and_insert_group<S: AsRef<str>>(
         &self,
         requests: &[(S, Fingerprint, u32)],
