@@ -4,10 +4,13 @@
 //! The server is a thin layer over [`fpdb::Db`]: each request is decoded
 //! into typed structs ([`api`], the `fpdb-api` crate), its documents become fingerprints exactly
 //! as the library makes them ([`document`]), and the library does the work
-//! on tokio's blocking threads. Writes from concurrent requests share log
-//! syncs (the library's group commit), and check-and-insert is atomic in
-//! the library, so of several clients racing to store near-duplicates of
-//! one page exactly one is told it saw nothing. A write is answered only
+//! on tokio's blocking threads; single check-and-inserts go to one writer
+//! thread, which hands the library every one waiting as a group
+//! (`Db::check_and_insert_group`: one writer lock hold, one log sync).
+//! Writes from concurrent requests share log syncs (the library's group
+//! commit), and check-and-insert is atomic in the library, so of several
+//! clients racing to store near-duplicates of one page exactly one is told
+//! it saw nothing. A write is answered only
 //! once it is durable: the database is opened with `sync`.
 //!
 //! Why tokio and axum: tokio is the async runtime the Rust HTTP stack is
@@ -36,6 +39,7 @@ mod serve;
 mod shutdown;
 mod state;
 mod tokens;
+mod writer;
 
 pub use error::{ApiError, ServeError};
 /// The requests and answers (the `fpdb-api` crate).

@@ -16,6 +16,9 @@ const LATENCY_BUCKETS: [f64; 16] = [
 /// Upper bounds of the batch size histogram's buckets, in documents.
 const BATCH_BUCKETS: [f64; 6] = [1.0, 10.0, 100.0, 1_000.0, 10_000.0, 100_000.0];
 
+/// Upper bounds of the write group histogram's buckets, in requests.
+const GROUP_BUCKETS: [f64; 8] = [1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0, 1_024.0];
+
 #[derive(Debug, Clone, Default)]
 struct Histogram {
     /// Observations at most each bucket's bound (not cumulative here;
@@ -42,23 +45,38 @@ impl Histogram {
     }
 
     fn render(&self, out: &mut String, name: &str, label: &str, bounds: &[f64]) {
+        let comma = if label.is_empty() { "" } else { "," };
         let mut cumulative = 0;
         for (index, bound) in bounds.iter().enumerate() {
             cumulative += self.buckets.get(index).copied().unwrap_or(0);
-            let _ = writeln!(out, "{name}_bucket{{{label},le=\"{bound}\"}} {cumulative}");
+            let _ = writeln!(
+                out,
+                "{name}_bucket{{{label}{comma}le=\"{bound}\"}} {cumulative}"
+            );
         }
-        let _ = writeln!(out, "{name}_bucket{{{label},le=\"+Inf\"}} {}", self.count);
-        let _ = writeln!(out, "{name}_sum{{{label}}} {}", self.sum);
-        let _ = writeln!(out, "{name}_count{{{label}}} {}", self.count);
+        let _ = writeln!(
+            out,
+            "{name}_bucket{{{label}{comma}le=\"+Inf\"}} {}",
+            self.count
+        );
+        let labels = if label.is_empty() {
+            String::new()
+        } else {
+            format!("{{{label}}}")
+        };
+        let _ = writeln!(out, "{name}_sum{labels} {}", self.sum);
+        let _ = writeln!(out, "{name}_count{labels} {}", self.count);
     }
 }
 
 #[derive(Debug, Default)]
 struct Counts {
-    /// Requests by (endpoint, status).
-    requests: BTreeMap<(String, u16), u64>,
+    /// Requests by endpoint, then status.
+    requests: BTreeMap<String, BTreeMap<u16, u64>>,
     latency: BTreeMap<String, Histogram>,
     batch_size: BTreeMap<String, Histogram>,
+    /// Single check-and-inserts written together (one log sync each).
+    write_group: Histogram,
 }
 
 /// The server's counters.
@@ -79,15 +97,31 @@ impl Metrics {
     /// Counts one answered request.
     pub fn request(&self, endpoint: &str, status: u16, elapsed: Duration) {
         let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        *counts
-            .requests
-            .entry((endpoint.to_string(), status))
-            .or_default() += 1;
-        counts
-            .latency
-            .entry(endpoint.to_string())
-            .or_default()
-            .observe(&LATENCY_BUCKETS, elapsed.as_secs_f64());
+        // An endpoint's name is allocated only the first time it is seen:
+        // this runs for every request.
+        match counts.requests.get_mut(endpoint) {
+            Some(statuses) => *statuses.entry(status).or_default() += 1,
+            None => {
+                counts
+                    .requests
+                    .insert(endpoint.to_string(), BTreeMap::from([(status, 1)]));
+            }
+        }
+        let seconds = elapsed.as_secs_f64();
+        match counts.latency.get_mut(endpoint) {
+            Some(histogram) => histogram.observe(&LATENCY_BUCKETS, seconds),
+            None => counts
+                .latency
+                .entry(endpoint.to_string())
+                .or_default()
+                .observe(&LATENCY_BUCKETS, seconds),
+        }
+    }
+
+    /// Counts one group of check-and-inserts written together.
+    pub fn write_group(&self, requests: usize) {
+        let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
+        counts.write_group.observe(&GROUP_BUCKETS, requests as f64);
     }
 
     /// Counts the documents of one batch request.
@@ -107,11 +141,13 @@ impl Metrics {
         let mut out = String::new();
         out.push_str("# HELP fpdb_requests_total Requests answered, by endpoint and status.\n");
         out.push_str("# TYPE fpdb_requests_total counter\n");
-        for ((endpoint, status), count) in &counts.requests {
-            let _ = writeln!(
-                out,
-                "fpdb_requests_total{{endpoint=\"{endpoint}\",status=\"{status}\"}} {count}"
-            );
+        for (endpoint, statuses) in &counts.requests {
+            for (status, count) in statuses {
+                let _ = writeln!(
+                    out,
+                    "fpdb_requests_total{{endpoint=\"{endpoint}\",status=\"{status}\"}} {count}"
+                );
+            }
         }
         out.push_str("# HELP fpdb_request_seconds Time from a request's headers to its answer.\n");
         out.push_str("# TYPE fpdb_request_seconds histogram\n");
@@ -125,6 +161,13 @@ impl Metrics {
             let label = format!("endpoint=\"{endpoint}\"");
             histogram.render(&mut out, "fpdb_batch_documents", &label, &BATCH_BUCKETS);
         }
+        out.push_str(
+            "# HELP fpdb_write_group_requests Single check-and-inserts written and synced together.\n",
+        );
+        out.push_str("# TYPE fpdb_write_group_requests histogram\n");
+        counts
+            .write_group
+            .render(&mut out, "fpdb_write_group_requests", "", &GROUP_BUCKETS);
         out.push_str("# HELP fpdb_fingerprints Distinct fingerprints stored.\n");
         out.push_str("# TYPE fpdb_fingerprints gauge\n");
         let _ = writeln!(out, "fpdb_fingerprints {}", db.fingerprints);
@@ -168,5 +211,20 @@ mod tests {
             text.contains("fpdb_request_seconds_bucket{endpoint=\"/v1/query\",le=\"+Inf\"} 3\n")
         );
         assert!(text.contains("fpdb_fingerprints 5\n") && text.contains("fpdb_ids 6\n"));
+    }
+
+    #[test]
+    fn write_groups_have_a_histogram_without_labels() {
+        let metrics = Metrics::default();
+        metrics.write_group(1);
+        metrics.write_group(12);
+        let text = metrics.render(DbGauges {
+            fingerprints: 0,
+            ids: 0,
+            disk_bytes: 0,
+        });
+        assert!(text.contains("fpdb_write_group_requests_bucket{le=\"1\"} 1\n"));
+        assert!(text.contains("fpdb_write_group_requests_bucket{le=\"16\"} 2\n"));
+        assert!(text.contains("fpdb_write_group_requests_sum 13\n"));
     }
 }

@@ -118,13 +118,15 @@ pub(crate) async fn check_and_insert(
 ) -> Result<Json<CheckedOut>, ApiError> {
     check_id(&request.id, "id")?;
     let source = Source::of(request.content(), "")?;
-    blocking(&state, move |db| {
-        let k = k_or_default(db, request.k)?;
-        let fp = fingerprint(&source, db, "")?;
-        let checked = db.check_and_insert(&request.id, fp, k)?;
-        Ok(Json(checked_out(checked, fp)))
-    })
-    .await
+    let k = k_or_default(&state.db, request.k)?;
+    // Text and pages are fingerprinted on a blocking thread; the write
+    // waits for its group with everyone else's (`writer.rs`).
+    let fp = match source {
+        Source::Fingerprint(fp) => fp,
+        source => blocking(&state, move |db| fingerprint(&source, db, "")).await?,
+    };
+    let checked = state.writer.check_and_insert(request.id, fp, k).await?;
+    Ok(Json(checked_out(checked, fp)))
 }
 
 /// check_and_insert of each document in order (later documents see earlier ones); every document is checked before any is stored.

@@ -16,6 +16,7 @@ use crate::metrics::Metrics;
 use crate::shutdown::{signal, ShutdownHandle};
 use crate::state::AppState;
 use crate::tokens::Tokens;
+use crate::writer::Writer;
 
 /// TLS from PEM files.
 #[derive(Debug, Clone)]
@@ -107,11 +108,17 @@ impl Server {
             what: "the listening address".into(),
             source,
         })?;
+        let db = Arc::new(db);
+        let metrics = Arc::new(Metrics::default());
         let state = AppState {
-            db: Arc::new(db),
+            writer: Writer::start(&db, metrics.clone()).map_err(|source| ServeError::Io {
+                what: "starting the writer thread".into(),
+                source,
+            })?,
+            db,
             tokens: options.tokens.map(Arc::new),
             limits: options.limits,
-            metrics: Arc::new(Metrics::default()),
+            metrics,
             backup_dir: options.backup_dir.map(Arc::new),
         };
         Ok(Server {

@@ -9,6 +9,7 @@ use fpdb::Db;
 use crate::limits::Limits;
 use crate::metrics::Metrics;
 use crate::tokens::Tokens;
+use crate::writer::Writer;
 
 /// What every handler shares.
 #[derive(Clone, Debug)]
@@ -19,6 +20,8 @@ pub(crate) struct AppState {
     pub metrics: Arc<Metrics>,
     /// Where `POST /v1/backup` writes (none: backups are off).
     pub backup_dir: Option<Arc<PathBuf>>,
+    /// Where single check-and-inserts wait for their group.
+    pub writer: Writer,
 }
 
 impl FromRef<AppState> for Limits {

@@ -413,6 +413,41 @@ impl Db {
         })
     }
 
+    /// Check-and-inserts of many callers (a server's clients), each
+    /// `(id, fp, k)` answered as [`Db::check_and_insert`] would answer it
+    /// called in this order, under one hold of the writer lock and with
+    /// one wait for the log sync for them all. A request's own fault (an
+    /// invalid id or radius) is its answer alone and stores nothing; an
+    /// error of the store is the outer error, and then each request of
+    /// the group may or may not be stored.
+    pub fn check_and_insert_group<S: AsRef<str>>(
+        &self,
+        requests: &[(S, Fingerprint, u32)],
+    ) -> Result<Vec<Result<Checked>>> {
+        // Faults of a request are found before the lock, so that the
+        // group's writes never stop half way on one of them.
+        let valid: Vec<Result<()>> = requests
+            .iter()
+            .map(|(id, _, k)| {
+                write::validate_id(id.as_ref())?;
+                self.tables.check_radius(*k)
+            })
+            .collect();
+        self.write(|writer| {
+            requests
+                .iter()
+                .zip(valid)
+                .map(|((id, fp, k), valid)| match valid {
+                    Ok(()) => {
+                        check_and_insert(&self.store, &self.tables, writer, id.as_ref(), *fp, *k)
+                            .map(Ok)
+                    }
+                    Err(fault) => Ok(Err(fault)),
+                })
+                .collect()
+        })
+    }
+
     fn apply(&self, ops: &[Op<'_>]) -> Result<()> {
         self.write(|writer| write::apply(&self.store, &self.tables, writer, ops))
     }

@@ -101,3 +101,38 @@ fn a_check_and_insert_batch_answers_as_one_call_per_document() {
     let bad = [("ok", page), ("", page)];
     assert!(batched.check_and_insert_batch(&bad, 3).is_err());
 }
+
+#[test]
+fn a_check_and_insert_group_answers_as_one_call_per_request_and_faults_alone() {
+    let (_dir, path, db) = create_temp_db(small_options());
+    drop(db);
+    let grouped = OpenOptions::new().sync(true).open(&path).unwrap();
+    let (_dir2, _path2, single) = create_temp_db(small_options());
+    let mut rng = Rng::new(11);
+    let page = Fingerprint(rng.next_u64());
+    // Ids repeat (a re-crawl inside the group), radii differ, and two
+    // requests are faulty: an empty id and a radius past the largest.
+    let mut requests: Vec<(String, Fingerprint, u32)> = (0..60)
+        .map(|i| (format!("doc-{}", i % 45), rng.near(page, 4), 2 + i % 3))
+        .collect();
+    requests[7].0 = String::new();
+    requests[30].2 = fpdb::MAX_RADIUS + 1;
+    let answers = grouped.check_and_insert_group(&requests).unwrap();
+    assert_eq!(answers.len(), requests.len());
+    for ((id, fp, k), answer) in requests.iter().zip(answers) {
+        match single.check_and_insert(id, *fp, *k) {
+            Ok(expected) => assert_eq!(answer.unwrap(), expected, "{id}"),
+            Err(expected) => {
+                assert_eq!(
+                    answer.unwrap_err().to_string(),
+                    expected.to_string(),
+                    "{id}"
+                )
+            }
+        }
+    }
+    assert_eq!(export(&grouped), export(&single));
+    drop(grouped);
+    let reopened = Db::open(&path).unwrap();
+    assert_eq!(export(&reopened), export(&single));
+}
