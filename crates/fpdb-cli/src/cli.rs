@@ -323,10 +323,17 @@ pub struct CreateArgs {
     pub block_bytes: usize,
     #[command(flatten)]
     pub simhash: SimhashArgs,
+    #[command(flatten)]
+    pub confirm: ConfirmArgs,
+}
+
+/// Two-stage matching, for `create` and `dedup`.
+#[derive(Debug, Args)]
+pub struct ConfirmArgs {
     /// Confirm matches in two stages: keep a 32-byte signature of each
     /// text, retrieve candidates within --confirm-radius bits and keep
     /// those whose estimated resemblance reaches --confirm-threshold.
-    /// Documents stored as bare fingerprints match by distance alone.
+    /// Documents given as bare fingerprints match by distance alone.
     #[arg(long)]
     pub confirm: bool,
     /// With --confirm: the Hamming radius candidates come from (up to 16).
@@ -556,9 +563,12 @@ pub enum PairsFormat {
 
 #[derive(Debug, Args)]
 pub struct DedupArgs {
-    /// Largest Hamming distance of a near-duplicate (0 to 7).
+    /// Largest Hamming distance of a near-duplicate matched by distance
+    /// alone (0 to 16).
     #[arg(long, default_value_t = fpdb::DEFAULT_K)]
     pub k: u32,
+    #[command(flatten)]
+    pub confirm: ConfirmArgs,
     /// Print clusters (connected components of the pairs) instead of pairs.
     #[arg(long)]
     pub clusters: bool,

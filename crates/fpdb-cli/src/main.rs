@@ -9,6 +9,7 @@ mod output;
 mod progress;
 mod remote;
 mod report;
+mod signed_corpus;
 mod target;
 
 use std::process::ExitCode;

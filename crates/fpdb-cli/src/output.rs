@@ -198,6 +198,8 @@ pub struct PairsOut {
     format: PairsFormat,
     out: BufWriter<StdoutLock<'static>>,
     header_written: bool,
+    /// TSV rows end with the similarity (pairs under a two-stage rule).
+    similarity_column: bool,
 }
 
 #[derive(Serialize)]
@@ -205,6 +207,10 @@ struct PairOut<'a> {
     a: &'a str,
     b: &'a str,
     distance: u32,
+    /// Under a two-stage rule: the estimated resemblance that confirmed
+    /// the pair (absent for a pair matched by distance alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    similarity: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -220,7 +226,15 @@ impl PairsOut {
             format,
             out: BufWriter::new(io::stdout().lock()),
             header_written: false,
+            similarity_column: false,
         }
+    }
+
+    /// Pairs under a two-stage rule: TSV rows get a last `similarity`
+    /// column (empty for a pair matched by distance alone).
+    pub fn with_similarity(mut self, confirming: bool) -> Self {
+        self.similarity_column = confirming;
+        self
     }
 
     fn header(&mut self, columns: &str) -> Result<()> {
@@ -233,14 +247,41 @@ impl PairsOut {
 
     /// One unordered pair of documents.
     pub fn pair(&mut self, a: &str, b: &str, distance: u32) -> Result<()> {
+        self.confirmed_pair(a, b, distance, None)
+    }
+
+    /// One unordered pair of documents, with the resemblance that
+    /// confirmed it under a two-stage rule (`None`: by distance alone).
+    pub fn confirmed_pair(
+        &mut self,
+        a: &str,
+        b: &str,
+        distance: u32,
+        similarity: Option<f64>,
+    ) -> Result<()> {
         match self.format {
             PairsFormat::Json => {
-                serde_json::to_writer(&mut self.out, &PairOut { a, b, distance })?;
+                let pair = PairOut {
+                    a,
+                    b,
+                    distance,
+                    similarity,
+                };
+                serde_json::to_writer(&mut self.out, &pair)?;
                 self.out.write_all(b"\n")?;
             }
             PairsFormat::Tsv => {
-                self.header("a\tb\tdistance")?;
-                writeln!(self.out, "{a}\t{b}\t{distance}")?;
+                if self.similarity_column {
+                    self.header("a\tb\tdistance\tsimilarity")?;
+                } else {
+                    self.header("a\tb\tdistance")?;
+                }
+                write!(self.out, "{a}\t{b}\t{distance}")?;
+                match (self.similarity_column, similarity) {
+                    (false, _) => writeln!(self.out)?,
+                    (true, None) => writeln!(self.out, "\t")?,
+                    (true, Some(similarity)) => writeln!(self.out, "\t{similarity:.3}")?,
+                }
             }
         }
         Ok(())

@@ -99,3 +99,149 @@ fn check_and_query_apply_the_rule_and_report_similarity() {
     );
     assert!(rows.all(|row| row.split('\t').count() == 6));
 }
+
+/// A sentence of `words` words drawn from a small vocabulary.
+fn sentence(rng: &mut fpdb_testkit::Rng, words: usize) -> String {
+    const VOCABULARY: [&str; 24] = [
+        "crawler", "page", "copy", "mirror", "index", "table", "block", "query", "answer", "river",
+        "market", "season", "harbour", "engine", "letter", "garden", "winter", "signal", "bridge",
+        "forest", "ledger", "thread", "window", "marble",
+    ];
+    let picked: Vec<&str> = (0..words)
+        .map(|_| VOCABULARY[usize::try_from(rng.below(24)).unwrap()])
+        .collect();
+    format!("{}.", picked.join(" "))
+}
+
+/// Originals of a few sentences and copies with a word changed or a
+/// sentence dropped, each page inside one site's `template` (may be
+/// empty).
+fn crawl(seed: u64, originals: usize, template: &str) -> Vec<(String, String)> {
+    let mut rng = fpdb_testkit::Rng::new(seed);
+    let mut docs = Vec::new();
+    for n in 0..originals {
+        let sentences: Vec<String> = (0..6).map(|_| sentence(&mut rng, 9)).collect();
+        docs.push((format!("o{n}"), sentences.join(" ")));
+        if rng.chance(60) {
+            let mut edited = sentences.clone();
+            let drop = usize::try_from(rng.below(6)).unwrap();
+            if rng.chance(50) {
+                edited.remove(drop);
+            } else {
+                edited[drop] = sentence(&mut rng, 9);
+            }
+            docs.push((format!("c{n}"), edited.join(" ")));
+        }
+    }
+    docs.into_iter()
+        .map(|(id, body)| (id, format!("{template} {body} {template}")))
+        .collect()
+}
+
+/// The pairs the rule matches among `docs`, one pair at a time.
+fn brute_force(
+    docs: &[(String, String)],
+    rule: &fpdb::MatchRule,
+) -> std::collections::BTreeSet<(String, String, u32)> {
+    let simhasher = fpdb::Simhasher::default();
+    let documents: Vec<fpdb::Document> = docs
+        .iter()
+        .map(|(_, text)| {
+            fpdb::Document::of_text(&simhasher, rule.confirmation.as_ref(), text).unwrap()
+        })
+        .collect();
+    let mut pairs = std::collections::BTreeSet::new();
+    for (a, x) in documents.iter().enumerate() {
+        for (b, y) in documents.iter().enumerate().skip(a + 1) {
+            let distance = x.fingerprint.distance(y.fingerprint);
+            let bytes = |d: &fpdb::Document| {
+                d.signature
+                    .as_ref()
+                    .map(|s| s.as_bytes().to_vec())
+                    .unwrap_or_default()
+            };
+            if rule.judge(distance, &bytes(x), &bytes(y)).is_some() {
+                pairs.insert((docs[a].0.clone(), docs[b].0.clone(), distance));
+            }
+        }
+    }
+    pairs
+}
+
+fn dedup_pairs(
+    dir: &std::path::Path,
+    docs: &[(String, String)],
+    args: &[&str],
+) -> (std::collections::BTreeSet<(String, String, u32)>, String) {
+    let input: String = docs.iter().map(|(id, text)| line(id, text)).collect();
+    std::fs::write(dir.join("crawl.jsonl"), input).unwrap();
+    let out = fpdb(
+        dir,
+        &[&["dedup", "crawl.jsonl", "--format", "json"], args].concat(),
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let pairs = json_lines(&out.stdout)
+        .iter()
+        .map(|p| {
+            if args.contains(&"--confirm") && p["distance"].as_u64().unwrap() > 3 {
+                assert!(p["similarity"].as_f64().unwrap() >= 0.5, "{p}");
+            }
+            (
+                p["a"].as_str().unwrap().to_string(),
+                p["b"].as_str().unwrap().to_string(),
+                u32::try_from(p["distance"].as_u64().unwrap()).unwrap(),
+            )
+        })
+        .collect();
+    (pairs, stderr(&out))
+}
+
+#[test]
+fn dedup_confirm_equals_the_rule_applied_to_every_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = crawl(3, 150, "");
+    let rule = fpdb::MatchRule {
+        k: 3,
+        confirmation: Some(fpdb::Confirmation::recommended()),
+    };
+    let (confirmed, _) = dedup_pairs(dir.path(), &docs, &["--confirm"]);
+    assert_eq!(confirmed, brute_force(&docs, &rule));
+    let (plain, _) = dedup_pairs(dir.path(), &docs, &[]);
+    let distance_only = fpdb::MatchRule {
+        k: 3,
+        confirmation: None,
+    };
+    assert_eq!(plain, brute_force(&docs, &distance_only));
+    // The second stage finds copies past k.
+    assert!(confirmed.iter().any(|p| p.2 > 3), "{confirmed:?}");
+}
+
+#[test]
+fn dedup_confirm_learns_a_site_template_from_the_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let template =
+        "Home News Sports Weather Contact us Copyright Example Portal all rights reserved";
+    let docs = crawl(4, 700, template);
+    assert!(docs.len() >= fpdb::MIN_COMMON_SAMPLE);
+    let (confirmed, stderr) = dedup_pairs(dir.path(), &docs, &["--confirm"]);
+    let simhasher = fpdb::Simhasher::default();
+    let sample: Vec<Vec<u64>> = docs
+        .iter()
+        .map(|(_, text)| simhasher.feature_hashes(text))
+        .collect();
+    let common = fpdb::learn_common_features(&sample);
+    assert!(!common.hashes().is_empty());
+    assert!(
+        stderr.contains(&format!(
+            "{} common features left out",
+            common.hashes().len()
+        )),
+        "{stderr}"
+    );
+    let rule = fpdb::MatchRule {
+        k: 3,
+        confirmation: Some(fpdb::Confirmation::recommended().with_common_features(common)),
+    };
+    assert_eq!(confirmed, brute_force(&docs, &rule));
+}

@@ -159,6 +159,6 @@ fn dedup_hashes_texts_and_names_bad_lines() {
     let bad = fpdb(dir.path(), &["dedup"], "a\t0123\n");
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("<stdin>:1"));
-    let too_far = fpdb(dir.path(), &["dedup", "--k", "9"], "");
+    let too_far = fpdb(dir.path(), &["dedup", "--k", "17"], "");
     assert!(!too_far.status.success());
 }

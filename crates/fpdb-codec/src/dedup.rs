@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use fpdb_fingerprint::Fingerprint;
 
 use crate::block::DEFAULT_BLOCK_BYTES;
-use crate::design::{TableDesign, MAX_K};
+use crate::design::{TableDesign, MAX_K, MAX_RADIUS};
 use crate::error::CodecError;
 use crate::mem_index::MemIndex;
 use crate::union_find::UnionFind;
@@ -287,6 +287,12 @@ impl FingerprintGroups {
 
     /// Pairs of distinct fingerprints within `k`, as group indexes.
     fn near_pairs(&self, k: u32) -> Result<Vec<(usize, usize, u32)>> {
+        if k > MAX_RADIUS {
+            return Err(CodecError::RadiusTooLarge {
+                radius: k,
+                max: MAX_RADIUS,
+            });
+        }
         // Up to the widest `k` a design is made for, the design for `k`;
         // past it, the `k` = 3 design and the wide pair scan.
         let design_k = if k > MAX_K { 3 } else { k };

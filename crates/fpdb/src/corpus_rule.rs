@@ -97,7 +97,9 @@ mod tests {
             let fingerprint = match out.len() {
                 0 => Fingerprint(rng.next_u64()),
                 len if rng.chance(70) => {
-                    let mut fp = out[rng.below(len as u64) as usize].fingerprint.0;
+                    let mut fp = out[usize::try_from(rng.below(len as u64)).unwrap()]
+                        .fingerprint
+                        .0;
                     for _ in 0..rng.below(15) {
                         fp ^= 1 << rng.below(64);
                     }
@@ -105,8 +107,9 @@ mod tests {
                 }
                 _ => Fingerprint(rng.next_u64()),
             };
-            let signature = (!rng.chance(20))
-                .then(|| signatures[rng.below(signatures.len() as u64) as usize].clone());
+            let signature = (!rng.chance(20)).then(|| {
+                signatures[usize::try_from(rng.below(signatures.len() as u64)).unwrap()].clone()
+            });
             out.push(Document {
                 fingerprint,
                 signature,

@@ -3,8 +3,7 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use fpdb::simhash::SignatureLayout;
-use fpdb::{Confirmation, Db, DesignChoice, Options};
+use fpdb::{Db, DesignChoice, Options};
 
 use crate::cli::CreateArgs;
 
@@ -17,18 +16,7 @@ pub fn run(args: CreateArgs) -> Result<()> {
         .block_bytes(args.block_bytes)
         .simhash(super::simhash_options(&args.simhash)?)
         .extract(args.simhash.extract)
-        .confirmation(if args.confirm {
-            Some(
-                Confirmation::new(
-                    SignatureLayout::RECOMMENDED,
-                    args.confirm_threshold,
-                    args.confirm_radius,
-                )
-                .context("--confirm")?,
-            )
-        } else {
-            None
-        });
+        .confirmation(super::confirmation(&args.confirm)?);
     let db = Db::create(&args.db, options)
         .with_context(|| format!("cannot create a database in {}", args.db.display()))?;
     writeln!(

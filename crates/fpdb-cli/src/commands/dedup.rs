@@ -3,38 +3,71 @@
 
 use anyhow::{Context, Result};
 use fpdb::dedup::{self, Corpus, Representative};
-use fpdb::Simhasher;
+use fpdb::{MatchRule, Simhasher};
 
 use crate::cli::{DedupArgs, RepresentativeRule};
 use crate::input::{self, fingerprints, Role};
 use crate::output::PairsOut;
 use crate::progress::Reading;
+use crate::signed_corpus::SignedCorpus;
 
 pub fn run(args: DedupArgs) -> Result<()> {
-    // Refuse an impossible k before reading any input.
+    // Refuse an impossible k or rule before reading any input.
     dedup::near_pairs(&[], args.k).context("--k")?;
+    let confirmation = super::confirmation(&args.confirm)?;
     let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
     let mut inputs = input::inputs(&args.input, Role::Query).with_extract(args.simhash.extract);
-    let mut corpus = Corpus::new();
     let mut reading = Reading::new("reading", &inputs, false);
-    inputs.stream(|records| -> Result<()> {
-        reading.handled(records.len());
-        let fps = fingerprints(&simhasher, &records);
-        corpus.extend(records.into_iter().map(|record| record.id).zip(fps));
-        Ok(())
-    })?;
+    let (corpus, confirmed) = match confirmation {
+        None => {
+            let mut corpus = Corpus::new();
+            inputs.stream(|records| -> Result<()> {
+                reading.handled(records.len());
+                let fps = fingerprints(&simhasher, &records);
+                corpus.extend(records.into_iter().map(|record| record.id).zip(fps));
+                Ok(())
+            })?;
+            (corpus, None)
+        }
+        Some(confirmation) => {
+            let mut signed = SignedCorpus::new(simhasher, confirmation);
+            inputs.stream(|records| -> Result<()> {
+                reading.handled(records.len());
+                signed.add(records);
+                Ok(())
+            })?;
+            if signed.skipped() > 0 {
+                eprintln!(
+                    "fpdb: {} skipped (no features)",
+                    super::count(signed.skipped(), "text")
+                );
+            }
+            let (corpus, documents, confirmation) = signed.finish();
+            let rule = MatchRule {
+                k: args.k,
+                confirmation: Some(confirmation),
+            };
+            let pairs = rule.corpus_pairs(&documents)?;
+            (corpus, Some((rule, pairs)))
+        }
+    };
     let bar = reading.bar();
     // Pairs are found in one pass with nothing to count: a spinner.
     bar.count(if args.clusters { "clusters" } else { "pairs" }, None);
     super::report_skipped(&inputs);
     let id = |position: usize| corpus.id(position).unwrap_or_default();
-    let mut out = PairsOut::new(args.format);
+    let mut out = PairsOut::new(args.format).with_similarity(confirmed.is_some());
     let found = if args.clusters {
-        let rule = match args.representative {
+        let representative = match args.representative {
             RepresentativeRule::First => Representative::FirstSeen,
             RepresentativeRule::Smallest => Representative::SmallestId,
         };
-        let clusters = corpus.clusters(args.k, rule)?;
+        let clusters = match &confirmed {
+            None => corpus.clusters(args.k, representative)?,
+            Some((_, pairs)) => {
+                corpus.clusters_linked_by(pairs.iter().map(|p| (p.a, p.b)), representative)
+            }
+        };
         bar.finish();
         for (number, cluster) in clusters.iter().enumerate() {
             let ids: Vec<&str> = cluster.members.iter().map(|&m| id(m)).collect();
@@ -42,19 +75,49 @@ pub fn run(args: DedupArgs) -> Result<()> {
         }
         super::count(clusters.len() as u64, "cluster")
     } else {
-        let pairs = corpus.near_pairs(args.k)?;
-        bar.finish();
-        for pair in &pairs {
-            out.pair(id(pair.a), id(pair.b), pair.distance)?;
-        }
-        super::count(pairs.len() as u64, "pair")
+        let found = match &confirmed {
+            None => {
+                let pairs = corpus.near_pairs(args.k)?;
+                bar.finish();
+                for pair in &pairs {
+                    out.pair(id(pair.a), id(pair.b), pair.distance)?;
+                }
+                pairs.len()
+            }
+            Some((_, pairs)) => {
+                bar.finish();
+                for pair in pairs {
+                    out.confirmed_pair(id(pair.a), id(pair.b), pair.distance, pair.similarity)?;
+                }
+                pairs.len()
+            }
+        };
+        super::count(found as u64, "pair")
     };
     out.flush()?;
+    let rule = match &confirmed {
+        None => format!("within k = {}", args.k),
+        Some((rule, _)) => rule_description(rule),
+    };
     eprintln!(
-        "fpdb: {} within k = {} among {}",
+        "fpdb: {} {} among {}",
         found,
-        args.k,
+        rule,
         super::count(corpus.len() as u64, "document")
     );
     Ok(())
+}
+
+/// The two-stage rule in words, for the closing line.
+fn rule_description(rule: &MatchRule) -> String {
+    match &rule.confirmation {
+        None => format!("within k = {}", rule.k),
+        Some(confirmation) => format!(
+            "within {} bits confirmed at resemblance {} ({} common features left out; k = {} without a signature)",
+            confirmation.radius(),
+            confirmation.threshold(),
+            confirmation.common_features().hashes().len(),
+            rule.k
+        ),
+    }
 }

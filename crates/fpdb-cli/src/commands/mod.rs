@@ -75,6 +75,20 @@ impl std::fmt::Display for FindingsReported {
 
 impl std::error::Error for FindingsReported {}
 
+/// The two-stage rule the flags describe, if asked for.
+fn confirmation(args: &crate::cli::ConfirmArgs) -> Result<Option<fpdb::Confirmation>> {
+    if !args.confirm {
+        return Ok(None);
+    }
+    let confirmation = fpdb::Confirmation::new(
+        fpdb::simhash::SignatureLayout::RECOMMENDED,
+        args.confirm_threshold,
+        args.confirm_radius,
+    )
+    .context("--confirm")?;
+    Ok(Some(confirmation))
+}
+
 /// The simhash options the flags describe (the library's defaults for
 /// flags not given).
 fn simhash_options(args: &SimhashArgs) -> Result<SimhashOptions> {
