@@ -61,6 +61,7 @@ pub fn wide_pairs_in_table(
     // later run (skipping those too far apart) instead of searching for
     // each neighbour.
     let probe_each = prefixes_within(shape.prefix_bits(), errors) <= runs.len() as u128;
+    let lookup = RunLookup::new(&runs, shape.prefix_bits(), probe_each);
     let mut neighbours = Vec::new();
     let mut remaining = runs.as_slice();
     while let Some((run, later)) = remaining.split_first() {
@@ -83,10 +84,8 @@ pub fn wide_pairs_in_table(
         if probe_each {
             neighbouring_prefixes(run.prefix, shape.prefix_bits(), errors, &mut neighbours);
             for &prefix in neighbours.iter().filter(|&&prefix| prefix > run.prefix) {
-                if let Ok(at) = later.binary_search_by_key(&prefix, |run| run.prefix) {
-                    if let Some(other) = later.get(at) {
-                        compare(other);
-                    }
+                if let Some(other) = lookup.find(prefix, &runs) {
+                    compare(other);
                 }
             }
         } else {
@@ -115,6 +114,58 @@ impl Run {
     )]
     fn keys<'k>(&self, keys: &'k [u64]) -> &'k [u64] {
         &keys[self.start..self.end]
+    }
+}
+
+/// Prefixes up to this many bits find their run in a table indexed by
+/// the prefix (4 bytes each: 4 MiB at most); longer ones by a binary
+/// search of the runs. The lookups dominate a wide pair scan when runs
+/// hold a key or two (docs/BENCHMARKS.md, pairs against the radius).
+const DIRECT_PREFIX_BITS: u32 = 20;
+
+/// Finds the run of a prefix.
+enum RunLookup {
+    /// Run index + 1 by the prefix's value (0: no run).
+    Direct {
+        slots: Vec<u32>,
+        shift: u32,
+    },
+    Search,
+}
+
+impl RunLookup {
+    fn new(runs: &[Run], prefix_bits: u32, wanted: bool) -> RunLookup {
+        if !wanted || prefix_bits == 0 || prefix_bits > DIRECT_PREFIX_BITS {
+            return RunLookup::Search;
+        }
+        let shift = 64 - prefix_bits;
+        let mut slots = vec![0u32; 1 << prefix_bits];
+        for (index, run) in runs.iter().enumerate() {
+            let Ok(number) = u32::try_from(index + 1) else {
+                return RunLookup::Search;
+            };
+            if let Some(slot) = usize::try_from(run.prefix >> shift)
+                .ok()
+                .and_then(|at| slots.get_mut(at))
+            {
+                *slot = number;
+            }
+        }
+        RunLookup::Direct { slots, shift }
+    }
+
+    /// The run whose prefix is `prefix` (a masked key), if any.
+    fn find<'r>(&self, prefix: u64, runs: &'r [Run]) -> Option<&'r Run> {
+        match self {
+            RunLookup::Direct { slots, shift } => {
+                let slot = *slots.get(usize::try_from(prefix >> shift).ok()?)?;
+                runs.get(usize::try_from(slot).ok()?.checked_sub(1)?)
+            }
+            RunLookup::Search => runs
+                .binary_search_by_key(&prefix, |run| run.prefix)
+                .ok()
+                .and_then(|at| runs.get(at)),
+        }
     }
 }
 
