@@ -1,6 +1,12 @@
 //! `fpdb create --confirm`: `check` and `query` of texts answer under the
 //! two-stage rule, exactly as the library's `find` does, with each match's
-//! similarity; texts without features are named and skipped.
+//! similarity; texts without features are named and skipped. `fpdb
+//! dedup --confirm` pairs a corpus under the same rule.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers: a failure panics, failing the test that called it"
+)]
 
 mod common;
 
