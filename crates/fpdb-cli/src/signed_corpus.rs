@@ -54,18 +54,16 @@ impl SignedCorpus {
                 if features.is_empty() {
                     return Read::NoFeatures;
                 }
-                let fingerprint = simhasher.fingerprint(text);
-                if learning {
-                    let document = Document::from(fingerprint);
-                    Read::Document(document, Some(features))
-                } else {
-                    let signature = confirmation.signature(&features);
-                    let document = Document {
-                        fingerprint,
-                        signature,
-                    };
-                    Read::Document(document, None)
-                }
+                // While the table is being learned, the signature waits
+                // for it (`learn`), and the features are kept until then.
+                let signature = (!learning)
+                    .then(|| confirmation.signature(&features))
+                    .flatten();
+                let document = Document {
+                    fingerprint: simhasher.fingerprint(text),
+                    signature,
+                };
+                Read::Document(document, learning.then_some(features))
             }
         });
         for (record, read) in records.into_iter().zip(read) {

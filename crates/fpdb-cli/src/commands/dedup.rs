@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use fpdb::dedup::{self, Corpus, Representative};
-use fpdb::{MatchRule, Simhasher};
+use fpdb::{Confirmation, MatchRule, Simhasher};
 
 use crate::cli::{DedupArgs, RepresentativeRule};
 use crate::input::{self, fingerprints, Role};
@@ -95,9 +95,12 @@ pub fn run(args: DedupArgs) -> Result<()> {
         super::count(found as u64, "pair")
     };
     out.flush()?;
-    let rule = match &confirmed {
+    let rule = match confirmed
+        .as_ref()
+        .and_then(|(rule, _)| rule.confirmation.as_ref())
+    {
         None => format!("within k = {}", args.k),
-        Some((rule, _)) => rule_description(rule),
+        Some(confirmation) => confirmed_rule(args.k, confirmation),
     };
     eprintln!(
         "fpdb: {} {} among {}",
@@ -109,15 +112,11 @@ pub fn run(args: DedupArgs) -> Result<()> {
 }
 
 /// The two-stage rule in words, for the closing line.
-fn rule_description(rule: &MatchRule) -> String {
-    match &rule.confirmation {
-        None => format!("within k = {}", rule.k),
-        Some(confirmation) => format!(
-            "within {} bits confirmed at resemblance {} ({} common features left out; k = {} without a signature)",
-            confirmation.radius(),
-            confirmation.threshold(),
-            confirmation.common_features().hashes().len(),
-            rule.k
-        ),
-    }
+fn confirmed_rule(k: u32, confirmation: &Confirmation) -> String {
+    format!(
+        "within {} bits confirmed at resemblance {} ({} common features left out; k = {k} without a signature)",
+        confirmation.radius(),
+        confirmation.threshold(),
+        confirmation.common_features().hashes().len(),
+    )
 }
