@@ -38,11 +38,12 @@ use fpdb_bench_rng as rng;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use fpdb_html::{page_text, Extract};
-use fpdb_simhash::{SimhashOptions, Simhasher};
+use fpdb_simhash::{LearnedIdf, SimhashOptions, Simhasher, Tokenizer, Weighting};
 use rayon::prelude::*;
 
 use corpus::{Corpus, Lang, Original};
@@ -55,6 +56,10 @@ use proto::{Base, Idf, Proto, Tokenized};
 enum Method {
     Real(SimhashOptions),
     Proto(Proto),
+    /// fpdb-simhash's learned weights on this tokenizer, the table learned
+    /// from the crawl (the learn half with edits), as a database learns it
+    /// from its first bulk load.
+    Learned(Tokenizer),
 }
 
 impl Method {
@@ -65,6 +70,7 @@ impl Method {
             }
             Method::Real(o) => format!("{}/{}", o.tokenizer, o.weighting),
             Method::Proto(p) => p.to_string(),
+            Method::Learned(tokenizer) => format!("learned@{tokenizer}"),
         }
     }
 }
@@ -392,7 +398,29 @@ fn fingerprints(method: &Method, texts: &[String], c: &Corpus) -> Vec<u64> {
                 .collect()
         }
         Method::Proto(p) => p.fingerprints(&prepare(p, texts, c)),
+        Method::Learned(tokenizer) => {
+            let simhasher = learned_simhasher(*tokenizer, c);
+            texts
+                .par_iter()
+                .map(|t| simhasher.fingerprint(t).0)
+                .collect()
+        }
     }
+}
+
+/// A simhasher with weights learned from the crawl's documents.
+fn learned_simhasher(tokenizer: Tokenizer, c: &Corpus) -> Simhasher {
+    let plain = Simhasher::new(SimhashOptions {
+        tokenizer,
+        weighting: Weighting::Tf,
+    });
+    let features: Vec<Vec<u64>> = c
+        .learn_crawled
+        .par_iter()
+        .map(|t| plain.feature_hashes(t))
+        .collect();
+    let idf = LearnedIdf::learn(features.iter().map(Vec::as_slice));
+    Simhasher::learned(tokenizer, Arc::new(idf))
 }
 
 /// The documents as a prototype needs them.

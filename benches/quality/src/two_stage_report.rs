@@ -22,11 +22,15 @@ use crate::{eval, html, load_average, parse_configs, parse_proto, pct, pct2, Arg
 
 /// Candidate fingerprints measured by default: the default options, plain
 /// tf over jieba words, tf × the registry's IDF², and tf × crawl-IDF and
-/// tf × crawl-IDF².
-pub const CANDIDATES: &str = "jieba/tfidf:8,jieba/tf,wordfreq^2,crawl^1,crawl^2";
+/// tf × crawl-IDF², and fpdb-simhash's learned weights (tf × crawl-IDF² on
+/// one tokenizer for every language, as a database has it).
+pub const CANDIDATES: &str =
+    "jieba/tfidf:8,jieba/tf,wordfreq^2,crawl^1,crawl^2,learned@jieba,learned@words";
 /// Settings shown on every set side by side: (candidates, signature, θ in
 /// hundredths), at the radii of [`SETTING_RADII`].
-const SETTINGS: [(&str, &str, usize); 6] = [
+const SETTINGS: [(&str, &str, usize); 8] = [
+    ("learned@jieba", "minhash:64x4/w2/df20", 50),
+    ("learned@words", "minhash:64x4/w2/df20", 50),
     ("crawl^2", "minhash:64x4/w2/df20", 50),
     ("crawl^1", "minhash:64x4/w2/df20", 50),
     ("wordfreq^2", "minhash:64x4/w2/df20", 50),
@@ -134,7 +138,9 @@ fn print_costs(texts: &[String], features: &[Vec<u64>]) {
 }
 
 pub fn candidate_method(spec: &str, lang: Lang) -> Result<Method> {
-    if spec.contains('/') {
+    if let Some(tokenizer) = spec.strip_prefix("learned@") {
+        Ok(Method::Learned(tokenizer.parse()?))
+    } else if spec.contains('/') {
         Ok(Method::Real(parse_configs(spec)?[0]))
     } else {
         Ok(Method::Proto(parse_proto(spec, lang)?))

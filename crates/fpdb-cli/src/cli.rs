@@ -221,8 +221,9 @@ pub struct SimhashArgs {
     /// (N-character shingles) [default: jieba].
     #[arg(long)]
     pub tokenizer: Option<String>,
-    /// tf (term counts), tfidf (top keywords, count by length) or tfidf:N
-    /// [default: tfidf:8].
+    /// tf (term counts), tfidf (top keywords, count by length), tfidf:N,
+    /// or learned (dedup only: every word weighted by its rarity in the
+    /// first 10,000 texts, tf × IDF²) [default: tfidf:8].
     #[arg(long)]
     pub weights: Option<String>,
     /// Which text of an HTML page is fingerprinted: main (the article, by
@@ -230,6 +231,13 @@ pub struct SimhashArgs {
     /// none) or all (every visible text, site template included).
     #[arg(long, default_value = "main")]
     pub extract: fpdb::Extract,
+}
+
+impl SimhashArgs {
+    /// `--weights learned`: the weights are learned from the input.
+    pub fn learns_weights(&self) -> bool {
+        self.weights.as_deref() == Some("learned")
+    }
 }
 
 /// How input documents are read.

@@ -5,11 +5,11 @@
 mod cli;
 mod commands;
 mod input;
+mod learning_corpus;
 mod output;
 mod progress;
 mod remote;
 mod report;
-mod signed_corpus;
 mod target;
 
 use std::process::ExitCode;

@@ -106,15 +106,34 @@ fn check_and_query_apply_the_rule_and_report_similarity() {
     assert!(rows.all(|row| row.split('\t').count() == 6));
 }
 
-/// A sentence of `words` words drawn from a small vocabulary.
+/// A small vocabulary: every page uses most of it.
+const SMALL_VOCABULARY: [&str; 24] = [
+    "crawler", "page", "copy", "mirror", "index", "table", "block", "query", "answer", "river",
+    "market", "season", "harbour", "engine", "letter", "garden", "winter", "signal", "bridge",
+    "forest", "ledger", "thread", "window", "marble",
+];
+
+/// A sentence of `words` words drawn from the small vocabulary.
 fn sentence(rng: &mut fpdb_testkit::Rng, words: usize) -> String {
-    const VOCABULARY: [&str; 24] = [
-        "crawler", "page", "copy", "mirror", "index", "table", "block", "query", "answer", "river",
-        "market", "season", "harbour", "engine", "letter", "garden", "winter", "signal", "bridge",
-        "forest", "ledger", "thread", "window", "marble",
-    ];
     let picked: Vec<&str> = (0..words)
-        .map(|_| VOCABULARY[usize::try_from(rng.below(24)).unwrap()])
+        .map(|_| SMALL_VOCABULARY[usize::try_from(rng.below(24)).unwrap()])
+        .collect();
+    format!("{}.", picked.join(" "))
+}
+
+/// A sentence of `words` made-up words of a 3,000-word vocabulary, so that
+/// words are rare and weigh differently, as in real text.
+fn rare_sentence(rng: &mut fpdb_testkit::Rng, words: usize) -> String {
+    let picked: Vec<String> = (0..words)
+        .map(|_| {
+            let mut n = rng.below(3_000);
+            let mut word = String::from("w");
+            for _ in 0..3 {
+                word.push(char::from(b'a' + u8::try_from(n % 26).unwrap()));
+                n /= 26;
+            }
+            word
+        })
         .collect();
     format!("{}.", picked.join(" "))
 }
@@ -123,6 +142,16 @@ fn sentence(rng: &mut fpdb_testkit::Rng, words: usize) -> String {
 /// sentence dropped, each page inside one site's `template` (may be
 /// empty).
 fn crawl(seed: u64, originals: usize, template: &str) -> Vec<(String, String)> {
+    crawl_of(seed, originals, template, sentence)
+}
+
+/// [`crawl`] with sentences made by `sentence`.
+fn crawl_of(
+    seed: u64,
+    originals: usize,
+    template: &str,
+    sentence: fn(&mut fpdb_testkit::Rng, usize) -> String,
+) -> Vec<(String, String)> {
     let mut rng = fpdb_testkit::Rng::new(seed);
     let mut docs = Vec::new();
     for n in 0..originals {
@@ -144,16 +173,25 @@ fn crawl(seed: u64, originals: usize, template: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The pairs the rule matches among `docs`, one pair at a time.
+/// The pairs the rule matches among `docs`, one pair at a time, with the
+/// default simhash options.
 fn brute_force(
     docs: &[(String, String)],
     rule: &fpdb::MatchRule,
 ) -> std::collections::BTreeSet<(String, String, u32)> {
-    let simhasher = fpdb::Simhasher::default();
+    brute_force_with(&fpdb::Simhasher::default(), docs, rule)
+}
+
+/// The pairs the rule matches among `docs` fingerprinted by `simhasher`.
+fn brute_force_with(
+    simhasher: &fpdb::Simhasher,
+    docs: &[(String, String)],
+    rule: &fpdb::MatchRule,
+) -> std::collections::BTreeSet<(String, String, u32)> {
     let documents: Vec<fpdb::Document> = docs
         .iter()
         .map(|(_, text)| {
-            fpdb::Document::of_text(&simhasher, rule.confirmation.as_ref(), text).unwrap()
+            fpdb::Document::of_text(simhasher, rule.confirmation.as_ref(), text).unwrap()
         })
         .collect();
     let mut pairs = std::collections::BTreeSet::new();
@@ -250,4 +288,76 @@ fn dedup_confirm_learns_a_site_template_from_the_corpus() {
         confirmation: Some(fpdb::Confirmation::recommended().with_common_features(common)),
     };
     assert_eq!(confirmed, brute_force(&docs, &rule));
+}
+
+/// A simhasher weighting jieba's words by their rarity in `docs`, as
+/// `--weights learned` learns it from a corpus of fewer than 10,000 texts.
+fn learned_from(docs: &[(String, String)]) -> fpdb::Simhasher {
+    let tokens = fpdb::Simhasher::default();
+    let features: Vec<Vec<u64>> = docs
+        .iter()
+        .map(|(_, text)| tokens.feature_hashes(text))
+        .collect();
+    let idf = fpdb::simhash::LearnedIdf::learn(features.iter().map(Vec::as_slice));
+    fpdb::Simhasher::learned(fpdb::simhash::Tokenizer::Jieba, std::sync::Arc::new(idf))
+}
+
+#[test]
+fn dedup_with_learned_weights_equals_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let template =
+        "Home News Sports Weather Contact us Copyright Example Portal all rights reserved";
+    let docs = crawl_of(5, 700, template, rare_sentence);
+    let learned = learned_from(&docs);
+    let idf = learned.learned_idf().unwrap();
+
+    let distance_only = fpdb::MatchRule {
+        k: 3,
+        confirmation: None,
+    };
+    let (plain, stderr) = dedup_pairs(dir.path(), &docs, &["--weights", "learned"]);
+    assert_eq!(plain, brute_force_with(&learned, &docs, &distance_only));
+    assert!(
+        stderr.contains(&format!(
+            "weights learned from the first {} texts ({} weighted features)",
+            docs.len(),
+            idf.len()
+        )),
+        "{stderr}"
+    );
+    // The template's words are in every page and weigh nothing.
+    let tokens = fpdb::Simhasher::default();
+    for word in tokens.feature_hashes(template) {
+        assert_eq!(idf.weight(word), 0);
+    }
+
+    let (confirmed, _) = dedup_pairs(dir.path(), &docs, &["--weights", "learned", "--confirm"]);
+    let sample: Vec<Vec<u64>> = docs
+        .iter()
+        .map(|(_, text)| tokens.feature_hashes(text))
+        .collect();
+    let rule = fpdb::MatchRule {
+        k: 3,
+        confirmation: Some(
+            fpdb::Confirmation::recommended()
+                .with_common_features(fpdb::learn_common_features(&sample)),
+        ),
+    };
+    assert_eq!(confirmed, brute_force_with(&learned, &docs, &rule));
+    assert!(confirmed.iter().any(|p| p.2 > 3), "{confirmed:?}");
+}
+
+#[test]
+fn learned_weights_are_refused_where_nothing_learns_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for weights in ["learned", "learned:00000000000000ab"] {
+        let out = fpdb(dir.path(), &["create", "db", "--weights", weights], "");
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("only fpdb dedup takes --weights learned"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!dir.path().join("db").exists());
+    }
 }

@@ -291,6 +291,11 @@ pub fn simhash_options(tokenizer: Option<&str>, weights: Option<&str>) -> PyResu
             .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
     }
     if let Some(name) = weights {
+        if name.starts_with("learned") {
+            return Err(Kind::InvalidInput.err(format!(
+                "weights {name:?}: learned weights are learned from a corpus; only `fpdb dedup --weights learned` learns them"
+            )));
+        }
         options.weighting = name
             .parse::<Weighting>()
             .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;

@@ -8,10 +8,9 @@
 //! a signature depends on it, so it must never change under a database.
 //! [`CommonFeatures::digest`] names it.
 
-use std::collections::HashMap;
-
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::document_frequency::document_frequencies;
 use crate::SignatureError;
 
 /// A frozen set of feature hashes to leave out of signatures.
@@ -33,19 +32,7 @@ impl CommonFeatures {
         if !(1..=100).contains(&max_percent) {
             return Err(SignatureError::CommonPercent(max_percent));
         }
-        let mut frequency: HashMap<u64, u64> = HashMap::new();
-        let mut count = 0u64;
-        let mut distinct = Vec::new();
-        for features in documents {
-            count += 1;
-            distinct.clear();
-            distinct.extend_from_slice(features);
-            distinct.sort_unstable();
-            distinct.dedup();
-            for &hash in &distinct {
-                *frequency.entry(hash).or_insert(0) += 1;
-            }
-        }
+        let (count, frequency) = document_frequencies(documents);
         // Integer comparison, so the table does not depend on rounding.
         let limit = u64::from(max_percent) * count;
         Ok(Self::from_hashes(

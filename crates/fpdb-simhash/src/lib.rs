@@ -66,9 +66,11 @@
 
 mod chunks;
 mod common_features;
+mod document_frequency;
 mod error;
 mod feature_hash;
 mod keywords;
+mod learned_idf;
 mod normalize;
 mod signature;
 mod simhasher;
@@ -81,6 +83,7 @@ pub use common_features::CommonFeatures;
 pub use error::OptionsError;
 pub use feature_hash::{hash_feature, FEATURE_HASH_SEED};
 pub use fpdb_fingerprint::{Fingerprint, ParseFingerprintError};
+pub use learned_idf::{LearnedIdf, LearnedIdfError};
 pub use signature::{
     shingle_hash, slot_hash, slot_minima, Signature, SignatureError, SignatureLayout, MAX_HASHES,
     MAX_SHINGLE_FEATURES,

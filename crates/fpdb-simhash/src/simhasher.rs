@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::chunks::for_each_chunk;
 use crate::feature_hash::hash_feature;
@@ -12,7 +13,8 @@ use crate::stop_words::is_stop_word;
 use crate::tokenizer::for_each_shingle;
 use crate::votes::BitVotes;
 use crate::{
-    CommonFeatures, Fingerprint, Signature, SignatureError, SignatureLayout, Tokenizer, Weighting,
+    CommonFeatures, Fingerprint, LearnedIdf, Signature, SignatureError, SignatureLayout, Tokenizer,
+    Weighting,
 };
 
 /// Longest piece of text segmented at once with term-frequency weights.
@@ -93,12 +95,36 @@ pub struct Feature {
 #[derive(Debug, Clone, Default)]
 pub struct Simhasher {
     options: SimhashOptions,
+    /// The table of [`Weighting::Learned`], shared by clones.
+    idf: Option<Arc<LearnedIdf>>,
 }
 
 impl Simhasher {
-    /// A simhasher with the given options.
+    /// A simhasher with the given options. Learned weights need their table
+    /// ([`Simhasher::learned`]): made here, every feature weighs nothing and
+    /// every fingerprint is 0.
     pub fn new(options: SimhashOptions) -> Self {
-        Simhasher { options }
+        Simhasher { options, idf: None }
+    }
+
+    /// A simhasher weighting `tokenizer`'s features by the learned table
+    /// `idf` (options `Weighting::Learned` with the table's digest).
+    pub fn learned(tokenizer: Tokenizer, idf: Arc<LearnedIdf>) -> Self {
+        let weighting = Weighting::Learned {
+            digest: idf.digest(),
+        };
+        Simhasher {
+            options: SimhashOptions {
+                tokenizer,
+                weighting,
+            },
+            idf: Some(idf),
+        }
+    }
+
+    /// The learned table, if this simhasher weighs features by one.
+    pub fn learned_idf(&self) -> Option<&Arc<LearnedIdf>> {
+        self.idf.as_ref()
     }
 
     /// The options this simhasher uses.
@@ -127,18 +153,24 @@ impl Simhasher {
     /// made of. Empty when the text has no feature.
     pub fn feature_hashes(&self, text: &str) -> Vec<u64> {
         let mut hashes = Vec::new();
+        self.for_each_token(text, |_, hash| hashes.push(hash));
+        hashes
+    }
+
+    /// Calls `emit` with every token of `text` and its feature hash, in
+    /// text order, each occurrence once.
+    fn for_each_token(&self, text: &str, mut emit: impl FnMut(&str, u64)) {
         match self.options.tokenizer {
-            Tokenizer::Chars(n) => for_each_shingle(text, n, |s| hashes.push(hash_feature(s))),
+            Tokenizer::Chars(n) => for_each_shingle(text, n, |s| emit(s, hash_feature(s))),
             tokenizer => {
                 let mut folded = String::new();
                 for_each_chunk(text, TF_CHUNK_BYTES, |chunk| {
                     folded.clear();
                     fold_into(chunk, &mut folded);
-                    tokenizer.for_each_word(&folded, |_, hash| hashes.push(hash));
+                    tokenizer.for_each_word(&folded, &mut emit);
                 });
             }
         }
-        hashes
     }
 
     /// The confirming signature of `text` (see [`Signature`]), from the
@@ -187,22 +219,23 @@ impl Simhasher {
     /// weights a feature may come several times; the vote is linear, so that
     /// equals one call with the summed weight.
     fn for_each_weighted(&self, text: &str, mut vote: impl FnMut(&str, u64, i64)) {
-        match (self.options.tokenizer, self.options.weighting) {
-            (Tokenizer::Chars(n), Weighting::Tf) => {
-                for_each_shingle(text, n, |s| vote(s, hash_feature(s), 1));
-            }
-            (tokenizer, Weighting::Tf) => {
-                let mut folded = String::new();
-                for_each_chunk(text, TF_CHUNK_BYTES, |chunk| {
-                    folded.clear();
-                    fold_into(chunk, &mut folded);
-                    tokenizer.for_each_word(&folded, |w, hash| vote(w, hash, 1));
-                });
-            }
-            (_, Weighting::TfIdf { .. }) => {
+        match self.options.weighting {
+            Weighting::Tf => self.for_each_token(text, |feature, hash| vote(feature, hash, 1)),
+            Weighting::TfIdf { .. } => {
                 for (feature, weight) in self.tfidf_features(text) {
                     vote(&feature, hash_feature(&feature), weight);
                 }
+            }
+            Weighting::Learned { .. } => {
+                let Some(idf) = self.idf.as_deref() else {
+                    return;
+                };
+                self.for_each_token(text, |feature, hash| {
+                    let weight = idf.weight(hash);
+                    if weight > 0 {
+                        vote(feature, hash, i64::from(weight));
+                    }
+                });
             }
         }
     }

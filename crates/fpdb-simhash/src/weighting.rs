@@ -21,13 +21,23 @@ pub enum Weighting {
         /// How many keywords to keep; `None` for the length-based default.
         top_n: Option<usize>,
     },
+    /// Every feature weighted tf × idf², the IDF learned from a sample of
+    /// the crawl and frozen ([`crate::LearnedIdf`]); features the sample
+    /// never had weigh nothing. `digest` names the table
+    /// ([`crate::LearnedIdf::digest`]): a [`crate::Simhasher`] with these
+    /// options is made from the table itself
+    /// ([`crate::Simhasher::learned`]).
+    Learned {
+        /// The learned table's digest.
+        digest: u64,
+    },
 }
 
 impl Weighting {
     /// The number of keywords kept for a text of `bytes` bytes.
     pub fn keywords_for(&self, bytes: usize) -> usize {
         match self {
-            Weighting::Tf => usize::MAX,
+            Weighting::Tf | Weighting::Learned { .. } => usize::MAX,
             Weighting::TfIdf { top_n: Some(n) } => *n,
             Weighting::TfIdf { top_n: None } => (bytes / 120).clamp(5, 200),
         }
@@ -40,6 +50,7 @@ impl fmt::Display for Weighting {
             Weighting::Tf => f.write_str("tf"),
             Weighting::TfIdf { top_n: None } => f.write_str("tfidf"),
             Weighting::TfIdf { top_n: Some(n) } => write!(f, "tfidf:{n}"),
+            Weighting::Learned { digest } => write!(f, "learned:{digest:016x}"),
         }
     }
 }
@@ -47,11 +58,20 @@ impl fmt::Display for Weighting {
 impl FromStr for Weighting {
     type Err = OptionsError;
 
-    /// Parses `tf`, `tfidf` or `tfidf:N` with N ≥ 1.
+    /// Parses `tf`, `tfidf`, `tfidf:N` with N ≥ 1, or `learned:DIGEST`
+    /// with the table's digest in 16 hex digits.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match text {
             "tf" => Ok(Weighting::Tf),
             "tfidf" => Ok(Weighting::TfIdf { top_n: None }),
+            _ if text.starts_with("learned") => {
+                let digest = text
+                    .strip_prefix("learned:")
+                    .filter(|hex| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+                    .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+                    .ok_or_else(|| OptionsError::LearnedDigest(text.to_string()))?;
+                Ok(Weighting::Learned { digest })
+            }
             _ => {
                 let n = text
                     .strip_prefix("tfidf:")
@@ -80,11 +100,23 @@ mod tests {
 
     #[test]
     fn parses_and_displays() {
-        for name in ["tf", "tfidf", "tfidf:20"] {
+        for name in ["tf", "tfidf", "tfidf:20", "learned:00ab0000ffff1234"] {
             let weighting: Weighting = name.parse().expect("valid");
             assert_eq!(weighting.to_string(), name);
         }
-        for bad in ["", "TF", "tfidf:0", "tfidf:-1", "tfidf:", "idf"] {
+        for bad in [
+            "",
+            "TF",
+            "tfidf:0",
+            "tfidf:-1",
+            "tfidf:",
+            "idf",
+            "learned",
+            "learned:",
+            "learned:12",
+            "learned:00ab0000ffff123g",
+            "learned:+0ab0000ffff1234",
+        ] {
             assert!(bad.parse::<Weighting>().is_err(), "{bad} parsed");
         }
     }

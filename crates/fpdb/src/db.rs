@@ -71,6 +71,13 @@ impl OpenOptions {
                     "a database cannot be created read-only".into(),
                 ));
             }
+            if let fpdb_simhash::Weighting::Learned { .. } = options.simhash.weighting {
+                // A database does not keep a learned table yet, and without
+                // it every fingerprint would be 0.
+                return Err(Error::InvalidOptions(
+                    "learned weights are not kept by a database; they are learned by a corpus's dedup".into(),
+                ));
+            }
             Tables::create(path, options)?;
         }
         let access = if self.read_only {

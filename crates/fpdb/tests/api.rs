@@ -66,6 +66,13 @@ fn create_and_open_name_bad_paths() {
         Db::create(dir.path().join("k8"), too_large_k),
         Err(Error::InvalidOptions(_))
     ));
+    let mut learned = Options::default();
+    learned.simhash.weighting = fpdb::simhash::Weighting::Learned { digest: 7 };
+    assert!(matches!(
+        Db::create(dir.path().join("learned"), learned),
+        Err(Error::InvalidOptions(_))
+    ));
+    assert!(!dir.path().join("learned").exists());
 }
 
 #[test]

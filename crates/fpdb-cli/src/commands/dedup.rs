@@ -7,49 +7,53 @@ use fpdb::{Confirmation, MatchRule, Simhasher};
 
 use crate::cli::{DedupArgs, RepresentativeRule};
 use crate::input::{self, fingerprints, Role};
+use crate::learning_corpus::LearningCorpus;
 use crate::output::PairsOut;
 use crate::progress::Reading;
-use crate::signed_corpus::SignedCorpus;
 
 pub fn run(args: DedupArgs) -> Result<()> {
     // Refuse an impossible k or rule before reading any input.
     dedup::near_pairs(&[], args.k).context("--k")?;
     let confirmation = super::confirmation(&args.confirm)?;
-    let simhasher = Simhasher::new(super::simhash_options(&args.simhash)?);
+    let learn_weights = args.simhash.learns_weights();
+    let simhasher = Simhasher::new(super::learning_options(&args.simhash)?);
     let mut inputs = input::inputs(&args.input, Role::Query).with_extract(args.simhash.extract);
     let mut reading = Reading::new("reading", &inputs, false);
-    let (corpus, confirmed) = match confirmation {
-        None => {
-            let mut corpus = Corpus::new();
-            inputs.stream(|records| -> Result<()> {
-                reading.handled(records.len());
-                let fps = fingerprints(&simhasher, &records);
-                corpus.extend(records.into_iter().map(|record| record.id).zip(fps));
-                Ok(())
-            })?;
-            (corpus, None)
+    let (corpus, confirmed, learned) = if confirmation.is_none() && !learn_weights {
+        let mut corpus = Corpus::new();
+        inputs.stream(|records| -> Result<()> {
+            reading.handled(records.len());
+            let fps = fingerprints(&simhasher, &records);
+            corpus.extend(records.into_iter().map(|record| record.id).zip(fps));
+            Ok(())
+        })?;
+        (corpus, None, None)
+    } else {
+        let mut learning = LearningCorpus::new(simhasher, learn_weights, confirmation);
+        inputs.stream(|records| -> Result<()> {
+            reading.handled(records.len());
+            learning.add(records);
+            Ok(())
+        })?;
+        if learning.skipped() > 0 {
+            eprintln!(
+                "fpdb: {} skipped (no features)",
+                super::count(learning.skipped(), "text")
+            );
         }
-        Some(confirmation) => {
-            let mut signed = SignedCorpus::new(simhasher, confirmation);
-            inputs.stream(|records| -> Result<()> {
-                reading.handled(records.len());
-                signed.add(records);
-                Ok(())
-            })?;
-            if signed.skipped() > 0 {
-                eprintln!(
-                    "fpdb: {} skipped (no features)",
-                    super::count(signed.skipped(), "text")
-                );
+        let (corpus, documents, learned) = learning.finish();
+        let confirmed = match learned.confirmation.clone() {
+            None => None,
+            Some(confirmation) => {
+                let rule = MatchRule {
+                    k: args.k,
+                    confirmation: Some(confirmation),
+                };
+                let pairs = rule.corpus_pairs(&documents)?;
+                Some((rule, pairs))
             }
-            let (corpus, documents, confirmation) = signed.finish();
-            let rule = MatchRule {
-                k: args.k,
-                confirmation: Some(confirmation),
-            };
-            let pairs = rule.corpus_pairs(&documents)?;
-            (corpus, Some((rule, pairs)))
-        }
+        };
+        (corpus, confirmed, Some(learned))
     };
     let bar = reading.bar();
     // Pairs are found in one pass with nothing to count: a spinner.
@@ -103,10 +107,19 @@ pub fn run(args: DedupArgs) -> Result<()> {
         Some(confirmation) => confirmed_rule(args.k, confirmation),
     };
     eprintln!(
-        "fpdb: {} {} among {}",
+        "fpdb: {} {} among {}{}",
         found,
         rule,
-        super::count(corpus.len() as u64, "document")
+        super::count(corpus.len() as u64, "document"),
+        learned
+            .as_ref()
+            .and_then(|l| l.idf.as_ref().map(|idf| (l.sample, idf)))
+            .map(|(sample, idf)| format!(
+                "; weights learned from the first {} ({} weighted features)",
+                super::count(sample as u64, "text"),
+                idf.len()
+            ))
+            .unwrap_or_default()
     );
     Ok(())
 }

@@ -90,14 +90,37 @@ fn confirmation(args: &crate::cli::ConfirmArgs) -> Result<Option<fpdb::Confirmat
 }
 
 /// The simhash options the flags describe (the library's defaults for
-/// flags not given).
+/// flags not given). Learned weights are refused: they need a table, which
+/// only `fpdb dedup` learns (from its input, see [`learning_options`]).
 fn simhash_options(args: &SimhashArgs) -> Result<SimhashOptions> {
     let mut options = SimhashOptions::default();
     if let Some(tokenizer) = &args.tokenizer {
         options.tokenizer = tokenizer.parse().context("--tokenizer")?;
     }
     if let Some(weights) = &args.weights {
+        if weights.starts_with("learned") {
+            anyhow::bail!(
+                "--weights {weights}: learned weights are learned from a corpus; only fpdb dedup takes --weights learned"
+            );
+        }
         options.weighting = weights.parse().context("--weights")?;
+    }
+    Ok(options)
+}
+
+/// The options of a command that may learn its weights: with `--weights
+/// learned`, the tokenizer alone (term counts until the weights are
+/// learned); otherwise [`simhash_options`].
+fn learning_options(args: &SimhashArgs) -> Result<SimhashOptions> {
+    if !args.learns_weights() {
+        return simhash_options(args);
+    }
+    let mut options = SimhashOptions {
+        weighting: fpdb::simhash::Weighting::Tf,
+        ..SimhashOptions::default()
+    };
+    if let Some(tokenizer) = &args.tokenizer {
+        options.tokenizer = tokenizer.parse().context("--tokenizer")?;
     }
     Ok(options)
 }

@@ -1,0 +1,238 @@
+//! Word weights learned from the crawl: how rare each feature is among the
+//! pages of a first bulk load, frozen so fingerprints never change.
+//!
+//! jieba's IDF knows Chinese words but gives every English word one value,
+//! so English text is weighted by counts alone, and a site template's words
+//! weigh as much as an article's. An IDF learned from the crawl knows every
+//! language it holds, and the template words common to a site's pages
+//! (those pages are many) weigh little. A feature weighs tf × idf², with
+//! idf = ln(N / df) over the N learned documents; a feature never seen in
+//! them weighs nothing (most are typos or the words of sites the sample
+//! never met; giving them the highest weight instead cost recall in the
+//! quality report).
+//!
+//! The weights are fixed-point integers computed once when the table is
+//! learned and stored as they are, so a fingerprint depends only on stored
+//! integers, never on a platform's logarithm. [`LearnedIdf::digest`] names
+//! the table; [`crate::Weighting::Learned`] carries the digest, so two
+//! databases' options agree exactly when their fingerprints do.
+
+use std::fmt;
+
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::document_frequency::document_frequencies;
+use crate::votes::BitVotes;
+use crate::Fingerprint;
+
+/// A stored table that cannot be read back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LearnedIdfError {
+    /// The feature hashes are not strictly increasing at this entry.
+    #[error("learned weights are not sorted by feature hash at entry {0}")]
+    Unsorted(usize),
+    /// A stored weight of zero (such features are left out of the table).
+    #[error("learned weight of entry {0} is zero")]
+    ZeroWeight(usize),
+    /// Weighted features learned from no document.
+    #[error("learned weights claim {entries} features from {documents} documents")]
+    Documents {
+        /// Entries in the table.
+        entries: usize,
+        /// Documents the table says it learned from.
+        documents: u64,
+    },
+}
+
+/// Feature weights learned from a sample of the crawl and frozen.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct LearnedIdf {
+    documents: u64,
+    /// Sorted, without repeats; each with a weight in `weights`.
+    hashes: Vec<u64>,
+    weights: Vec<u32>,
+}
+
+impl LearnedIdf {
+    /// Weight units per 1.0 of idf².
+    pub const SCALE: f64 = 1000.0;
+
+    /// Learns the weights from `documents`, each given as its feature
+    /// hashes ([`crate::Simhasher::feature_hashes`] with the tokenizer the
+    /// fingerprints will use). Features in every document weigh nothing and
+    /// are left out.
+    pub fn learn<'d>(documents: impl IntoIterator<Item = &'d [u64]>) -> Self {
+        let (count, frequency) = document_frequencies(documents);
+        let mut entries: Vec<(u64, u32)> = frequency
+            .into_iter()
+            .map(|(hash, df)| (hash, weight_of(count, df)))
+            .filter(|&(_, weight)| weight > 0)
+            .collect();
+        entries.sort_unstable();
+        LearnedIdf {
+            documents: count,
+            hashes: entries.iter().map(|e| e.0).collect(),
+            weights: entries.iter().map(|e| e.1).collect(),
+        }
+    }
+
+    /// A stored table read back: `entries` sorted by feature hash, each
+    /// weight positive.
+    pub fn from_entries(documents: u64, entries: &[(u64, u32)]) -> Result<Self, LearnedIdfError> {
+        if documents == 0 && !entries.is_empty() {
+            return Err(LearnedIdfError::Documents {
+                entries: entries.len(),
+                documents,
+            });
+        }
+        for (i, pair) in entries.windows(2).enumerate() {
+            if let [(a, _), (b, _)] = pair {
+                if a >= b {
+                    return Err(LearnedIdfError::Unsorted(i + 1));
+                }
+            }
+        }
+        if let Some(i) = entries.iter().position(|&(_, weight)| weight == 0) {
+            return Err(LearnedIdfError::ZeroWeight(i));
+        }
+        Ok(LearnedIdf {
+            documents,
+            hashes: entries.iter().map(|e| e.0).collect(),
+            weights: entries.iter().map(|e| e.1).collect(),
+        })
+    }
+
+    /// The number of documents learned from.
+    pub fn documents(&self) -> u64 {
+        self.documents
+    }
+
+    /// The number of features with a weight.
+    pub fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// Whether no feature has a weight (every fingerprint is then 0).
+    pub fn is_empty(&self) -> bool {
+        self.hashes.is_empty()
+    }
+
+    /// The weight of the feature with hash `hash`; 0 if it was never seen
+    /// or is in every document.
+    pub fn weight(&self, hash: u64) -> u32 {
+        self.hashes
+            .binary_search(&hash)
+            .ok()
+            .and_then(|i| self.weights.get(i).copied())
+            .unwrap_or(0)
+    }
+
+    /// The fingerprint of a text given as its feature hashes in any order
+    /// ([`crate::Simhasher::feature_hashes`]): the same as the text's
+    /// fingerprint under [`crate::Simhasher::learned`] with this table, so a
+    /// text tokenized once gives both its fingerprint and its signature.
+    pub fn fingerprint(&self, features: &[u64]) -> Fingerprint {
+        let mut votes = BitVotes::default();
+        for &hash in features {
+            let weight = self.weight(hash);
+            if weight > 0 {
+                votes.add(hash, i64::from(weight));
+            }
+        }
+        votes.fingerprint()
+    }
+
+    /// Every (feature hash, weight), sorted by hash: what to store.
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = (u64, u32)> + '_ {
+        self.hashes
+            .iter()
+            .copied()
+            .zip(self.weights.iter().copied())
+    }
+
+    /// A name for the table's contents: the xxh3-64 of the document count
+    /// and every (hash, weight) as little-endian bytes.
+    pub fn digest(&self) -> u64 {
+        let mut hasher = Xxh3::new();
+        hasher.update(&self.documents.to_le_bytes());
+        for (hash, weight) in self.entries() {
+            hasher.update(&hash.to_le_bytes());
+            hasher.update(&weight.to_le_bytes());
+        }
+        hasher.digest()
+    }
+}
+
+/// round(SCALE × ln(documents / df)²), at most `u32::MAX`.
+#[expect(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "the value is non-negative and clamped to u32's range before the cast"
+)]
+fn weight_of(documents: u64, df: u64) -> u32 {
+    let idf = (documents as f64 / df.max(1) as f64).ln().max(0.0);
+    (LearnedIdf::SCALE * idf * idf)
+        .round()
+        .min(f64::from(u32::MAX)) as u32
+}
+
+impl fmt::Debug for LearnedIdf {
+    /// The size and name, not the (often large) table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LearnedIdf")
+            .field("documents", &self.documents)
+            .field("features", &self.hashes.len())
+            .field("digest", &format_args!("{:016x}", self.digest()))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rare_features_weigh_more_and_unseen_nothing() {
+        let docs: Vec<Vec<u64>> = vec![vec![1, 2, 2, 3], vec![1, 2], vec![1, 4], vec![1, 2]];
+        let idf = LearnedIdf::learn(docs.iter().map(Vec::as_slice));
+        assert_eq!(idf.documents(), 4);
+        // In every document: left out.
+        assert_eq!(idf.weight(1), 0);
+        // df 3 of 4, df 1 of 4: ln(4/3)², ln(4)², in thousandths.
+        assert_eq!(idf.weight(2), 83);
+        assert_eq!(idf.weight(3), 1922);
+        assert_eq!(idf.weight(4), 1922);
+        assert_eq!(idf.weight(5), 0);
+        assert_eq!(idf.len(), 3);
+    }
+
+    #[test]
+    fn stored_entries_read_back_with_the_same_digest() {
+        let docs: Vec<Vec<u64>> = (0..50u64).map(|d| (d % 7..d % 7 + 5).collect()).collect();
+        let idf = LearnedIdf::learn(docs.iter().map(Vec::as_slice));
+        let entries: Vec<(u64, u32)> = idf.entries().collect();
+        let back = LearnedIdf::from_entries(idf.documents(), &entries).expect("valid");
+        assert_eq!(back, idf);
+        assert_eq!(back.digest(), idf.digest());
+        let other = LearnedIdf::from_entries(idf.documents() + 1, &entries).expect("valid");
+        assert_ne!(other.digest(), idf.digest());
+    }
+
+    #[test]
+    fn malformed_entries_are_refused() {
+        assert_eq!(
+            LearnedIdf::from_entries(3, &[(5, 1), (5, 2)]),
+            Err(LearnedIdfError::Unsorted(1))
+        );
+        assert_eq!(
+            LearnedIdf::from_entries(3, &[(4, 1), (5, 0)]),
+            Err(LearnedIdfError::ZeroWeight(1))
+        );
+        assert!(matches!(
+            LearnedIdf::from_entries(0, &[(4, 1)]),
+            Err(LearnedIdfError::Documents { .. })
+        ));
+        assert!(LearnedIdf::from_entries(0, &[]).expect("empty").is_empty());
+    }
+}
