@@ -222,8 +222,9 @@ pub struct SimhashArgs {
     #[arg(long)]
     pub tokenizer: Option<String>,
     /// tf (term counts), tfidf (top keywords, count by length), tfidf:N,
-    /// or learned (dedup only: every word weighted by its rarity in the
-    /// first 10,000 texts, tf × IDF²) [default: tfidf:8].
+    /// or learned (every word weighted by its rarity in the first 10,000
+    /// texts, tf × IDF²: of the corpus for dedup, of --learn-from for
+    /// create) [default: tfidf:8].
     #[arg(long)]
     pub weights: Option<String>,
     /// Which text of an HTML page is fingerprinted: main (the article, by
@@ -333,6 +334,12 @@ pub struct CreateArgs {
     pub simhash: SimhashArgs,
     #[command(flatten)]
     pub confirm: ConfirmArgs,
+    /// Texts of the crawl (any input format, by extension) to learn from:
+    /// with --weights learned, every word's weight; with --confirm, the
+    /// features common to more than 20% of them, left out of signatures.
+    /// The first 10,000 texts are read.
+    #[arg(long, value_name = "FILE")]
+    pub learn_from: Vec<PathBuf>,
 }
 
 /// Two-stage matching, for `create` and `dedup`.

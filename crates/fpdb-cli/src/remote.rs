@@ -209,6 +209,10 @@ fn simhash_options(value: Option<&Value>) -> Result<SimhashOptions> {
     if named != (true, true) {
         bail!("the server's simhash options {text:?} do not name a tokenizer and weights");
     }
+    if let fpdb::simhash::Weighting::Learned { .. } = options.weighting {
+        // The table is in the server's database, not here.
+        bail!("the server's database weighs words by learned weights, which --server cannot fingerprint with; give fingerprints, or run fpdb on the database itself");
+    }
     Ok(options)
 }
 

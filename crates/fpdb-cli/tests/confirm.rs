@@ -350,14 +350,117 @@ fn dedup_with_learned_weights_equals_brute_force() {
 #[test]
 fn learned_weights_are_refused_where_nothing_learns_them() {
     let dir = tempfile::tempdir().unwrap();
-    for weights in ["learned", "learned:00000000000000ab"] {
-        let out = fpdb(dir.path(), &["create", "db", "--weights", weights], "");
+    let refused = |args: &[&str], says: &str| {
+        let out = fpdb(dir.path(), args, "");
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        assert!(
-            stderr(&out).contains("only fpdb dedup takes --weights learned"),
-            "{}",
-            stderr(&out)
-        );
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
         assert!(!dir.path().join("db").exists());
+    };
+    refused(
+        &["create", "db", "--weights", "learned"],
+        "give the texts to learn the weights from with --learn-from FILE",
+    );
+    refused(
+        &["create", "db", "--weights", "learned:00000000000000ab"],
+        "only fpdb dedup and fpdb create --learn-from take --weights learned",
+    );
+    refused(
+        &["hash", "--weights", "learned"],
+        "only fpdb dedup and fpdb create --learn-from take --weights learned",
+    );
+    std::fs::write(dir.path().join("texts.jsonl"), line("a", ORIGINAL)).unwrap();
+    refused(
+        &["create", "db", "--learn-from", "texts.jsonl"],
+        "nothing to learn without --weights learned or --confirm",
+    );
+}
+
+/// `create --weights learned --learn-from` keeps the weights learned from
+/// the texts (and with `--confirm` their common features); `add` and
+/// `query` of texts then answer as the library's rule over documents made
+/// with those tables.
+#[test]
+fn create_learns_its_tables_from_texts() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let template =
+        "Home News Sports Weather Contact us Copyright Example Portal all rights reserved";
+    let docs = crawl_of(6, 400, template, rare_sentence);
+    let input: String = docs.iter().map(|(id, text)| line(id, text)).collect();
+    std::fs::write(dir.join("crawl.jsonl"), input).unwrap();
+    let out = fpdb(
+        dir,
+        &[
+            "create",
+            "db",
+            "--weights",
+            "learned",
+            "--learn-from",
+            "crawl.jsonl",
+            "--confirm",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let learned = learned_from(&docs);
+    let idf = learned.learned_idf().unwrap();
+    assert!(
+        stderr(&out).contains(&format!(
+            "weights learned from {} texts: {} weighted features",
+            docs.len(),
+            idf.len()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains(&format!("weights=learned:{:016x}", idf.digest())),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    ok(dir, &["add", "db", "crawl.jsonl"], "");
+
+    let tokens = fpdb::Simhasher::default();
+    let sample: Vec<Vec<u64>> = docs
+        .iter()
+        .map(|(_, text)| tokens.feature_hashes(text))
+        .collect();
+    let confirmation = fpdb::Confirmation::recommended()
+        .with_common_features(fpdb::learn_common_features(&sample));
+    let queries: String = docs
+        .iter()
+        .take(60)
+        .map(|(id, text)| line(&format!("q-{id}"), text))
+        .collect();
+    std::fs::write(dir.join("q.jsonl"), queries).unwrap();
+    let printed = json_lines(ok(dir, &["query", "db", "q.jsonl", "--format", "json"], ""));
+    let db = OpenOptions::new()
+        .read_only(true)
+        .open(dir.join("db"))
+        .unwrap();
+    assert_eq!(db.confirmation(), Some(&confirmation));
+    let mut confirmed_past_k = 0;
+    for (answer, (_, text)) in printed.iter().zip(&docs) {
+        let document = fpdb::Document::of_text(&learned, Some(&confirmation), text).unwrap();
+        let near = db.find(&document, &db.match_rule(db.k())).unwrap();
+        let expected: Vec<(String, u64)> = near
+            .iter()
+            .map(|n| (n.id.clone(), u64::from(n.distance)))
+            .collect();
+        confirmed_past_k += near.iter().filter(|n| n.distance > 3).count();
+        let got: Vec<(String, u64)> = answer["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["ids"][0].as_str().unwrap().to_string(),
+                    m["distance"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{text}");
     }
+    assert!(confirmed_past_k > 0);
 }

@@ -133,3 +133,19 @@ pub fn live_files(path: &Path) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// Flips 64 bytes in the middle of a table's SST file of the closed
+/// database in `path`: damage a repair rebuilds from the id map.
+pub fn damage_a_table_file(path: &Path) {
+    let (_, file) = live_files(path)
+        .into_iter()
+        .find(|(family, _)| family.starts_with("table-"))
+        .expect("a table file");
+    let file = path.join(file);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    for byte in &mut bytes[middle..middle + 64] {
+        *byte ^= 0xff;
+    }
+    std::fs::write(&file, bytes).unwrap();
+}

@@ -71,13 +71,6 @@ impl OpenOptions {
                     "a database cannot be created read-only".into(),
                 ));
             }
-            if let fpdb_simhash::Weighting::Learned { .. } = options.simhash.weighting {
-                // A database does not keep a learned table yet, and without
-                // it every fingerprint would be 0.
-                return Err(Error::InvalidOptions(
-                    "learned weights are not kept by a database; they are learned by a corpus's dedup".into(),
-                ));
-            }
             Tables::create(path, options)?;
         }
         let access = if self.read_only {
@@ -92,12 +85,12 @@ impl OpenOptions {
             // Read-only handles read older formats as they are.
             upgrade::to_current(&store)?;
         }
-        let (tables, simhash) = Tables::load(&store, self)?;
+        let (tables, simhasher) = Tables::load(&store, self)?;
         let extract = Tables::read_extract(&store)?;
         Ok(Db {
             store,
             tables,
-            simhasher: Simhasher::new(simhash),
+            simhasher,
             extract,
         })
     }

@@ -3,7 +3,9 @@
 
 use fpdb_codec::{DesignChoice, DEFAULT_BLOCK_BYTES};
 use fpdb_html::Extract;
-use fpdb_simhash::SimhashOptions;
+use std::sync::Arc;
+
+use fpdb_simhash::{LearnedIdf, SimhashOptions, Weighting};
 
 use crate::rule::Confirmation;
 
@@ -37,6 +39,10 @@ pub struct Options {
     /// a signature that confirms candidates within a wider radius
     /// ([`crate::MatchRule`]). `None` matches by distance alone.
     pub confirmation: Option<Confirmation>,
+    /// The learned word weights, when `simhash.weighting` is
+    /// `Weighting::Learned` with their digest ([`Options::learned_weights`]
+    /// sets both); kept in the database beside the manifest.
+    pub learned_weights: Option<Arc<LearnedIdf>>,
 }
 
 impl Default for Options {
@@ -49,11 +55,24 @@ impl Default for Options {
             simhash: SimhashOptions::default(),
             extract: Extract::default(),
             confirmation: None,
+            learned_weights: None,
         }
     }
 }
 
 impl Options {
+    /// Weighs words by `idf` (learned from a sample of the crawl, see
+    /// `fpdb_simhash::LearnedIdf`): sets [`Options::learned_weights`] and
+    /// makes `simhash.weighting` `Weighting::Learned` with its digest; the
+    /// tokenizer stays.
+    pub fn learned_weights(mut self, idf: Arc<LearnedIdf>) -> Self {
+        self.simhash.weighting = Weighting::Learned {
+            digest: idf.digest(),
+        };
+        self.learned_weights = Some(idf);
+        self
+    }
+
     /// Sets [`Options::k`].
     pub fn k(mut self, k: u32) -> Self {
         self.k = k;

@@ -14,9 +14,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use fpdb_codec::{BlockDecoder, ChecksumPolicy, DesignChoice};
-use fpdb_simhash::{Fingerprint, Simhasher};
+use fpdb_simhash::Fingerprint;
 
 use crate::bulk::{bulk_loader, BulkOptions};
 use crate::error::{Error, Result};
@@ -177,6 +178,9 @@ fn salvage_documents(
         .simhash(tables.simhash)
         .extract(extract)
         .confirmation(tables.confirmation.clone());
+    // The learned weights, when the database has them: without them the
+    // rebuilt database could not be opened.
+    options.learned_weights = Tables::read_learned_weights(store, tables.simhash)?.map(Arc::new);
 
     let mut unreadable: Vec<Unreadable> = Vec::new();
     let mut by_id_fp: BTreeMap<String, Fingerprint> = BTreeMap::new();
@@ -387,8 +391,7 @@ fn build(
     Tables::create(dir, options)?;
     std::fs::write(dir.join(BUILDING_MARKER), b"").map_err(io(dir))?;
     let store = Store::open(dir, Access::Write { sync: true })?;
-    let (mut tables, simhash) = Tables::load(&store, &OpenOptions::new())?;
-    let simhasher = Simhasher::new(simhash);
+    let (mut tables, simhasher) = Tables::load(&store, &OpenOptions::new())?;
     let mut loader = bulk_loader(&store, &mut tables, &simhasher, BulkOptions::default())?;
     for (id, fp) in documents {
         loader.add(id, *fp)?;

@@ -10,14 +10,16 @@
 //! and the delta is atomic with respect to other writers.
 
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use fpdb_codec::{
     BlockDecoder, BlockDirectory, ChecksumPolicy, CodecError, HuffmanCode, Table, TableDesign,
     MAX_K, MAX_RADIUS,
 };
 use fpdb_html::Extract;
-use fpdb_simhash::{CommonFeatures, SignatureLayout, SimhashOptions};
+use fpdb_simhash::{
+    CommonFeatures, LearnedIdf, SignatureLayout, SimhashOptions, Simhasher, Weighting,
+};
 
 use crate::block_cache::BlockCache;
 use crate::delta::Delta;
@@ -25,7 +27,10 @@ use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest, Stored};
 use crate::options::{OpenOptions, Options};
 use crate::rule::Confirmation;
-use crate::store::{Counter, DeltaEntry, Key, Record, Store, WriteSet};
+use crate::store::{
+    decode_learned_weights, encode_learned_weights, Counter, DeltaEntry, Key, Record, Store,
+    WriteSet,
+};
 
 /// What can change while the database is open.
 #[derive(Debug)]
@@ -95,6 +100,7 @@ impl Tables {
     /// or be an empty directory.
     pub fn create(path: &Path, options: &Options) -> Result<()> {
         let design = Tables::design_for(options)?;
+        learned_weights(options)?;
         Store::create(path, design.tables().len(), |batch| {
             Tables::write_new(batch, options, &design)
         })
@@ -123,6 +129,9 @@ impl Tables {
         };
         batch.put(Record::Manifest(&manifest.to_bytes()?))?;
         batch.put(Record::Extract(&options.extract.to_string()))?;
+        if let Some(idf) = learned_weights(options)? {
+            batch.put(Record::LearnedWeights(&encode_learned_weights(idf)))?;
+        }
         let empty_directory = BlockDirectory::default().to_bytes();
         for table in 0..tables {
             batch.put(Record::Directory {
@@ -137,9 +146,9 @@ impl Tables {
     }
 
     /// Reads the manifest, directories, counters and delta of an open
-    /// store; returns the tables and the simhash options text is hashed
-    /// with.
-    pub fn load(store: &Store, open: &OpenOptions) -> Result<(Tables, SimhashOptions)> {
+    /// store; returns the tables and the simhasher text is hashed with
+    /// (with the learned weights the database keeps, if it has them).
+    pub fn load(store: &Store, open: &OpenOptions) -> Result<(Tables, Simhasher)> {
         let tables = store.tables();
         let Stored {
             manifest,
@@ -163,6 +172,11 @@ impl Tables {
             block_bytes,
             confirmation,
         } = parsed;
+
+        let simhasher = match Tables::read_learned_weights(store, simhash)? {
+            Some(idf) => Simhasher::learned(simhash.tokenizer, Arc::new(idf)),
+            None => Simhasher::new(simhash),
+        };
 
         let mut directories = Vec::with_capacity(tables);
         let mut table_bytes = Vec::with_capacity(tables);
@@ -200,8 +214,35 @@ impl Tables {
                 state: RwLock::new(state),
                 writer: Mutex::new(()),
             },
-            simhash,
+            simhasher,
         ))
+    }
+
+    /// The learned weights of a database whose options (`simhash`) say it
+    /// has them, checked against the digest the options name; `None` for
+    /// other weightings.
+    pub fn read_learned_weights(
+        store: &Store,
+        simhash: SimhashOptions,
+    ) -> Result<Option<LearnedIdf>> {
+        let Weighting::Learned { digest } = simhash.weighting else {
+            return Ok(None);
+        };
+        let bytes = store.get(Key::LearnedWeights)?.ok_or_else(|| {
+            Error::corrupt("learned weights", "missing, though the manifest names them")
+        })?;
+        let idf = decode_learned_weights(&bytes)
+            .map_err(|reason| Error::corrupt("learned weights", reason))?;
+        if idf.digest() != digest {
+            return Err(Error::corrupt(
+                "learned weights",
+                format!(
+                    "their digest is {:016x}, the manifest names {digest:016x}",
+                    idf.digest()
+                ),
+            ));
+        }
+        Ok(Some(idf))
     }
 
     /// Which text of an HTML page the database fingerprints.
@@ -439,6 +480,25 @@ impl ParsedManifest {
 }
 
 /// A confirmation as the manifest stores it.
+/// The learned weights a database made with `options` keeps: the table of
+/// `Weighting::Learned`, whose digest it must have; none for other
+/// weightings, which must come without one.
+fn learned_weights(options: &Options) -> Result<Option<&LearnedIdf>> {
+    match (
+        options.simhash.weighting,
+        options.learned_weights.as_deref(),
+    ) {
+        (Weighting::Learned { digest }, Some(idf)) if idf.digest() == digest => Ok(Some(idf)),
+        (Weighting::Learned { digest }, _) => Err(Error::InvalidOptions(format!(
+            "weights learned:{digest:016x} need their table (Options::learned_weights)"
+        ))),
+        (weighting, Some(_)) => Err(Error::InvalidOptions(format!(
+            "learned weights given with weighting {weighting}"
+        ))),
+        (_, None) => Ok(None),
+    }
+}
+
 fn stored_confirmation(confirmation: &Confirmation) -> manifest::Confirmation {
     let layout = confirmation.layout();
     manifest::Confirmation {

@@ -177,17 +177,7 @@ fn find_and_check_equal_brute_force_through_every_change() {
     db.merge().unwrap();
     db.flush().unwrap();
     drop(db);
-    let (_, file) = fpdb_testkit::live_files(&path)
-        .into_iter()
-        .find(|(family, _)| family.starts_with("table-"))
-        .expect("a table file");
-    let file = path.join(file.trim_start_matches('/'));
-    let mut bytes = std::fs::read(&file).unwrap();
-    let middle = bytes.len() / 2;
-    for byte in &mut bytes[middle..middle + 64] {
-        *byte ^= 0xff;
-    }
-    std::fs::write(&file, bytes).unwrap();
+    fpdb_testkit::damage_a_table_file(&path);
     let report = Db::repair(&path).unwrap();
     assert!(!report.damage.is_empty());
     assert_eq!(report.documents, model.len() as u64);

@@ -91,7 +91,7 @@ fn confirmation(args: &crate::cli::ConfirmArgs) -> Result<Option<fpdb::Confirmat
 
 /// The simhash options the flags describe (the library's defaults for
 /// flags not given). Learned weights are refused: they need a table, which
-/// only `fpdb dedup` learns (from its input, see [`learning_options`]).
+/// only `fpdb dedup` and `fpdb create` learn (see [`learning_options`]).
 fn simhash_options(args: &SimhashArgs) -> Result<SimhashOptions> {
     let mut options = SimhashOptions::default();
     if let Some(tokenizer) = &args.tokenizer {
@@ -100,7 +100,7 @@ fn simhash_options(args: &SimhashArgs) -> Result<SimhashOptions> {
     if let Some(weights) = &args.weights {
         if weights.starts_with("learned") {
             anyhow::bail!(
-                "--weights {weights}: learned weights are learned from a corpus; only fpdb dedup takes --weights learned"
+                "--weights {weights}: learned weights are learned from texts; only fpdb dedup and fpdb create --learn-from take --weights learned"
             );
         }
         options.weighting = weights.parse().context("--weights")?;

@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use fpdb_simhash::Fingerprint;
+use fpdb_simhash::{Fingerprint, LearnedIdf};
 
 /// A column family of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -90,6 +90,8 @@ pub(crate) enum Key<'a> {
     Manifest,
     /// Which text of an HTML page is fingerprinted.
     Extract,
+    /// The learned word weights of `Weighting::Learned`.
+    LearnedWeights,
     /// Present while a bulk load is being ingested.
     Loading,
     /// Table `n`'s block directory.
@@ -114,6 +116,9 @@ pub(crate) enum Record<'a> {
     /// The manifest's bytes (laid out by the manifest module).
     Manifest(&'a [u8]),
     Extract(&'a str),
+    /// The learned word weights' bytes (laid out by
+    /// [`encode_learned_weights`]).
+    LearnedWeights(&'a [u8]),
     Loading,
     /// A directory's bytes (laid out by the codec).
     Directory {
@@ -212,6 +217,8 @@ const ID_COUNT_KEY: &[u8] = b"count/ids";
 /// Databases made before HTML input have no extraction entry and read as
 /// `main`.
 const EXTRACT_KEY: &[u8] = b"options/extract";
+/// Only databases with `Weighting::Learned` have it.
+const LEARNED_WEIGHTS_KEY: &[u8] = b"options/learned-weights";
 const LOADING_KEY: &[u8] = b"bulk/loading";
 const DIRECTORY_PREFIX: &str = "dir/";
 const TABLE_BYTES_PREFIX: &str = "bytes/";
@@ -233,9 +240,12 @@ impl Key<'_> {
     /// The family the entry lives in.
     pub fn family(&self) -> Family {
         match *self {
-            Key::Manifest | Key::Extract | Key::Loading | Key::Directory(_) | Key::Counter(_) => {
-                Family::Meta
-            }
+            Key::Manifest
+            | Key::Extract
+            | Key::LearnedWeights
+            | Key::Loading
+            | Key::Directory(_)
+            | Key::Counter(_) => Family::Meta,
             Key::IdFp(_) => Family::IdToFp,
             Key::FpId(..) => Family::FpToIds,
             Key::Delta(_) => Family::Delta,
@@ -249,6 +259,7 @@ impl Key<'_> {
         match *self {
             Key::Manifest => out.extend_from_slice(MANIFEST_KEY),
             Key::Extract => out.extend_from_slice(EXTRACT_KEY),
+            Key::LearnedWeights => out.extend_from_slice(LEARNED_WEIGHTS_KEY),
             Key::Loading => out.extend_from_slice(LOADING_KEY),
             Key::Directory(table) => numbered(out, DIRECTORY_PREFIX, table),
             Key::Counter(Counter::Fingerprints) => out.extend_from_slice(FINGERPRINT_COUNT_KEY),
@@ -288,9 +299,49 @@ impl Key<'_> {
             Key::Directory(table) => format!("directory of table {table}"),
             Key::Manifest => "manifest".into(),
             Key::Extract => "extraction option".into(),
+            Key::LearnedWeights => "learned weights".into(),
             Key::Loading => "bulk-load mark".into(),
         }
     }
+}
+
+/// Bytes of one learned weight: the feature hash (u64) and its weight
+/// (u32), little-endian, after the document count (u64).
+const LEARNED_ENTRY_BYTES: usize = 12;
+
+/// The stored form of learned weights: the documents learned from, then
+/// every (feature hash, weight) in ascending hash order, little-endian as
+/// the table's digest reads them.
+pub(crate) fn encode_learned_weights(idf: &LearnedIdf) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + idf.len() * LEARNED_ENTRY_BYTES);
+    out.extend_from_slice(&idf.documents().to_le_bytes());
+    for (hash, weight) in idf.entries() {
+        out.extend_from_slice(&hash.to_le_bytes());
+        out.extend_from_slice(&weight.to_le_bytes());
+    }
+    out
+}
+
+/// Learned weights read back, or why their bytes are not a table.
+pub(crate) fn decode_learned_weights(bytes: &[u8]) -> Result<LearnedIdf, String> {
+    let (documents, rest) = bytes
+        .split_first_chunk::<8>()
+        .ok_or_else(|| format!("{} bytes, fewer than the document count's 8", bytes.len()))?;
+    let chunks = rest.chunks_exact(LEARNED_ENTRY_BYTES);
+    if !chunks.remainder().is_empty() {
+        return Err(format!(
+            "{} bytes of entries, not a multiple of {LEARNED_ENTRY_BYTES}",
+            rest.len()
+        ));
+    }
+    let entries: Vec<(u64, u32)> = chunks
+        .filter_map(|entry| {
+            let (hash, weight) = entry.split_first_chunk::<8>()?;
+            let weight: [u8; 4] = weight.try_into().ok()?;
+            Some((u64::from_le_bytes(*hash), u32::from_le_bytes(weight)))
+        })
+        .collect();
+    LearnedIdf::from_entries(u64::from_le_bytes(*documents), &entries).map_err(|e| e.to_string())
 }
 
 /// `prefix` and `number` in three or more digits (`dir/007`).
@@ -369,6 +420,7 @@ impl<'a> Record<'a> {
         match *self {
             Record::Manifest(_) => Key::Manifest,
             Record::Extract(_) => Key::Extract,
+            Record::LearnedWeights(_) => Key::LearnedWeights,
             Record::Loading => Key::Loading,
             Record::Directory { table, .. } => Key::Directory(table),
             Record::Counter(counter, _) => Key::Counter(counter),
@@ -385,6 +437,7 @@ impl<'a> Record<'a> {
     pub(super) fn encode_value(&self, out: &mut Vec<u8>) {
         match *self {
             Record::Manifest(bytes)
+            | Record::LearnedWeights(bytes)
             | Record::Directory { bytes, .. }
             | Record::Block { bytes, .. }
             | Record::FpId {
@@ -478,6 +531,15 @@ fn decode_meta<'a>(key: &'a [u8], value: &'a [u8]) -> Result<Record<'a>, Malform
                 family: Family::Meta,
                 len: value.len(),
             }),
+        LEARNED_WEIGHTS_KEY => {
+            if value.len() < 8 || !(value.len() - 8).is_multiple_of(LEARNED_ENTRY_BYTES) {
+                return Err(Malformed::ValueLength {
+                    family: Family::Meta,
+                    len: value.len(),
+                });
+            }
+            Ok(Record::LearnedWeights(value))
+        }
         LOADING_KEY => Ok(Record::Loading),
         _ => {
             if let Some(table) = number_after(key, DIRECTORY_PREFIX) {
@@ -520,6 +582,31 @@ pub(super) fn is_manifest_key(key: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    #[test]
+    fn learned_weights_read_back_and_malformed_ones_are_named() {
+        let docs: Vec<Vec<u64>> = (0..30u64).map(|d| vec![d % 4, d % 9 + 10, 99]).collect();
+        let idf = LearnedIdf::learn(docs.iter().map(Vec::as_slice));
+        assert!(!idf.is_empty());
+        let bytes = encode_learned_weights(&idf);
+        assert_eq!(bytes.len(), 8 + 12 * idf.len());
+        assert_eq!(decode_learned_weights(&bytes), Ok(idf));
+        for len in [0, 7, 9, bytes.len() - 1] {
+            assert!(
+                decode_learned_weights(&bytes[..len]).is_err(),
+                "{len} bytes"
+            );
+            assert!(matches!(
+                Record::decode(Family::Meta, LEARNED_WEIGHTS_KEY, &bytes[..len]),
+                Err(Malformed::ValueLength { .. })
+            ));
+        }
+        // Entries out of order are not a table.
+        let mut swapped = bytes.clone();
+        let (first, second) = swapped[8..].split_at_mut(12);
+        first.swap_with_slice(&mut second[..12]);
+        assert!(decode_learned_weights(&swapped).is_err());
+    }
+
     fn round_trip(record: Record<'_>) {
         let key = record.key();
         let mut key_bytes = Vec::new();
@@ -541,6 +628,7 @@ mod tests {
         for record in [
             Record::Manifest(b"\x01\x02"),
             Record::Extract("main"),
+            Record::LearnedWeights(&[0; 20]),
             Record::Loading,
             Record::Directory {
                 table: 12,

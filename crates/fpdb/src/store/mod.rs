@@ -41,7 +41,8 @@ use self::group_commit::GroupCommit;
 use self::handle::Handle;
 pub(crate) use self::ids::{IdScanner, PrefixesRead};
 pub(crate) use self::keys::{
-    decode_block_key, Counter, DeltaEntry, Family, Key, Malformed, Record,
+    decode_block_key, decode_learned_weights, encode_learned_weights, Counter, DeltaEntry, Family,
+    Key, Malformed, Record,
 };
 use self::keys::{decode_counter, decode_fingerprint};
 pub(crate) use self::lock::take_lock;
