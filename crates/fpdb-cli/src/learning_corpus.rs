@@ -10,13 +10,9 @@ use std::sync::Arc;
 
 use fpdb::dedup::Corpus;
 use fpdb::simhash::LearnedIdf;
-use fpdb::{learn_common_features, Confirmation, Document, Fingerprint, Simhasher};
+use fpdb::{learn_common_features, Confirmation, Document, Fingerprint, Simhasher, LEARN_SAMPLE};
 
 use crate::input::{Payload, Record};
-
-/// Documents that teach the tables: the first this many texts (fewer when
-/// the corpus has fewer).
-pub const SAMPLE: usize = 10_000;
 
 /// What one record gave: a document, its features while the tables are not
 /// learned yet, or nothing (a text without features).
@@ -68,7 +64,7 @@ impl LearningCorpus {
             ids: Vec::new(),
             documents: Vec::new(),
             sample: Some((Vec::new(), Vec::new())),
-            sample_limit: SAMPLE,
+            sample_limit: LEARN_SAMPLE,
             sample_size: 0,
             skipped: 0,
         }

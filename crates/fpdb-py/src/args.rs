@@ -293,7 +293,7 @@ pub fn simhash_options(tokenizer: Option<&str>, weights: Option<&str>) -> PyResu
     if let Some(name) = weights {
         if name.starts_with("learned") {
             return Err(Kind::InvalidInput.err(format!(
-                "weights {name:?}: learned weights are learned from texts; `fpdb create --weights learned --learn-from FILE` makes such a database, which Python then opens"
+                "weights {name:?}: learned weights are learned from texts: Db.create(path, weights=\"learned\", learn_from=texts)"
             )));
         }
         options.weighting = name

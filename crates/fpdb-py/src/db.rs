@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use fpdb::OpenOptions;
 use fpdb::Options;
-use fpdb::{BulkOptions, BulkPhase, BulkProgress, Confirmation, Db, DesignChoice, Fingerprint};
+use fpdb::{
+    BulkOptions, BulkPhase, BulkProgress, Confirmation, Db, DesignChoice, Fingerprint, Simhasher,
+};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
@@ -154,6 +156,17 @@ fn open_options(read_only: bool, cache_bytes: Option<usize>, sync: bool) -> Open
     options
 }
 
+/// The feature hashes of the first texts with features, at most
+/// `fpdb::LEARN_SAMPLE`.
+fn learning_sample(tokens: &Simhasher, texts: &[String]) -> Vec<Vec<u64>> {
+    texts
+        .iter()
+        .map(|text| tokens.feature_hashes(text))
+        .filter(|f| !f.is_empty())
+        .take(fpdb::LEARN_SAMPLE)
+        .collect()
+}
+
 #[pymethods]
 impl PyDb {
     /// Creates a database in `path` (a new or empty directory) and opens it.
@@ -168,10 +181,16 @@ impl PyDb {
     /// within `confirm_radius` bits (default 12), kept when their
     /// estimated resemblance reaches `confirm_threshold` (default 0.5);
     /// each `Match` then names one document and its `similarity`.
+    /// `learn_from` (texts of the crawl; the first 10,000 are read) teaches
+    /// the database, once and for good: with `weights="learned"` how rare
+    /// each word is (every word then weighs tf × IDF², unseen words
+    /// nothing), with `confirm=True` which features a site's template puts
+    /// on more than 20% of pages (left out of signatures).
     #[staticmethod]
     #[pyo3(signature = (path, *, k=3, expected=None, design="auto", tokenizer=None, weights=None,
                         extract="main", block_bytes=None, exist_ok=false, cache_bytes=None,
-                        sync=false, confirm=false, confirm_radius=None, confirm_threshold=None))]
+                        sync=false, confirm=false, confirm_radius=None, confirm_threshold=None,
+                        learn_from=None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn create(
         py: Python<'_>,
@@ -189,14 +208,21 @@ impl PyDb {
         confirm: bool,
         confirm_radius: Option<u32>,
         confirm_threshold: Option<f64>,
+        learn_from: Option<Vec<String>>,
     ) -> PyResult<PyDb> {
         let design = design
             .parse::<DesignChoice>()
             .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
+        let learn_weights = weights == Some("learned");
+        let simhash = if learn_weights {
+            args::simhash_options(tokenizer, Some("tf"))?
+        } else {
+            args::simhash_options(tokenizer, weights)?
+        };
         let mut options = Options::default()
             .k(k)
             .design(design)
-            .simhash(args::simhash_options(tokenizer, weights)?)
+            .simhash(simhash)
             .extract(args::extract(extract)?);
         if let Some(expected) = expected {
             options = options.expected_size(expected);
@@ -205,6 +231,27 @@ impl PyDb {
             options = options.block_bytes(bytes);
         }
         options = options.confirmation(confirmation(confirm, confirm_radius, confirm_threshold)?);
+        match learn_from {
+            Some(texts) => {
+                if !learn_weights && !confirm {
+                    return Err(Kind::InvalidInput.err(
+                        "learn_from: nothing to learn without weights=\"learned\" or confirm=True",
+                    ));
+                }
+                let tokens = Simhasher::new(simhash);
+                let sample = py.detach(|| learning_sample(&tokens, &texts));
+                if sample.is_empty() {
+                    return Err(Kind::InvalidInput.err("learn_from: no text with features"));
+                }
+                options = options.learned_from(&sample, learn_weights);
+            }
+            None if learn_weights => {
+                return Err(Kind::InvalidInput.err(
+                    "weights=\"learned\": give the texts to learn them from with learn_from=",
+                ));
+            }
+            None => {}
+        }
         let open = open_options(false, cache_bytes, sync);
         let open = if exist_ok {
             open.create_if_missing(options)

@@ -5,7 +5,11 @@ refused."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+
 import pytest
+from serving import fpdb_binary
 
 import fpdb
 
@@ -72,3 +76,63 @@ def test_confirmation_settings_are_checked(tmp_path):
         fpdb.Db.create(tmp_path / "b", confirm=True, confirm_radius=17)
     assert fpdb.Match(1, 0, ["a"], similarity=0.75).similarity == 0.75
     assert fpdb.Match(1, 0, ["a"]).similarity is None
+
+
+def _crawl_pages() -> list[str]:
+    """Pages of one site: a shared navigation and footer around an article
+    of made-up words, so that words are rare and weigh differently."""
+    template = "Home News Sports Weather Contact us Copyright Example Portal"
+    pages = []
+    for n in range(1200):
+        words = [f"w{(n * 7 + i * 13) % 2000:04d}" for i in range(40)]
+        pages.append(f"{template} {' '.join(words)}. {template}")
+    return pages
+
+
+def test_learned_weights_are_kept_and_equal_the_clis(tmp_path):
+    pages = _crawl_pages()
+    with fpdb.Db.create(tmp_path / "py", weights="learned", learn_from=pages, confirm=True) as db:
+        weights = db.stats()["simhash"]
+        assert "weights=learned:" in weights
+        learned = db.fingerprint_many(pages[:50])
+        db.insert_text("p0", pages[0])
+        edited = pages[0].replace("w0000", "w1999", 1)
+        found = db.query_text(edited)
+        assert [m.ids for m in found] == [["p0"]]
+    with fpdb.Db.create(tmp_path / "plain") as plain:
+        assert list(plain.fingerprint_many(pages[:50])) != list(learned)
+    # Reopened, the database fingerprints with the weights it keeps.
+    with fpdb.Db.open(tmp_path / "py", read_only=True) as db:
+        assert list(db.fingerprint_many(pages[:50])) == list(learned)
+    # The CLI learns the same table from the same texts.
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text(
+        "".join(json.dumps({"id": str(i), "text": p}) + "\n" for i, p in enumerate(pages))
+    )
+    subprocess.run(
+        [
+            fpdb_binary(),
+            "create",
+            str(tmp_path / "cli"),
+            "--weights",
+            "learned",
+            "--learn-from",
+            str(sample),
+            "--confirm",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    with fpdb.Db.open(tmp_path / "cli", read_only=True) as db:
+        assert db.stats()["simhash"] == weights
+        assert list(db.fingerprint_many(pages[:50])) == list(learned)
+
+
+def test_learned_weights_need_texts(tmp_path):
+    with pytest.raises(fpdb.InvalidInputError, match="learn_from"):
+        fpdb.Db.create(tmp_path / "a", weights="learned")
+    with pytest.raises(fpdb.InvalidInputError, match="nothing to learn"):
+        fpdb.Db.create(tmp_path / "b", learn_from=["some text"])
+    with pytest.raises(fpdb.InvalidInputError, match="learned weights are learned"):
+        fpdb.Db.create(tmp_path / "c", weights="learned:00000000000000ab")
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

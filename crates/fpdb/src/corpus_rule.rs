@@ -4,7 +4,7 @@
 //! [`MatchRule::judge`] keeps it, so a corpus and a database agree.
 
 use fpdb_codec::dedup;
-use fpdb_simhash::{CommonFeatures, Fingerprint};
+use fpdb_simhash::Fingerprint;
 
 use crate::error::Result;
 use crate::rule::{Document, MatchRule};
@@ -21,24 +21,6 @@ pub struct DocumentPair {
     /// The estimated resemblance that confirmed the pair; `None` when it
     /// was matched by distance alone (one of the two has no signature).
     pub similarity: Option<f64>,
-}
-
-/// A sample smaller than this learns no common features: in a handful of
-/// documents a fifth of them is one or two, and every word of a repeated
-/// page would count as a template's.
-pub const MIN_COMMON_SAMPLE: usize = 1_000;
-
-/// The share of documents (percent) a feature must exceed to be common.
-pub const COMMON_PERCENT: u8 = 20;
-
-/// The common features of a sample of a corpus (each document as its
-/// feature hashes): those in more than [`COMMON_PERCENT`] percent of its
-/// documents, or none for a sample smaller than [`MIN_COMMON_SAMPLE`].
-pub fn learn_common_features(sample: &[Vec<u64>]) -> CommonFeatures {
-    if sample.len() < MIN_COMMON_SAMPLE {
-        return CommonFeatures::default();
-    }
-    CommonFeatures::learn(sample.iter().map(Vec::as_slice), COMMON_PERCENT).unwrap_or_default()
 }
 
 impl MatchRule {
@@ -165,21 +147,5 @@ mod tests {
                 assert!(got.iter().any(|p| p.similarity.is_none()));
             }
         }
-    }
-
-    #[test]
-    fn a_small_sample_learns_no_common_features() {
-        let page = vec![1u64, 2, 3];
-        assert!(learn_common_features(&vec![page.clone(); 10])
-            .hashes()
-            .is_empty());
-        let mut sample = vec![page; MIN_COMMON_SAMPLE];
-        // Feature 9 in one document of a thousand is not common.
-        sample[0].push(9);
-        assert_eq!(
-            learn_common_features(&sample).hashes(),
-            &[1, 2, 3],
-            "the template's features, not the rare one"
-        );
     }
 }

@@ -50,6 +50,7 @@ mod delta;
 mod error;
 mod find;
 mod inspect;
+mod learn;
 mod manifest;
 mod merge;
 mod options;
@@ -73,7 +74,7 @@ pub use batch::BatchStrategy;
 pub use bulk::{
     default_memory_bytes, BulkLoader, BulkOptions, BulkPhase, BulkProgress, BulkSummary,
 };
-pub use corpus_rule::{learn_common_features, DocumentPair, COMMON_PERCENT, MIN_COMMON_SAMPLE};
+pub use corpus_rule::DocumentPair;
 pub use db::Db;
 pub use error::{Error, Result};
 pub use fpdb_codec::dedup;
@@ -86,6 +87,7 @@ pub use fpdb_html as html;
 pub use fpdb_html::{Extract, HtmlError, Page, UnknownExtract};
 pub use fpdb_simhash as simhash;
 pub use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
+pub use learn::{learn_common_features, COMMON_PERCENT, LEARN_SAMPLE, MIN_COMMON_SAMPLE};
 pub use manifest::FORMAT_VERSION;
 pub use options::{OpenOptions, Options, DEFAULT_K};
 pub use progress::Progress;

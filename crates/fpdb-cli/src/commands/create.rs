@@ -2,20 +2,16 @@
 
 use std::io::Write;
 
-use std::sync::Arc;
-
 use anyhow::{bail, Context, Result};
-use fpdb::simhash::LearnedIdf;
-use fpdb::{learn_common_features, Db, DesignChoice, Options, Simhasher};
+use fpdb::{Db, DesignChoice, Options, Simhasher, LEARN_SAMPLE};
 
 use crate::cli::CreateArgs;
 use crate::input::{self, Payload, Role};
-use crate::learning_corpus::SAMPLE;
 
 pub fn run(args: CreateArgs) -> Result<()> {
     let design: DesignChoice = args.design.parse().context("--design")?;
     let learn_weights = args.simhash.learns_weights();
-    let mut confirmation = super::confirmation(&args.confirm)?;
+    let confirmation = super::confirmation(&args.confirm)?;
     if learn_weights && args.learn_from.is_empty() {
         bail!("--weights learned: give the texts to learn the weights from with --learn-from FILE");
     }
@@ -23,38 +19,41 @@ pub fn run(args: CreateArgs) -> Result<()> {
         bail!("--learn-from: nothing to learn without --weights learned or --confirm");
     }
     let simhash = super::learning_options(&args.simhash)?;
-    let mut options = Options::default()
+    let options = Options::default()
         .k(args.k)
         .expected_size(args.expected)
         .design(design)
         .block_bytes(args.block_bytes)
         .simhash(simhash)
-        .extract(args.simhash.extract);
-    if !args.learn_from.is_empty() {
+        .extract(args.simhash.extract)
+        .confirmation(confirmation);
+    let options = if args.learn_from.is_empty() {
+        options
+    } else {
         let sample = read_sample(&args, &Simhasher::new(simhash))?;
         if sample.is_empty() {
             bail!("--learn-from: no text with features to learn from");
         }
-        if learn_weights {
-            let idf = LearnedIdf::learn(sample.iter().map(Vec::as_slice));
+        let options = options.learned_from(&sample, learn_weights);
+        if let Some(idf) = &options.learned_weights {
             eprintln!(
                 "fpdb: weights learned from {}: {} weighted features",
                 super::count(sample.len() as u64, "text"),
                 idf.len()
             );
-            options = options.learned_weights(Arc::new(idf));
         }
-        confirmation = confirmation.map(|c| {
-            let common = learn_common_features(&sample);
+        if let Some(confirmation) = &options.confirmation {
             eprintln!(
                 "fpdb: {} common to the {} left out of signatures",
-                super::count(common.hashes().len() as u64, "feature"),
+                super::count(
+                    confirmation.common_features().hashes().len() as u64,
+                    "feature"
+                ),
                 super::count(sample.len() as u64, "text")
             );
-            c.with_common_features(common)
-        });
-    }
-    let options = options.confirmation(confirmation);
+        }
+        options
+    };
     let db = Db::create(&args.db, options)
         .with_context(|| format!("cannot create a database in {}", args.db.display()))?;
     writeln!(
@@ -85,7 +84,7 @@ fn read_sample(args: &CreateArgs, tokens: &Simhasher) -> Result<Vec<Vec<u64>>> {
     let mut sample: Vec<Vec<u64>> = Vec::new();
     inputs
         .stream(|records| -> Result<()> {
-            let room = SAMPLE.saturating_sub(sample.len());
+            let room = LEARN_SAMPLE.saturating_sub(sample.len());
             let texts: Vec<&str> = records
                 .iter()
                 .filter_map(|record| match &record.payload {

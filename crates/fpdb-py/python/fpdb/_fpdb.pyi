@@ -89,6 +89,7 @@ class Db:
         confirm: bool = False,
         confirm_radius: int | None = None,
         confirm_threshold: float | None = None,
+        learn_from: Sequence[str] | None = None,
     ) -> Db: ...
     @staticmethod
     def open(
