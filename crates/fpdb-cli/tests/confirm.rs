@@ -464,3 +464,60 @@ fn create_learns_its_tables_from_texts() {
     }
     assert!(confirmed_past_k > 0);
 }
+
+/// `fpdb load` of texts into a confirming database keeps their signatures:
+/// its answers are the library's rule over the documents, matches past k
+/// among them; a text without features is left out and counted.
+#[test]
+fn load_keeps_signatures() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    ok(dir, &["create", "db", "--confirm"], "");
+    let docs = crawl_of(7, 300, "", rare_sentence);
+    let mut input: String = docs.iter().map(|(id, text)| line(id, text)).collect();
+    input.push_str(&line("empty", "，。！"));
+    std::fs::write(dir.join("crawl.jsonl"), input).unwrap();
+    let out = fpdb(dir, &["load", "db", "crawl.jsonl"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 text without features left out"),
+        "{}",
+        stderr(&out)
+    );
+    let queries: String = docs
+        .iter()
+        .take(80)
+        .map(|(id, text)| line(&format!("q-{id}"), text))
+        .collect();
+    std::fs::write(dir.join("q.jsonl"), queries).unwrap();
+    let printed = json_lines(ok(dir, &["query", "db", "q.jsonl", "--format", "json"], ""));
+    let db = OpenOptions::new()
+        .read_only(true)
+        .open(dir.join("db"))
+        .unwrap();
+    assert_eq!(db.get("empty").unwrap(), None);
+    let rule = db.match_rule(db.k());
+    let mut confirmed_past_k = 0;
+    for (answer, (_, text)) in printed.iter().zip(&docs) {
+        let near = db.find(&db.document_text(text).unwrap(), &rule).unwrap();
+        confirmed_past_k += near.iter().filter(|n| n.distance > 3).count();
+        let expected: Vec<(String, u64, f64)> = near
+            .iter()
+            .map(|n| (n.id.clone(), u64::from(n.distance), n.similarity.unwrap()))
+            .collect();
+        let got: Vec<(String, u64, f64)> = answer["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["ids"][0].as_str().unwrap().to_string(),
+                    m["distance"].as_u64().unwrap(),
+                    m["similarity"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{text}");
+    }
+    assert!(confirmed_past_k > 0);
+}
