@@ -85,18 +85,25 @@ setup-java:
 	if [ -z "$$java_major" ] || [ "$$java_major" -lt 17 ]; then missing="$$missing openjdk-17-jre-headless"; fi; \
 	$(APT_INSTALL)
 
-## Headless Chromium for the one test that opens `fpdb report`'s page in
-## a browser (crates/fpdb-cli/tests/report.rs), without the desktop's
-## recommended packages. Where it cannot be installed the test is skipped,
+## Headless Chromium for the tests that open `fpdb report`'s page in a
+## browser (crates/fpdb-cli/tests/report.rs), without the desktop's
+## recommended packages, and a font with Chinese characters: Chromium's
+## dependencies bring only DejaVu, so the page's Chinese texts would draw
+## as boxes. Where they cannot be installed the tests are skipped or fail,
 ## and this says so.
 setup-chromium:
-	@if [ -z "$${FPDB_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "setup: installing chromium (the HTML report's browser test)"; \
-			export DEBIAN_FRONTEND=noninteractive; \
-			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || true; \
-		fi; \
-		command -v chromium >/dev/null 2>&1 || echo "warning: chromium is not installed (sudo apt-get install --no-install-recommends chromium); the HTML report's browser test is skipped" >&2; \
+	@missing=""; \
+	if [ -z "$${FPDB_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
+	if ! fc-list :lang=zh 2>/dev/null | grep -q .; then missing="$$missing fonts-wqy-microhei"; fi; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "setup: installing$$missing (the HTML report's browser tests)"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } || true; \
+	fi; \
+	if [ -z "$${FPDB_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then \
+		echo "warning: chromium is not installed (sudo apt-get install --no-install-recommends chromium fonts-wqy-microhei); the HTML report's browser tests are skipped" >&2; \
+	elif ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
+		echo "warning: no font with Chinese characters (sudo apt-get install fonts-wqy-microhei); the browser test of the report's Chinese texts fails" >&2; \
 	fi
 
 build: setup
