@@ -7,7 +7,8 @@ Usage: python3 benches/scripts/textdedup_bench.py FPDB TEXTDEDUP_PYTHON
 FPDB is the `fpdb` binary; TEXTDEDUP_PYTHON a Python with text-dedup
 installed (`make bench-textdedup` makes one). The corpus is JSON Lines of
 {"id", "text"} (default data/corpus.jsonl); the truth a TSV of planted
-near-duplicate pairs, id_a and id_b (default data/corpus-truth.tsv).
+near-duplicate pairs, id_a, id_b and the edit between them (default
+data/corpus-truth.tsv).
 
 Every tool runs as its own process, as a user runs it, with its default
 settings, and every run's order is rotated so no tool always goes first
@@ -188,12 +189,14 @@ def main() -> None:
         return resemblance(a, b) >= RESEMBLANCE
 
     truth: set[frozenset[str]] = set()
+    edits: dict[str, set[frozenset[str]]] = {}
     if args.truth and args.truth.exists():
         for line in args.truth.open(encoding="utf-8"):
             if line.startswith("#") or not line.strip():
                 continue
-            a, b = line.rstrip("\n").split("\t")[:2]
+            a, b, *edit = line.rstrip("\n").split("\t")
             truth.add(frozenset((a, b)))
+            edits.setdefault(edit[0] if edit else "?", set()).add(frozenset((a, b)))
 
     version = subprocess.run(
         [
@@ -275,6 +278,19 @@ def main() -> None:
             f"| {len(clusters)} | {removed} "
             f"| {len(pairs)} | {recall} | {alike} / {len(others) - alike} | {precision} |"
         )
+
+    if edits:
+        print()
+        print("planted pairs found, by the edit between the two copies:")
+        print()
+        print(
+            "| tool | " + " | ".join(f"{e} ({len(p)})" for e, p in edits.items()) + " |"
+        )
+        print("|---|" + "---|" * len(edits))
+        for tool in tools:
+            pairs = pairs_of(tool.clusters or [])
+            cells = [f"{len(p & pairs) / len(p):.0%}" for p in edits.values()]
+            print(f"| {tool.name} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
