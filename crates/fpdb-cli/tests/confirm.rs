@@ -375,6 +375,27 @@ fn learned_weights_are_refused_where_nothing_learns_them() {
     );
 }
 
+/// The JSON answers of `fpdb query` to the first `n` texts of `docs`, and
+/// the database opened read-only to compare them with.
+fn query_first(
+    dir: &std::path::Path,
+    docs: &[(String, String)],
+    n: usize,
+) -> (Vec<serde_json::Value>, fpdb::Db) {
+    let queries: String = docs
+        .iter()
+        .take(n)
+        .map(|(id, text)| line(&format!("q-{id}"), text))
+        .collect();
+    std::fs::write(dir.join("q.jsonl"), queries).unwrap();
+    let printed = json_lines(ok(dir, &["query", "db", "q.jsonl", "--format", "json"], ""));
+    let db = OpenOptions::new()
+        .read_only(true)
+        .open(dir.join("db"))
+        .unwrap();
+    (printed, db)
+}
+
 /// `create --weights learned --learn-from` keeps the weights learned from
 /// the texts (and with `--confirm` their common features); `add` and
 /// `query` of texts then answer as the library's rule over documents made
@@ -428,17 +449,7 @@ fn create_learns_its_tables_from_texts() {
         .collect();
     let confirmation = fpdb::Confirmation::recommended()
         .with_common_features(fpdb::learn_common_features(&sample));
-    let queries: String = docs
-        .iter()
-        .take(60)
-        .map(|(id, text)| line(&format!("q-{id}"), text))
-        .collect();
-    std::fs::write(dir.join("q.jsonl"), queries).unwrap();
-    let printed = json_lines(ok(dir, &["query", "db", "q.jsonl", "--format", "json"], ""));
-    let db = OpenOptions::new()
-        .read_only(true)
-        .open(dir.join("db"))
-        .unwrap();
+    let (printed, db) = query_first(dir, &docs, 60);
     assert_eq!(db.confirmation(), Some(&confirmation));
     let mut confirmed_past_k = 0;
     for (answer, (_, text)) in printed.iter().zip(&docs) {
@@ -484,17 +495,7 @@ fn load_keeps_signatures() {
         "{}",
         stderr(&out)
     );
-    let queries: String = docs
-        .iter()
-        .take(80)
-        .map(|(id, text)| line(&format!("q-{id}"), text))
-        .collect();
-    std::fs::write(dir.join("q.jsonl"), queries).unwrap();
-    let printed = json_lines(ok(dir, &["query", "db", "q.jsonl", "--format", "json"], ""));
-    let db = OpenOptions::new()
-        .read_only(true)
-        .open(dir.join("db"))
-        .unwrap();
+    let (printed, db) = query_first(dir, &docs, 80);
     assert_eq!(db.get("empty").unwrap(), None);
     let rule = db.match_rule(db.k());
     let mut confirmed_past_k = 0;
