@@ -522,3 +522,68 @@ fn load_keeps_signatures() {
     }
     assert!(confirmed_past_k > 0);
 }
+
+/// `fpdb pairs` of a confirming database pairs its documents under the
+/// rule, as brute force applies it to every pair of the texts loaded, and
+/// its clusters are the connected components of those pairs.
+#[test]
+fn pairs_of_a_confirming_database_apply_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    ok(dir, &["create", "db", "--confirm"], "");
+    let docs = crawl_of(8, 250, "", rare_sentence);
+    let input: String = docs.iter().map(|(id, text)| line(id, text)).collect();
+    std::fs::write(dir.join("crawl.jsonl"), input).unwrap();
+    ok(dir, &["load", "db", "crawl.jsonl"], "");
+    let out = fpdb(dir, &["pairs", "db", "--format", "json"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let unordered = |(a, b, distance): (String, String, u32)| {
+        if a < b {
+            (a, b, distance)
+        } else {
+            (b, a, distance)
+        }
+    };
+    let printed: std::collections::BTreeSet<(String, String, u32)> = json_lines(&out.stdout)
+        .iter()
+        .map(|p| {
+            unordered((
+                p["a"].as_str().unwrap().to_string(),
+                p["b"].as_str().unwrap().to_string(),
+                u32::try_from(p["distance"].as_u64().unwrap()).unwrap(),
+            ))
+        })
+        .collect();
+    let rule = fpdb::MatchRule {
+        k: 3,
+        confirmation: Some(fpdb::Confirmation::recommended()),
+    };
+    let expected: std::collections::BTreeSet<(String, String, u32)> = brute_force(&docs, &rule)
+        .into_iter()
+        .map(unordered)
+        .collect();
+    assert_eq!(printed, expected);
+    assert!(printed.iter().any(|p| p.2 > 3), "{printed:?}");
+    assert!(
+        stderr(&out).contains(&format!("{} pairs within 12 bits", expected.len())),
+        "{}",
+        stderr(&out)
+    );
+
+    // Clusters: the connected components of the pairs.
+    let clusters = json_lines(ok(
+        dir,
+        &["pairs", "db", "--clusters", "--format", "json"],
+        "",
+    ));
+    let clustered: usize = clusters
+        .iter()
+        .map(|c| c["ids"].as_array().unwrap().len())
+        .sum();
+    let mut in_pairs: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for (a, b, _) in &expected {
+        in_pairs.insert(a.clone());
+        in_pairs.insert(b.clone());
+    }
+    assert_eq!(clustered, in_pairs.len());
+}

@@ -291,7 +291,33 @@ fn bulk_loads_keep_signatures_in_memory_and_through_spilled_runs() {
             );
         }
         fpdb_testkit::assert_verifies(&db);
+        assert_rule_pairs(&db, &model, &rule);
     }
+}
+
+/// `Db::rule_pairs` is the rule applied to every pair of stored documents.
+fn assert_rule_pairs(db: &Db, model: &Model, rule: &MatchRule) {
+    let (corpus, pairs) = db.rule_pairs(rule, &()).unwrap();
+    let got: std::collections::BTreeSet<(String, String, u32)> = pairs
+        .iter()
+        .map(|p| {
+            let (a, b) = (corpus.id(p.a).unwrap(), corpus.id(p.b).unwrap());
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            (a.to_string(), b.to_string(), p.distance)
+        })
+        .collect();
+    let mut expected = std::collections::BTreeSet::new();
+    let stored: Vec<(&String, &Stored)> = model.iter().collect();
+    for (i, (a, x)) in stored.iter().enumerate() {
+        for (b, y) in &stored[i + 1..] {
+            let distance = x.fingerprint.distance(y.fingerprint);
+            if rule.judge(distance, &x.signature, &y.signature).is_some() {
+                expected.insert(((*a).clone(), (*b).clone(), distance));
+            }
+        }
+    }
+    assert_eq!(got, expected);
+    assert!(got.iter().any(|p| p.2 > rule.k), "no pair past k");
 }
 
 #[test]
