@@ -1,7 +1,7 @@
 //! Fingerprinting and de-duplication without a database.
 
 use fpdb::dedup::{Corpus, Representative};
-use fpdb::{Fingerprint, Simhasher};
+use fpdb::{Confirmation, Fingerprint, LearningCorpus, MatchRule, Simhasher};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
@@ -155,8 +155,18 @@ pub fn pages_fingerprints<'py>(
 /// `(a, b, distance)` with `a < b`; with `clusters=True`, the groups of
 /// positions linked by chains of such pairs instead, as a list of lists
 /// (each increasing; positions without a near-duplicate are in none).
+///
+/// Texts may be matched as `fpdb dedup` matches them: `weights="learned"`
+/// weighs each word by its rarity in the first 10,000 texts, and
+/// `confirm=True` pairs them in two stages (candidates within
+/// `confirm_radius` bits, default 12, kept when their signatures'
+/// estimated resemblance reaches `confirm_threshold`, default 0.5, the
+/// features common to the first texts left out). Texts without features
+/// are then in no pair, and with `confirm=True` the pairs come as four
+/// arrays, `(a, b, distance, similarity)`.
 #[pyfunction]
-#[pyo3(signature = (fps=None, *, texts=None, k=3, clusters=false, tokenizer=None, weights=None))]
+#[pyo3(signature = (fps=None, *, texts=None, k=3, clusters=false, tokenizer=None, weights=None,
+                    confirm=false, confirm_radius=None, confirm_threshold=None))]
 #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
 pub fn dedup<'py>(
     py: Python<'py>,
@@ -166,7 +176,31 @@ pub fn dedup<'py>(
     clusters: bool,
     tokenizer: Option<&str>,
     weights: Option<&str>,
+    confirm: bool,
+    confirm_radius: Option<u32>,
+    confirm_threshold: Option<f64>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let confirmation = crate::db::confirmation(confirm, confirm_radius, confirm_threshold)?;
+    let learn_weights = weights == Some("learned");
+    if confirmation.is_some() || learn_weights {
+        let Some(texts) = texts.filter(|_| fps.is_none()) else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "confirm=True and weights=\"learned\" take texts= alone",
+            ));
+        };
+        let texts: Vec<String> = texts.extract()?;
+        let weights = if learn_weights { Some("tf") } else { weights };
+        let simhasher = Simhasher::new(simhash_options(tokenizer, weights)?);
+        return learned_dedup(
+            py,
+            &texts,
+            k,
+            clusters,
+            simhasher,
+            learn_weights,
+            confirmation,
+        );
+    }
     let fps = match (fps, texts) {
         (Some(items), None) => fingerprints_or_texts(py, items, tokenizer, weights)?,
         (None, Some(texts)) => hash_texts(py, texts, tokenizer, weights)?,
@@ -245,4 +279,71 @@ fn hash_texts(
             .map(|text| simhasher.fingerprint(text))
             .collect()
     }))
+}
+
+/// [`dedup`] of texts by a [`LearningCorpus`]: positions are the texts'.
+fn learned_dedup<'py>(
+    py: Python<'py>,
+    texts: &[String],
+    k: u32,
+    clusters: bool,
+    simhasher: Simhasher,
+    learn_weights: bool,
+    confirmation: Option<Confirmation>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let confirming = confirmation.is_some();
+    let found = py.detach(move || -> fpdb::Result<_> {
+        let mut corpus = LearningCorpus::new(simhasher, learn_weights, confirmation);
+        let positions = corpus.add_texts(texts);
+        let (documents, learned) = corpus.finish();
+        // The text each document came from.
+        let text_of: Vec<usize> = positions
+            .iter()
+            .enumerate()
+            .filter_map(|(text, position)| position.map(|_| text))
+            .collect();
+        let rule = MatchRule {
+            k,
+            confirmation: learned.confirmation,
+        };
+        let pairs = rule.corpus_pairs(&documents)?;
+        Ok((text_of, documents, pairs))
+    });
+    let (text_of, documents, pairs) = found.map_err(crate::errors::to_py)?;
+    let text = |position: usize| text_of.get(position).copied().unwrap_or_default();
+    if clusters {
+        let corpus: Corpus = documents.iter().map(|d| ("", d.fingerprint)).collect();
+        let groups =
+            corpus.clusters_linked_by(pairs.iter().map(|p| (p.a, p.b)), Representative::FirstSeen);
+        let members: Vec<Vec<usize>> = groups
+            .into_iter()
+            .map(|group| group.members.into_iter().map(text).collect())
+            .collect();
+        return Ok(PyList::new(py, members)?.into_any());
+    }
+    let a: Vec<u64> = pairs.iter().map(|p| text(p.a) as u64).collect();
+    let b: Vec<u64> = pairs.iter().map(|p| text(p.b) as u64).collect();
+    let distance: Vec<u8> = pairs
+        .iter()
+        .map(|p| u8::try_from(p.distance).unwrap_or(u8::MAX))
+        .collect();
+    if !confirming {
+        let arrays = (
+            PyArray1::from_vec(py, a),
+            PyArray1::from_vec(py, b),
+            PyArray1::from_vec(py, distance),
+        );
+        return Ok(arrays.into_pyobject(py)?.into_any());
+    }
+    let similarity: Vec<f64> = pairs
+        .iter()
+        .map(|p| p.similarity.unwrap_or(f64::NAN))
+        .collect();
+    let arrays = (
+        PyArray1::from_vec(py, a),
+        PyArray1::from_vec(py, b),
+        PyArray1::from_vec(py, distance),
+        PyArray1::from_vec(py, similarity),
+    );
+    Ok(arrays.into_pyobject(py)?.into_any())
 }

@@ -126,7 +126,7 @@ fn signed_document(db: &Db, document: &Document) -> fpdb::Result<Option<fpdb::Do
 
 /// The confirmation `create` asks for: the recommended one with the
 /// radius and threshold given, or none without `confirm`.
-fn confirmation(
+pub(crate) fn confirmation(
     confirm: bool,
     radius: Option<u32>,
     threshold: Option<f64>,

@@ -146,3 +146,36 @@ def test_bulk_loaded_texts_are_signed(tmp_path):
         found = db.query_text(COPY)
         assert [m.ids for m in found] == [["orig"]]
         assert 0.5 <= found[0].similarity <= 1.0
+
+
+def test_dedup_of_texts_under_the_rule_equals_the_clis(tmp_path):
+    pages = _crawl_pages()[:300]
+    texts = pages + [p.replace("w0", "x0", 2) for p in pages[:100]] + ["，。！"]
+    a, b, distance, similarity = fpdb.dedup(texts=texts, weights="learned", confirm=True)
+    got = {(int(x), int(y), int(d)) for x, y, d in zip(a, b, distance)}
+    assert any(d > 3 for _, _, d in got)
+    assert all(0.5 <= s <= 1.0 for s, d in zip(similarity, distance) if d > 3)
+    assert all(len(texts) - 1 not in (x, y) for x, y, _ in got), "no features, no pair"
+    corpus = tmp_path / "texts.jsonl"
+    corpus.write_text(
+        "".join(json.dumps({"id": str(i), "text": t}) + "\n" for i, t in enumerate(texts))
+    )
+    printed = subprocess.run(
+        [fpdb_binary(), "dedup", str(corpus), "--weights", "learned", "--confirm"]
+        + ["--format", "json"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    pairs = [json.loads(line) for line in printed.splitlines()]
+    expected = {(int(p["a"]), int(p["b"]), p["distance"]) for p in pairs}
+    assert got == {(min(x, y), max(x, y), d) for x, y, d in expected}
+    clusters = fpdb.dedup(texts=texts, weights="learned", confirm=True, clusters=True)
+    assert sum(len(c) for c in clusters) == len({i for x, y, _ in got for i in (x, y)})
+
+
+def test_dedup_under_the_rule_takes_texts_alone():
+    with pytest.raises(TypeError, match="texts= alone"):
+        fpdb.dedup([1, 2, 3], confirm=True)
+    with pytest.raises(fpdb.InvalidInputError, match="confirm=True"):
+        fpdb.dedup(texts=["a b c"], confirm_radius=9)

@@ -7,7 +7,7 @@ use fpdb::{Confirmation, MatchRule, Simhasher};
 
 use crate::cli::{DedupArgs, RepresentativeRule};
 use crate::input::{self, fingerprints, Role};
-use crate::learning_corpus::LearningCorpus;
+use crate::learning_corpus::LearningInput;
 use crate::output::PairsOut;
 use crate::progress::Reading;
 
@@ -29,7 +29,7 @@ pub fn run(args: DedupArgs) -> Result<()> {
         })?;
         (corpus, None, None)
     } else {
-        let mut learning = LearningCorpus::new(simhasher, learn_weights, confirmation);
+        let mut learning = LearningInput::new(simhasher, learn_weights, confirmation);
         inputs.stream(|records| -> Result<()> {
             reading.handled(records.len());
             learning.add(records);

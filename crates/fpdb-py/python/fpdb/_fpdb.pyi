@@ -196,7 +196,25 @@ def dedup(
     clusters: Literal[False] = False,
     tokenizer: str | None = None,
     weights: str | None = None,
+    confirm: Literal[False] = False,
+    confirm_radius: int | None = None,
+    confirm_threshold: float | None = None,
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8]]: ...
+@overload
+def dedup(
+    fps: _Fingerprints | None = None,
+    *,
+    texts: Sequence[str] | None = None,
+    k: int = 3,
+    clusters: Literal[False] = False,
+    tokenizer: str | None = None,
+    weights: str | None = None,
+    confirm: Literal[True],
+    confirm_radius: int | None = None,
+    confirm_threshold: float | None = None,
+) -> tuple[
+    npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8], npt.NDArray[np.float64]
+]: ...
 @overload
 def dedup(
     fps: _Fingerprints | None = None,
@@ -206,6 +224,9 @@ def dedup(
     clusters: Literal[True],
     tokenizer: str | None = None,
     weights: str | None = None,
+    confirm: bool = False,
+    confirm_radius: int | None = None,
+    confirm_threshold: float | None = None,
 ) -> list[list[int]]: ...
 def fingerprint_pages(
     pages: Sequence[bytes | str],

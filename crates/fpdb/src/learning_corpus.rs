@@ -1,0 +1,225 @@
+//! A corpus that learns from its first texts before it judges them
+//! (`fpdb dedup --weights learned --confirm`, Python's `fpdb.dedup(...,
+//! confirm=True)`): with learned weights, each fingerprint weighs words by
+//! their rarity in those texts; with a confirmation, each signature leaves
+//! out the features common to them (a site's template), as a database
+//! learns both from its first texts ([`crate::learn`]). Until the tables
+//! are learned, what depends on them waits; each text is tokenized once,
+//! its fingerprint and signature both made from its feature hashes.
+
+use std::sync::Arc;
+
+use fpdb_simhash::{Fingerprint, LearnedIdf, Simhasher};
+
+use crate::learn::{learn_common_features, LEARN_SAMPLE};
+use crate::rule::{Confirmation, Document};
+
+/// What the corpus learned from its first texts.
+#[derive(Debug, Clone)]
+pub struct Learned {
+    /// The weights, when they were to be learned.
+    pub idf: Option<Arc<LearnedIdf>>,
+    /// The confirmation with its common features, when there is one.
+    pub confirmation: Option<Confirmation>,
+    /// Texts learned from.
+    pub sample: usize,
+}
+
+/// Documents by position, learning from the first texts.
+#[derive(Debug)]
+pub struct LearningCorpus {
+    /// The tokenizer, and the weights unless they are learned.
+    simhasher: Simhasher,
+    learn_weights: bool,
+    idf: Option<Arc<LearnedIdf>>,
+    confirmation: Option<Confirmation>,
+    documents: Vec<Document>,
+    /// Texts read before the tables were learned: their positions and
+    /// their features; `None` once they are.
+    sample: Option<(Vec<usize>, Vec<Vec<u64>>)>,
+    /// How many texts the tables are learned from.
+    sample_limit: usize,
+    sample_size: usize,
+}
+
+impl LearningCorpus {
+    /// A corpus whose texts `simhasher` tokenizes (and weighs, unless
+    /// `learn_weights`), signed by `confirmation` if given; both learn
+    /// from the first [`LEARN_SAMPLE`] texts.
+    pub fn new(
+        simhasher: Simhasher,
+        learn_weights: bool,
+        confirmation: Option<Confirmation>,
+    ) -> Self {
+        Self::learning_from(simhasher, learn_weights, confirmation, LEARN_SAMPLE)
+    }
+
+    /// [`LearningCorpus::new`], learning from the first `sample_limit`
+    /// texts.
+    pub fn learning_from(
+        simhasher: Simhasher,
+        learn_weights: bool,
+        confirmation: Option<Confirmation>,
+        sample_limit: usize,
+    ) -> Self {
+        LearningCorpus {
+            simhasher,
+            learn_weights,
+            idf: None,
+            confirmation,
+            documents: Vec::new(),
+            sample: Some((Vec::new(), Vec::new())),
+            sample_limit: sample_limit.max(1),
+            sample_size: 0,
+        }
+    }
+
+    /// Takes a document given as a bare fingerprint (matched by distance
+    /// alone); returns its position.
+    pub fn add_fingerprint(&mut self, fp: Fingerprint) -> usize {
+        self.documents.push(Document::from(fp));
+        self.documents.len() - 1
+    }
+
+    /// Takes texts (tokenized on every core); returns each one's position,
+    /// or `None` for a text without features, which is left out.
+    pub fn add_texts<T: AsRef<str> + Sync>(&mut self, texts: &[T]) -> Vec<Option<usize>> {
+        let learning = self.sample.is_some();
+        let read = fpdb_parallel::map(texts, |text| self.read_text(text.as_ref(), learning));
+        let mut positions = Vec::with_capacity(read.len());
+        for read in read {
+            let Some((document, features)) = read else {
+                positions.push(None);
+                continue;
+            };
+            if let (Some((sample_positions, sample)), Some(features)) =
+                (self.sample.as_mut(), features)
+            {
+                sample_positions.push(self.documents.len());
+                sample.push(features);
+            }
+            positions.push(Some(self.documents.len()));
+            self.documents.push(document);
+        }
+        if self
+            .sample
+            .as_ref()
+            .is_some_and(|(sampled, _)| sampled.len() >= self.sample_limit)
+        {
+            self.learn();
+        }
+        positions
+    }
+
+    /// One text's document, with its features while the tables are being
+    /// learned (what depends on them waits for [`LearningCorpus::learn`]).
+    fn read_text(&self, text: &str, learning: bool) -> Option<(Document, Option<Vec<u64>>)> {
+        let features = self.simhasher.feature_hashes(text);
+        if features.is_empty() {
+            return None;
+        }
+        let fingerprint = match (&self.idf, self.learn_weights) {
+            (Some(idf), _) => idf.fingerprint(&features),
+            // Made when the weights are learned.
+            (None, true) => Fingerprint(0),
+            (None, false) => self.simhasher.fingerprint(text),
+        };
+        let signature = if learning {
+            None
+        } else {
+            self.confirmation
+                .as_ref()
+                .and_then(|c| c.signature(&features))
+        };
+        let document = Document {
+            fingerprint,
+            signature,
+        };
+        Some((document, learning.then_some(features)))
+    }
+
+    /// Learns the tables from the sample and finishes its documents.
+    fn learn(&mut self) {
+        let Some((positions, sample)) = self.sample.take() else {
+            return;
+        };
+        self.sample_size = sample.len();
+        if self.learn_weights {
+            self.idf = Some(Arc::new(LearnedIdf::learn(
+                sample.iter().map(Vec::as_slice),
+            )));
+        }
+        self.confirmation = self
+            .confirmation
+            .take()
+            .map(|c| c.with_common_features(learn_common_features(&sample)));
+        for (position, features) in positions.iter().zip(&sample) {
+            let Some(document) = self.documents.get_mut(*position) else {
+                continue;
+            };
+            if let Some(idf) = &self.idf {
+                document.fingerprint = idf.fingerprint(features);
+            }
+            if let Some(confirmation) = &self.confirmation {
+                document.signature = confirmation.signature(features);
+            }
+        }
+    }
+
+    /// Every document by position, and what was learned (from the texts
+    /// taken, if fewer than the sample).
+    pub fn finish(mut self) -> (Vec<Document>, Learned) {
+        self.learn();
+        let learned = Learned {
+            idf: self.idf,
+            confirmation: self.confirmation,
+            sample: self.sample_size,
+        };
+        (self.documents, learned)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fpdb_simhash::Tokenizer;
+
+    /// Texts after the sample get the sample's tables; texts in it get
+    /// them once learned: every document is what the learned simhasher
+    /// and confirmation make of its text.
+    #[test]
+    fn every_text_gets_the_tables_of_the_first_ones() {
+        let texts: Vec<String> = (0..40)
+            .map(|i| format!("page {i} about river {} and harbour {} news", i % 7, i % 5))
+            .collect();
+        let mut corpus = LearningCorpus::learning_from(
+            Simhasher::default(),
+            true,
+            Some(Confirmation::recommended()),
+            25,
+        );
+        let mut positions = Vec::new();
+        for (start, end) in [(0, 10), (10, 30), (30, 40)] {
+            positions.extend(corpus.add_texts(&texts[start..end]));
+        }
+        assert_eq!(corpus.add_texts(&["，。"]), vec![None]);
+        let (documents, learned) = corpus.finish();
+        assert_eq!(learned.sample, 30, "learned at the first batch past 25");
+        let tokens = Simhasher::default();
+        let sample: Vec<Vec<u64>> = texts[..30]
+            .iter()
+            .map(|t| tokens.feature_hashes(t))
+            .collect();
+        let idf = Arc::new(LearnedIdf::learn(sample.iter().map(Vec::as_slice)));
+        assert_eq!(learned.idf.as_deref(), Some(&*idf));
+        let confirmation =
+            Confirmation::recommended().with_common_features(learn_common_features(&sample));
+        let simhasher = Simhasher::learned(Tokenizer::Jieba, idf);
+        for (i, text) in texts.iter().enumerate() {
+            let expected =
+                Document::of_text(&simhasher, Some(&confirmation), text).expect("features");
+            assert_eq!(positions[i], Some(i));
+            assert_eq!(documents[i], expected, "text {i}");
+        }
+    }
+}
