@@ -6,7 +6,8 @@
 //! as the library makes them ([`document`]), and the library does the work
 //! on tokio's blocking threads; single check-and-inserts go to one writer
 //! thread, which hands the library every one waiting as a group
-//! (`Db::check_and_insert_group`: one writer lock hold, one log sync).
+//! (`Db::check_and_insert_group`: one writer lock hold, one write, one
+//! log sync).
 //! Writes from concurrent requests share log syncs (the library's group
 //! commit), and check-and-insert is atomic in the library, so of several
 //! clients racing to store near-duplicates of one page exactly one is told

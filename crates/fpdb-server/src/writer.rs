@@ -1,7 +1,8 @@
 //! Single check-and-inserts from every connection, handed to one writer
 //! thread that gives the library each group waiting
-//! (`Db::check_and_insert_group`): one hold of the writer lock, one log
-//! sync and one thread hand-off per group rather than per request.
+//! (`Db::check_and_insert_group`): one hold of the writer lock, one
+//! write, one log sync and one thread hand-off per group rather than per
+//! request.
 //! Requests that arrive while a group is being written and synced wait
 //! together, so the busier the server, the larger its groups.
 

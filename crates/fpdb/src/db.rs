@@ -415,36 +415,31 @@ impl Db {
 
     /// Check-and-inserts of many callers (a server's clients), each
     /// `(id, fp, k)` answered as [`Db::check_and_insert`] would answer it
-    /// called in this order, under one hold of the writer lock and with
-    /// one wait for the log sync for them all. A request's own fault (an
-    /// invalid id or radius) is its answer alone and stores nothing; an
-    /// error of the store is the outer error, and then each request of
-    /// the group may or may not be stored.
+    /// called in this order, under one hold of the writer lock, with what
+    /// the group stores written as one atomic write and one wait for the
+    /// log sync for them all. A request's own fault (an invalid id or
+    /// radius) is its answer alone and stores nothing; an error of the
+    /// store is the outer error, and then none of the group is stored
+    /// (unless the error came from the merge after the write).
     pub fn check_and_insert_group<S: AsRef<str>>(
         &self,
         requests: &[(S, Fingerprint, u32)],
     ) -> Result<Vec<Result<Checked>>> {
-        // Faults of a request are found before the lock, so that the
-        // group's writes never stop half way on one of them.
-        let valid: Vec<Result<()>> = requests
+        // Faults of a request are found before the lock.
+        let faults: Vec<Option<Error>> = requests
             .iter()
             .map(|(id, _, k)| {
-                write::validate_id(id.as_ref())?;
-                self.tables.check_radius(*k)
+                write::validate_id(id.as_ref())
+                    .and_then(|()| self.tables.check_radius(*k))
+                    .err()
             })
             .collect();
+        let requests: Vec<(&str, Fingerprint, u32)> = requests
+            .iter()
+            .map(|(id, fp, k)| (id.as_ref(), *fp, *k))
+            .collect();
         self.write(|writer| {
-            requests
-                .iter()
-                .zip(valid)
-                .map(|((id, fp, k), valid)| match valid {
-                    Ok(()) => {
-                        check_and_insert(&self.store, &self.tables, writer, id.as_ref(), *fp, *k)
-                            .map(Ok)
-                    }
-                    Err(fault) => Ok(Err(fault)),
-                })
-                .collect()
+            write::check_and_insert_group(&self.store, &self.tables, writer, &requests, faults)
         })
     }
 

@@ -60,6 +60,45 @@ impl<'a> Overlay<'a> {
     }
 }
 
+impl Overlay<'_> {
+    /// `matches` of a query for `fp` within `k`, read from the store
+    /// before the batch, as they are with the batch's changes so far:
+    /// ids the batch removed from a fingerprint left out, ids it added
+    /// within `k` put in (in byte order), fingerprints left without ids
+    /// dropped, nearest first (ties by fingerprint) as the query sorts.
+    fn apply_to(&self, matches: &mut Vec<Match>, fp: Fingerprint, k: u32) {
+        if self.added_ids.is_empty() && self.removed_ids.is_empty() {
+            return;
+        }
+        for found in matches.iter_mut() {
+            let at = found.fingerprint;
+            found
+                .ids
+                .retain(|id| !self.removed_ids.contains(&(at, id.as_str())));
+        }
+        for &(added, id) in &self.added_ids {
+            let distance = added.distance(fp);
+            if distance > k {
+                continue;
+            }
+            match matches.iter_mut().find(|found| found.fingerprint == added) {
+                Some(found) => {
+                    if let Err(at) = found.ids.binary_search_by(|other| other.as_str().cmp(id)) {
+                        found.ids.insert(at, id.to_string());
+                    }
+                }
+                None => matches.push(Match {
+                    fingerprint: added,
+                    distance,
+                    ids: vec![id.to_string()],
+                }),
+            }
+        }
+        matches.retain(|found| !found.ids.is_empty());
+        matches.sort_unstable_by_key(|found| (found.distance, found.fingerprint));
+    }
+}
+
 impl<'a> Op<'a> {
     /// The document the change is to.
     pub fn id(&self) -> &'a str {
@@ -112,6 +151,67 @@ pub(crate) fn check_and_insert(
     }
     apply(store, tables, writer, &[Op::Insert(id, fp, &[])])?;
     Ok(Checked { matches, previous })
+}
+
+/// [`check_and_insert`] of each request in order, answered as one call
+/// each would answer it, with what the group stores written as one
+/// atomic write (so its ids' entries, delta and counters go into the log
+/// and the memtable once for the group, not once per request). Each
+/// request's query reads the store as it was before the group, and
+/// `overlay` adds to it what the group's earlier requests stored: the
+/// ids they moved away from a fingerprint are left out, the ids they
+/// stored within the radius are added. `faults` holds each request's own
+/// fault, found before the lock: a faulty request is answered with it and
+/// stores nothing.
+pub(crate) fn check_and_insert_group(
+    store: &Store,
+    tables: &Tables,
+    writer: &WriterGuard<'_>,
+    requests: &[(&str, Fingerprint, u32)],
+    faults: Vec<Option<Error>>,
+) -> Result<Vec<Result<Checked>>> {
+    let stored = store.fingerprints_of(
+        requests
+            .iter()
+            .zip(&faults)
+            .filter(|(_, fault)| fault.is_none())
+            .map(|(&(id, ..), _)| id),
+    )?;
+    let mut overlay = Overlay::default();
+    let mut ops = Vec::with_capacity(requests.len());
+    let mut answers = Vec::with_capacity(requests.len());
+    for (&(id, fp, k), fault) in requests.iter().zip(faults) {
+        if let Some(fault) = fault {
+            answers.push(Err(fault));
+            continue;
+        }
+        let previous = match overlay.id_to_fp.get(id) {
+            Some(current) => *current,
+            None => stored.get(id).copied().flatten(),
+        };
+        let mut matches = {
+            let state = tables.read();
+            query(store, tables, &state, fp, k)?
+        };
+        overlay.apply_to(&mut matches, fp, k);
+        if previous.is_some() {
+            for found in &mut matches {
+                found.ids.retain(|other| other != id);
+            }
+            matches.retain(|found| !found.ids.is_empty());
+        }
+        if previous != Some(fp) {
+            if let Some(old) = previous {
+                overlay.remove_id(old, id);
+            }
+            overlay.add_id(fp, id);
+        }
+        overlay.id_to_fp.insert(id, Some(fp));
+        ops.push(Op::Insert(id, fp, &[]));
+        answers.push(Ok(Checked { matches, previous }));
+    }
+    apply_over(store, tables, writer, &ops, &stored)?;
+    Ok(answers)
 }
 
 /// What [`crate::Db::check_and_insert_document`] found.
@@ -188,13 +288,26 @@ pub(crate) fn apply(
     writer: &WriterGuard<'_>,
     ops: &[Op<'_>],
 ) -> Result<()> {
+    let stored = store.fingerprints_of(ops.iter().map(Op::id))?;
+    apply_over(store, tables, writer, ops, &stored)
+}
+
+/// [`apply`], `stored` holding the fingerprint each id of `ops` has in the
+/// store (read under the writer lock).
+fn apply_over(
+    store: &Store,
+    tables: &Tables,
+    writer: &WriterGuard<'_>,
+    ops: &[Op<'_>],
+    stored: &FastMap<&str, Option<Fingerprint>>,
+) -> Result<()> {
     for op in ops {
         validate_id(op.id())?;
     }
     let mut batch = SortedBatch::default();
     let mut overlay = Overlay::default();
     let (ids_delta, changes) =
-        store.with_id_scanner(|scanner| plan(store, ops, scanner, &mut batch, &mut overlay))?;
+        store.with_id_scanner(|scanner| plan(stored, ops, scanner, &mut batch, &mut overlay))?;
     if overlay.id_to_fp.is_empty() {
         return Ok(());
     }
@@ -250,18 +363,18 @@ pub(crate) fn apply(
     Ok(())
 }
 
-/// Puts the id changes of `ops` into `batch` and `overlay`; returns the
+/// Puts the id changes of `ops` into `batch` and `overlay` (`stored`:
+/// the fingerprint each id of `ops` has in the store); returns the
 /// change in the number of ids and the fingerprints that joined (true)
 /// or left (false) the set.
 fn plan<'a>(
-    store: &Store,
+    stored: &FastMap<&str, Option<Fingerprint>>,
     ops: &[Op<'a>],
     scanner: &mut IdScanner<'_>,
     batch: &mut SortedBatch,
     overlay: &mut Overlay<'a>,
 ) -> Result<(i64, Vec<(Fingerprint, bool)>)> {
     let mut ids_delta: i64 = 0;
-    let stored = store.fingerprints_of(ops.iter().map(Op::id))?;
     for op in ops {
         let (id, new_fp, signature) = match *op {
             Op::Insert(id, fp, signature) => (id, Some(fp), signature),

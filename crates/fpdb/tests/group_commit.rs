@@ -136,3 +136,48 @@ fn a_check_and_insert_group_answers_as_one_call_per_request_and_faults_alone() {
     let reopened = Db::open(&path).unwrap();
     assert_eq!(export(&reopened), export(&single));
 }
+
+#[test]
+fn groups_that_move_ids_between_fingerprints_answer_as_single_calls_across_merges() {
+    // A small merge limit, so that merges fall between groups; ids come
+    // back to fingerprints they left, fingerprints lose their last id,
+    // and requests of one group see each other's.
+    let (_dir, path, db) = create_temp_db(small_options());
+    drop(db);
+    let grouped = OpenOptions::new()
+        .sync(true)
+        .delta_limit(16)
+        .open(&path)
+        .unwrap();
+    let (_dir2, _path2, single) = create_temp_db(small_options());
+    let mut rng = Rng::new(23);
+    let pages: Vec<Fingerprint> = (0..6).map(|_| Fingerprint(rng.next_u64())).collect();
+    for round in 0..40u64 {
+        let size = 1 + rng.below(24);
+        let requests: Vec<(String, Fingerprint, u32)> = (0..size)
+            .map(|_| {
+                let page = pages[rng.below(pages.len() as u64) as usize];
+                let fp = if rng.below(3) == 0 {
+                    page
+                } else {
+                    rng.near(page, 3)
+                };
+                (
+                    format!("doc-{}", rng.below(30)),
+                    fp,
+                    1 + (rng.below(4) as u32),
+                )
+            })
+            .collect();
+        let answers = grouped.check_and_insert_group(&requests).unwrap();
+        for ((id, fp, k), answer) in requests.iter().zip(answers) {
+            let expected = single.check_and_insert(id, *fp, *k).unwrap();
+            assert_eq!(answer.unwrap(), expected, "round {round}, {id}");
+        }
+        assert_eq!(export(&grouped), export(&single), "round {round}");
+    }
+    drop(grouped);
+    let reopened = Db::open(&path).unwrap();
+    assert_eq!(export(&reopened), export(&single));
+    assert!(reopened.verify().unwrap().is_clean());
+}
