@@ -228,6 +228,93 @@ pub fn english(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
     })
 }
 
+/// The named other sources ([`OTHER_SOURCES`]) measured as a language's
+/// text instead of its source, one corpus per language named: their
+/// documents pooled, exact duplicates dropped, shuffled and split into
+/// halves as the news are; articles are whole documents of article
+/// length, paragraphs the documents' paragraphs. The background is the
+/// rest of the same sources only.
+pub fn other_sources(
+    dir: &Path,
+    names: &[String],
+    articles: usize,
+    paragraphs: usize,
+) -> Result<Vec<Corpus>> {
+    for name in names {
+        if !OTHER_SOURCES.iter().any(|(_, n)| n == name) {
+            bail!("{name} is none of the other sources {OTHER_SOURCES:?}");
+        }
+    }
+    let mut out = Vec::new();
+    for lang in [Lang::Zh, Lang::En] {
+        let mut records = Vec::new();
+        for (_, name) in OTHER_SOURCES
+            .iter()
+            .filter(|(l, n)| *l == lang && names.iter().any(|m| m == n))
+        {
+            records.extend(read_jsonl(&dir.join(format!("{name}.jsonl")))?);
+        }
+        if records.is_empty() {
+            continue;
+        }
+        let mut seen = std::collections::HashSet::new();
+        records.retain(|r| seen.insert(r.text.clone()));
+        let mut docs: Vec<Original> = records
+            .into_iter()
+            .map(|r| Original {
+                title: r.title.trim().to_string(),
+                text: r.text,
+            })
+            .filter(|d| !d.text.is_empty() && !d.title.is_empty())
+            .collect();
+        Rng::new(0x07e4_0016).shuffle(&mut docs);
+        let (learn, eval) = halves(docs);
+        let mut pruned = 0;
+        let candidates: Vec<Original> = eval
+            .iter()
+            .filter(|d| (ARTICLE_CHARS.0..=ARTICLE_CHARS.1).contains(&d.text.chars().count()))
+            .cloned()
+            .collect();
+        let article_set = take_distinct(candidates, articles, lang, &mut pruned);
+        let mut paragraph_candidates = Vec::new();
+        for doc in &eval {
+            for text in paragraphs_of(&doc.text, lang) {
+                paragraph_candidates.push(Original {
+                    title: doc.title.clone(),
+                    text,
+                });
+            }
+        }
+        Rng::new(0x07e5_0016).shuffle(&mut paragraph_candidates);
+        let paragraph_set = take_distinct(paragraph_candidates, paragraphs, lang, &mut pruned);
+        check_sizes(lang, &article_set, articles, &paragraph_set, paragraphs)?;
+        let learn: Vec<String> = learn.into_iter().map(|d| d.text).collect();
+        let every_text: Vec<String> = learn
+            .iter()
+            .cloned()
+            .chain(eval.into_iter().map(|d| d.text))
+            .collect();
+        let background = background(&every_text, &paragraph_set, lang, 0xbac6_0016);
+        let wordfreq = match lang {
+            Lang::Zh => "zh-wordfreq.tsv",
+            Lang::En => "en-wordfreq.tsv",
+        };
+        out.push(Corpus {
+            lang,
+            learn_crawled: crawled(&learn, lang),
+            background_origin: vec![0; background.len()],
+            background_sources: vec![("the measured sources", background.len())],
+            background,
+            registry_idf: registry_idf(&dir.join(wordfreq))?,
+            learn,
+            articles: article_set,
+            paragraphs: paragraph_set,
+            pruned,
+        });
+    }
+    Ok(out)
+}
+
 /// `word<TAB>idf` lines written by `quality_corpus.py`; empty when the
 /// file is missing (an older cache).
 fn registry_idf(path: &Path) -> Result<HashMap<String, f64>> {
