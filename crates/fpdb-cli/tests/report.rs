@@ -366,3 +366,92 @@ fn chromium_draws_the_page_without_errors() {
         "{messages:#?}"
     );
 }
+
+/// How many pixels of two screenshots of the same size differ.
+fn differing_pixels(a: &Path, b: &Path) -> usize {
+    let decode = |png: &Path| {
+        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+        let frame = reader.next_frame(&mut buffer).unwrap();
+        buffer.truncate(frame.buffer_size());
+        (buffer, frame.color_type.samples())
+    };
+    let ((a, channels), (b, _)) = (decode(a), decode(b));
+    assert_eq!(a.len(), b.len(), "screenshots of different sizes");
+    a.chunks(channels)
+        .zip(b.chunks(channels))
+        .filter(|(p, q)| p != q)
+        .count()
+}
+
+#[test]
+fn chromium_draws_chinese_texts_as_characters() {
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "SKIPPED: chromium is not installed (`make test` installs Debian's chromium package)"
+        );
+        return;
+    };
+    // A Chinese article and a copy with one sentence changed, shown side by
+    // side by --texts.
+    let article = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/text/01_rain_city.txt"),
+    )
+    .unwrap();
+    let copy = article.replacen("昨天傍晚", "前天夜里", 1);
+    assert_ne!(copy, article);
+    let lines = [
+        serde_json::json!({"id": "article", "text": article}),
+        serde_json::json!({"id": "copy", "text": copy}),
+    ];
+    let jsonl: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("docs.jsonl"), jsonl).unwrap();
+    ok(dir.path(), &["create", "db", "--k", "7"], "");
+    ok(dir.path(), &["load", "db", "docs.jsonl"], "");
+    ok(
+        dir.path(),
+        &["report", "db", "--html", "r.html", "--texts", "docs.jsonl"],
+        "",
+    );
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert_eq!(
+        elements(section(&html, "sample"), "<article").len(),
+        1,
+        "the copy is a near pair"
+    );
+
+    // The same page with every ideograph replaced by an unassigned code
+    // point, which no font has: it draws as the missing-glyph box. Where no
+    // font has Chinese either, the two pages draw alike.
+    let boxes: String = html
+        .chars()
+        .map(|c| {
+            if ('\u{4e00}'..='\u{9fff}').contains(&c) {
+                '\u{378}'
+            } else {
+                c
+            }
+        })
+        .collect();
+    std::fs::write(dir.path().join("boxes.html"), boxes).unwrap();
+    let profile = dir.path().join("profile");
+    let shots = ["r", "boxes"].map(|name| {
+        let png = dir.path().join(format!("{name}.png"));
+        let messages = open_in_browser(
+            &browser,
+            &dir.path().join(format!("{name}.html")),
+            &png,
+            &profile,
+        );
+        assert!(messages.is_empty(), "the page logged: {messages:#?}");
+        png
+    });
+    let differing = differing_pixels(&shots[0], &shots[1]);
+    assert!(
+        differing > 2_000,
+        "Chinese text draws as missing-glyph boxes ({differing} pixels differ): \
+         no font with Chinese characters (`make test` installs fonts-wqy-microhei)"
+    );
+}

@@ -78,6 +78,7 @@ pub fn to_py(error: fpdb::Error) -> PyErr {
         fpdb::Error::KTooLarge { .. }
         | fpdb::Error::RadiusTooLarge { .. }
         | fpdb::Error::NoFeatures
+        | fpdb::Error::SignatureLayout { .. }
         | fpdb::Error::BadId { .. }
         | fpdb::Error::InvalidOptions(_)
         | fpdb::Error::Design(_)

@@ -136,3 +136,13 @@ def test_learned_weights_need_texts(tmp_path):
     with pytest.raises(fpdb.InvalidInputError, match="learned weights are learned"):
         fpdb.Db.create(tmp_path / "c", weights="learned:00000000000000ab")
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_bulk_loaded_texts_are_signed(tmp_path):
+    with fpdb.Db.create(tmp_path / "db", confirm=True, confirm_radius=10) as db:
+        summary = db.bulk_load(ids=["orig", "empty"], texts=[ORIGINAL, "，。！"])
+        assert summary["featureless"] == 1
+        assert db.get("empty") is None
+        found = db.query_text(COPY)
+        assert [m.ids for m in found] == [["orig"]]
+        assert 0.5 <= found[0].similarity <= 1.0

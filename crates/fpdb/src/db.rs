@@ -541,6 +541,22 @@ impl Db {
         near_pairs(&self.store, &self.tables, k, progress)
     }
 
+    /// Every pair of stored documents `rule` matches (as
+    /// [`MatchRule::corpus_pairs`] pairs a corpus): the documents as a
+    /// corpus (ids and fingerprints by position, in fingerprint order) and
+    /// the pairs of positions, each with its distance and the similarity
+    /// that confirmed it. Reads every document with its signature into
+    /// memory; [`Db::near_pairs`] is the way for pairs by distance alone
+    /// within the database's k.
+    pub fn rule_pairs(
+        &self,
+        rule: &MatchRule,
+        progress: &dyn Progress,
+    ) -> Result<(crate::dedup::Corpus, Vec<crate::DocumentPair>)> {
+        let ids = self.tables.read().ids;
+        crate::rule_pairs::rule_pairs(&self.store, rule, ids, progress)
+    }
+
     /// Reads every block, directory, id and counter and checks that they
     /// agree. Damage is listed in the report; an `Err` means the check
     /// itself could not run (an I/O failure). Writers wait until it is done.

@@ -65,6 +65,15 @@ pub enum Error {
     /// would match every other empty page (invalid input).
     #[error("the text has no features (empty, or only punctuation, numbers or markup): nothing to fingerprint")]
     NoFeatures,
+    /// A document whose signature another layout made than the database's
+    /// confirmation (invalid input).
+    #[error("a signature of {got} bytes, where the database's layout makes {expected}")]
+    SignatureLayout {
+        /// Bytes of a signature of the database's layout.
+        expected: usize,
+        /// Bytes of the one given.
+        got: usize,
+    },
     /// A document id that is empty or longer than [`crate::MAX_ID_BYTES`]
     /// (invalid input).
     #[error("document id of {len} bytes: ids are 1 to {max} bytes of UTF-8")]

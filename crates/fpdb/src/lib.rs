@@ -61,6 +61,7 @@ mod radix;
 mod repair;
 mod report_json;
 mod rule;
+mod rule_pairs;
 mod seeded_hash;
 mod stats;
 mod store;

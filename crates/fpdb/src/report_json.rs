@@ -192,6 +192,7 @@ struct BulkJson {
     fingerprints: u64,
     spilled_runs: u64,
     /// The whole load.
+    featureless: u64,
     seconds: f64,
     reading_seconds: f64,
     writing_seconds: f64,
@@ -205,6 +206,7 @@ impl Serialize for BulkSummary {
             ids: self.ids,
             fingerprints: self.fingerprints,
             spilled_runs: self.spilled_runs,
+            featureless: self.featureless,
             seconds: self.elapsed.as_secs_f64(),
             reading_seconds: self.reading.as_secs_f64(),
             writing_seconds: self.writing.as_secs_f64(),

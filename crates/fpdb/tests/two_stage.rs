@@ -228,3 +228,111 @@ fn confirmations_survive_reopening_and_are_checked() {
         Err(Error::InvalidOptions(_))
     ));
 }
+
+/// A bulk load keeps each document's signature (the last of each id),
+/// in memory and through spilled runs alike, and bare fingerprints stay
+/// bare: `find` then answers as the rule applied to every document, and
+/// as a database written by online inserts of the same documents.
+#[test]
+fn bulk_loads_keep_signatures_in_memory_and_through_spilled_runs() {
+    let mut rng = Rng::new(0xb01c);
+    let bases: Vec<Vec<u64>> = (0..10)
+        .map(|_| (0..60).map(|_| rng.below(500)).collect())
+        .collect();
+    let (_dir, _path, online) = create_temp_db(confirmed_options());
+    let mut documents: Vec<(String, Document)> = Vec::new();
+    for _ in 0..1_500 {
+        let id = format!("doc{:04}", rng.below(1_100));
+        let document = if rng.chance(10) {
+            Document::from(Fingerprint(rng.next_u64()))
+        } else {
+            online
+                .document_text(&family_text(&mut rng, &bases))
+                .unwrap()
+        };
+        documents.push((id, document));
+    }
+    let mut model = Model::new();
+    for (id, document) in &documents {
+        online.insert_document(id, document).unwrap();
+        model.insert(id.clone(), stored(document));
+    }
+    let rule = online.match_rule(online.k());
+    let queries: Vec<Document> = documents.iter().take(120).map(|(_, d)| d.clone()).collect();
+    let confirmed: usize = queries
+        .iter()
+        .map(|q| {
+            brute_force(&model, q, &rule)
+                .iter()
+                .filter(|n| n.distance > rule.k)
+                .count()
+        })
+        .sum();
+    assert!(confirmed > 0, "no match past k to confirm");
+
+    // 64 KiB of buffer spills runs many times over; the default does not.
+    for memory in [None, Some(1 << 16)] {
+        let (_dir, _path, mut db) = create_temp_db(confirmed_options());
+        let mut options = fpdb::BulkOptions::default();
+        if let Some(bytes) = memory {
+            options = options.memory_bytes(bytes);
+        }
+        let mut loader = db.bulk_loader(options).unwrap();
+        for (id, document) in &documents {
+            loader.add_document(id, document).unwrap();
+        }
+        let summary = loader.finish().unwrap();
+        assert_eq!(summary.spilled_runs > 0, memory.is_some(), "{summary:?}");
+        assert_answers(&db, &model, &queries, &rule);
+        for query in &queries {
+            assert_eq!(
+                db.find(query, &rule).unwrap(),
+                online.find(query, &rule).unwrap()
+            );
+        }
+        fpdb_testkit::assert_verifies(&db);
+        assert_rule_pairs(&db, &model, &rule);
+    }
+}
+
+/// `Db::rule_pairs` is the rule applied to every pair of stored documents.
+fn assert_rule_pairs(db: &Db, model: &Model, rule: &MatchRule) {
+    let (corpus, pairs) = db.rule_pairs(rule, &()).unwrap();
+    let got: std::collections::BTreeSet<(String, String, u32)> = pairs
+        .iter()
+        .map(|p| {
+            let (a, b) = (corpus.id(p.a).unwrap(), corpus.id(p.b).unwrap());
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            (a.to_string(), b.to_string(), p.distance)
+        })
+        .collect();
+    let mut expected = std::collections::BTreeSet::new();
+    let stored: Vec<(&String, &Stored)> = model.iter().collect();
+    for (i, (a, x)) in stored.iter().enumerate() {
+        for (b, y) in &stored[i + 1..] {
+            let distance = x.fingerprint.distance(y.fingerprint);
+            if rule.judge(distance, &x.signature, &y.signature).is_some() {
+                expected.insert(((*a).clone(), (*b).clone(), distance));
+            }
+        }
+    }
+    assert_eq!(got, expected);
+    assert!(got.iter().any(|p| p.2 > rule.k), "no pair past k");
+}
+
+#[test]
+fn a_bulk_load_refuses_a_signature_of_another_layout() {
+    let (_dir, _path, mut db) = create_temp_db(confirmed_options());
+    let other = fpdb::simhash::SignatureLayout::new(16, 8, 2).unwrap();
+    let signature = fpdb::simhash::Signature::from_feature_hashes(other, &[1, 2, 3]).unwrap();
+    let document = Document {
+        fingerprint: Fingerprint(7),
+        signature: Some(signature),
+    };
+    let mut loader = db.bulk_loader(fpdb::BulkOptions::default()).unwrap();
+    let expected = Confirmation::recommended().layout().bytes();
+    assert!(matches!(
+        loader.add_document("a", &document),
+        Err(Error::SignatureLayout { expected: e, got: 16 }) if e == expected
+    ));
+}

@@ -68,6 +68,13 @@ pub fn run(args: LoadArgs) -> Result<()> {
         0 => skipped,
         n => format!("{skipped}, {} skipped", super::count(n, "WARC record")),
     };
+    let skipped = match summary.featureless {
+        0 => skipped,
+        n => format!(
+            "{skipped}, {} without features left out",
+            super::count(n, "text")
+        ),
+    };
     eprintln!(
         "fpdb: loaded {} ({}, {}) in {:.2} s ({:.0} docs/s; reading {:.2} s, \
          sorting and writing {:.2} s, ingesting {:.2} s){skipped}",

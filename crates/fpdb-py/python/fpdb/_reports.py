@@ -91,6 +91,7 @@ class BulkLoadSummary(TypedDict):
     ids: int
     fingerprints: int
     spilled_runs: int
+    featureless: int
     seconds: float
     reading_seconds: float
     writing_seconds: float

@@ -1,6 +1,7 @@
-//! The loader's in-memory buffer of (id, fingerprint) documents.
+//! The loader's in-memory buffer of (id, fingerprint, signature) documents.
 //!
-//! Ids live back to back in one arena; each document is a 24-byte entry,
+//! Ids live back to back in one arena, each followed by the document's
+//! confirming signature if it has one; each document is a 24-byte entry,
 //! so 10M documents with short ids take ~300 MB instead of the ~600 MB of
 //! 10M `String`s. Entries carry eight bytes of their id, so sorting by id
 //! compares integers (see [`Documents::sort_and_dedup_ids`]).
@@ -16,11 +17,16 @@ pub(crate) struct Entry {
     /// first eight until a sort moves on to later ones.
     prefix: u64,
     pub fp: u64,
-    /// Arena offset (low 48 bits) and id length (high 16 bits).
+    /// Arena offset (low 48 bits), id length (the next 15) and whether a
+    /// signature follows the id (the top bit).
     pub span: u64,
 }
 
 const OFFSET_BITS: u32 = 48;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+/// Ids are at most 1 KiB, so 15 bits hold their length.
+const ID_LEN_MASK: u64 = (1 << 15) - 1;
+const SIGNED: u64 = 1 << 63;
 
 /// Bytes each document costs in the buffer besides its id.
 pub(crate) const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
@@ -29,13 +35,24 @@ pub(crate) const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
 pub(crate) struct Documents {
     arena: Vec<u8>,
     entries: Vec<Entry>,
+    /// The length of every signature in the buffer (one layout per
+    /// database); 0 until the first signed document.
+    signature_bytes: usize,
 }
 
 impl Documents {
-    /// Appends a document; ids are validated by the caller (≤ 1 KiB).
-    pub fn push(&mut self, id: &[u8], fp: u64) {
-        let span = (self.arena.len() as u64) | ((id.len() as u64) << OFFSET_BITS);
+    /// Appends a document with its signature (empty for a bare
+    /// fingerprint); ids are validated by the caller (≤ 1 KiB), and every
+    /// signature of a buffer has one length.
+    pub fn push(&mut self, id: &[u8], fp: u64, signature: &[u8]) {
+        let mut span = (self.arena.len() as u64) | ((id.len() as u64) << OFFSET_BITS);
         self.arena.extend_from_slice(id);
+        if !signature.is_empty() {
+            debug_assert!(self.signature_bytes == 0 || self.signature_bytes == signature.len());
+            self.signature_bytes = signature.len();
+            self.arena.extend_from_slice(signature);
+            span |= SIGNED;
+        }
         self.entries.push(Entry {
             prefix: chunk_at(id, 0),
             fp,
@@ -67,42 +84,59 @@ impl Documents {
         reason = "a span is made by `push` from the arena's length before the id was appended, and the arena only grows"
     )]
     pub fn id_at(&self, span: u64) -> &[u8] {
-        let start = (span & ((1 << OFFSET_BITS) - 1)) as usize;
-        let len = (span >> OFFSET_BITS) as usize;
-        &self.arena[start..start + len]
+        let start = (span & OFFSET_MASK) as usize;
+        &self.arena[start..start + span_id_len(span)]
     }
 
-    /// Calls `write(id, fp)` for each `(fp, span)` in order.
+    /// The signature of an entry; empty for a bare fingerprint.
+    pub fn signature(&self, entry: &Entry) -> &[u8] {
+        self.signature_at(entry.span)
+    }
+
+    /// The signature after the id `span` points at (see [`Documents::id_at`]).
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "a signed span is made by `push` after it appended the id and `signature_bytes` bytes of signature"
+    )]
+    pub fn signature_at(&self, span: u64) -> &[u8] {
+        if span & SIGNED == 0 {
+            return &[];
+        }
+        let start = (span & OFFSET_MASK) as usize + span_id_len(span);
+        &self.arena[start..start + self.signature_bytes]
+    }
+
+    /// Calls `write(id, fp, signature)` for each `(fp, span)` in order.
     ///
     /// The ids sit at random places in the arena, so reading them one per
     /// RocksDB `put` stalls on a cache miss each time. Copying a chunk of
-    /// them first, in a tight loop, lets the processor overlap the misses.
+    /// them first (with their signatures), in a tight loop, lets the
+    /// processor overlap the misses.
     pub fn for_each_id(
         &self,
         pairs: impl Iterator<Item = (u64, u64)>,
-        mut write: impl FnMut(&[u8], u64) -> crate::Result<()>,
+        mut write: impl FnMut(&[u8], u64, &[u8]) -> crate::Result<()>,
     ) -> crate::Result<()> {
         const CHUNK: usize = 4096;
-        let mut keys: Vec<u8> = Vec::with_capacity(CHUNK * 24);
-        let mut ends: Vec<(usize, u64)> = Vec::with_capacity(CHUNK);
+        let mut bytes: Vec<u8> = Vec::with_capacity(CHUNK * 24);
+        // Per document: where its id ends and its signature ends.
+        let mut ends: Vec<(usize, usize, u64)> = Vec::with_capacity(CHUNK);
         let mut pairs = pairs.peekable();
+        let past_end = || crate::Error::corrupt("a bulk load's id buffer", "a key past its end");
         while pairs.peek().is_some() {
-            keys.clear();
+            bytes.clear();
             ends.clear();
             for (fp, span) in pairs.by_ref().take(CHUNK) {
-                keys.extend_from_slice(self.id_at(span));
-                ends.push((keys.len(), fp));
+                bytes.extend_from_slice(self.id_at(span));
+                let id_end = bytes.len();
+                bytes.extend_from_slice(self.signature_at(span));
+                ends.push((id_end, bytes.len(), fp));
             }
-            let mut rest = keys.as_slice();
             let mut start = 0;
-            for &(end, fp) in &ends {
-                let (key, after) = rest
-                    .split_at_checked(end.saturating_sub(start))
-                    .ok_or_else(|| {
-                        crate::Error::corrupt("a bulk load's id buffer", "a key past its end")
-                    })?;
-                write(key, fp)?;
-                rest = after;
+            for &(id_end, end, fp) in &ends {
+                let id = bytes.get(start..id_end).ok_or_else(past_end)?;
+                let signature = bytes.get(id_end..end).ok_or_else(past_end)?;
+                write(id, fp, signature)?;
                 start = end;
             }
         }
@@ -166,7 +200,11 @@ fn chunk_at(id: &[u8], depth: usize) -> u64 {
 }
 
 fn id_len(entry: &Entry) -> usize {
-    (entry.span >> OFFSET_BITS) as usize
+    span_id_len(entry.span)
+}
+
+fn span_id_len(span: u64) -> usize {
+    ((span >> OFFSET_BITS) & ID_LEN_MASK) as usize
 }
 
 /// The order of entries whose ids share their first `depth` bytes and
@@ -179,9 +217,9 @@ fn run_key(entry: &Entry, depth: usize) -> (u64, usize) {
     (entry.prefix, id_len(entry).saturating_sub(depth).min(9))
 }
 
-/// [`run_key`], then equal ids newest first.
+/// [`run_key`], then equal ids newest first (later in the arena).
 fn level_key(entry: &Entry, depth: usize) -> ((u64, usize), Reverse<u64>) {
-    (run_key(entry, depth), Reverse(entry.span))
+    (run_key(entry, depth), Reverse(entry.span & OFFSET_MASK))
 }
 
 #[cfg(test)]
@@ -207,18 +245,29 @@ mod tests {
                 .into_iter()
                 .map(|(start, tail)| [STARTS[start], &tail].concat())
                 .collect();
+            // Every third document bare, the others signed with their
+            // order, so that each kept entry shows whose signature it has.
+            let signature = |order: usize| -> Vec<u8> {
+                if order.is_multiple_of(3) { Vec::new() } else { (order as u64).to_be_bytes().to_vec() }
+            };
             let mut docs = Documents::default();
             for (order, id) in ids.iter().enumerate() {
-                docs.push(id, order as u64);
+                docs.push(id, order as u64, &signature(order));
             }
             docs.sort_and_dedup_ids();
-            let got: Vec<(&[u8], u64)> =
-                docs.entries().iter().map(|e| (docs.id(e), e.fp)).collect();
+            let got: Vec<(&[u8], u64, Vec<u8>)> = docs
+                .entries()
+                .iter()
+                .map(|e| (docs.id(e), e.fp, docs.signature(e).to_vec()))
+                .collect();
 
-            let mut expected: Vec<(&[u8], u64)> =
-                ids.iter().enumerate().map(|(order, id)| (id.as_slice(), order as u64)).collect();
-            expected.sort_by_key(|&(id, order)| (id, Reverse(order)));
-            expected.dedup_by_key(|&mut (id, _)| id);
+            let mut expected: Vec<(&[u8], u64, Vec<u8>)> = ids
+                .iter()
+                .enumerate()
+                .map(|(order, id)| (id.as_slice(), order as u64, signature(order)))
+                .collect();
+            expected.sort_by_key(|(id, order, _)| (*id, Reverse(*order)));
+            expected.dedup_by_key(|(id, _, _)| *id);
             prop_assert_eq!(got, expected);
         }
     }
@@ -234,7 +283,7 @@ mod tests {
             ("abcdefghi", 5),
             ("abcdefghij", 6),
         ] {
-            docs.push(id.as_bytes(), fp);
+            docs.push(id.as_bytes(), fp, &[]);
         }
         docs.sort_and_dedup_ids();
         let got: Vec<(String, u64)> = docs

@@ -32,12 +32,13 @@ use fpdb_simhash::{Fingerprint, Simhasher};
 use rayon::prelude::*;
 
 use self::documents::{Documents, ENTRY_BYTES};
-use self::runs::{decode_number_key, decode_pair_key, number_key, pair_key, Runs};
+use self::runs::{decode_number_key, decode_pair_key, number_key, pair_key, RunRecord, Runs};
 use self::tables::BuiltTable;
 use crate::block_cache::BlockCache;
 use crate::error::{Error, Result};
 use crate::merge::merge;
 use crate::radix;
+use crate::rule::{Confirmation, Document};
 use crate::store::{Counter, Family, Key, Record, SstFile, Store, BULK_SCRATCH_DIR};
 use crate::tables::{read_manifest, Tables};
 use crate::write::validate_id;
@@ -164,6 +165,9 @@ pub struct BulkSummary {
     /// Sorted runs written to disk because the memory budget was full
     /// (0: everything was sorted in memory).
     pub spilled_runs: u64,
+    /// Texts left out for having no features, in a confirming database
+    /// (elsewhere such a text is stored with the fingerprint 0).
+    pub featureless: u64,
     /// Time taking documents (from `bulk_loader` to `finish`).
     pub reading: Duration,
     /// Time sorting and writing the SST files.
@@ -183,6 +187,12 @@ pub struct BulkLoader<'db> {
     store: &'db Store,
     tables: &'db mut Tables,
     simhasher: &'db Simhasher,
+    /// The database's second stage: texts are signed by it.
+    confirmation: Option<Confirmation>,
+    /// The length of its signatures; `None` when it keeps none.
+    signature_bytes: Option<usize>,
+    /// Texts left out for having no features.
+    featureless: u64,
     memory_bytes: usize,
     work: WorkDir,
     buffer: Documents,
@@ -235,8 +245,12 @@ pub(crate) fn bulk_loader<'db>(
         Some(dir) => dir.join(format!("fpdb-bulk-{}", std::process::id())),
         None => store.path().join(BULK_SCRATCH_DIR),
     })?;
+    let confirmation = tables.confirmation.clone();
     Ok(BulkLoader {
-        id_runs: Runs::new(&work.path, "ids"),
+        signature_bytes: confirmation.as_ref().map(|c| c.layout().bytes()),
+        confirmation,
+        featureless: 0,
+        id_runs: Runs::with_payloads(&work.path, "ids"),
         store,
         tables,
         simhasher,
@@ -264,8 +278,30 @@ impl<'db> BulkLoader<'db> {
     /// Takes document `id` with fingerprint `fp`. A later document with
     /// the same id replaces it.
     pub fn add(&mut self, id: &str, fp: Fingerprint) -> Result<()> {
+        self.push(id, fp, &[])
+    }
+
+    /// Takes one document with its confirming signature, if it has one and
+    /// the database confirms (a database without a confirmation keeps the
+    /// fingerprint alone, as its online inserts do). The same id again
+    /// replaces the earlier document.
+    pub fn add_document(&mut self, id: &str, document: &Document) -> Result<()> {
+        let signature = match (&self.signature_bytes, document.signature_bytes()) {
+            (Some(expected), given) if !given.is_empty() && given.len() != *expected => {
+                return Err(Error::SignatureLayout {
+                    expected: *expected,
+                    got: given.len(),
+                });
+            }
+            (Some(_), given) => given,
+            (None, _) => &[],
+        };
+        self.push(id, document.fingerprint, signature)
+    }
+
+    fn push(&mut self, id: &str, fp: Fingerprint, signature: &[u8]) -> Result<()> {
         validate_id(id)?;
-        self.buffer.push(id.as_bytes(), fp.0);
+        self.buffer.push(id.as_bytes(), fp.0, signature);
         self.documents += 1;
         if self.buffer.bytes() >= buffer_limit(self.memory_bytes) {
             self.spill()?;
@@ -289,18 +325,34 @@ impl<'db> BulkLoader<'db> {
     }
 
     /// Takes `(id, text)` documents, fingerprinting the texts in parallel
-    /// with the database's simhash options.
+    /// with the database's options. In a confirming database each text is
+    /// also signed, and a text without features is left out (counted in
+    /// [`BulkSummary::featureless`]); elsewhere it is stored with the
+    /// fingerprint 0, as online inserts store it.
     pub fn add_texts(&mut self, documents: &[(&str, &str)]) -> Result<()> {
         for (id, _) in documents {
             validate_id(id)?;
         }
         let simhasher = self.simhasher;
-        let fps: Vec<Fingerprint> = documents
+        let Some(confirmation) = self.confirmation.as_ref() else {
+            let fps: Vec<Fingerprint> = documents
+                .par_iter()
+                .map(|(_, text)| simhasher.fingerprint(text))
+                .collect();
+            for ((id, _), fp) in documents.iter().zip(fps) {
+                self.add(id, fp)?;
+            }
+            return Ok(());
+        };
+        let made: Vec<Option<Document>> = documents
             .par_iter()
-            .map(|(_, text)| simhasher.fingerprint(text))
+            .map(|(_, text)| Document::of_text(simhasher, Some(confirmation), text).ok())
             .collect();
-        for ((id, _), fp) in documents.iter().zip(fps) {
-            self.add(id, fp)?;
+        for ((id, _), document) in documents.iter().zip(&made) {
+            match document {
+                Some(document) => self.add_document(id, document)?,
+                None => self.featureless += 1,
+            }
         }
         Ok(())
     }
@@ -317,15 +369,16 @@ impl<'db> BulkLoader<'db> {
         }
     }
 
-    /// Writes the buffer as one sorted run of unique ids.
+    /// Writes the buffer as one sorted run of unique ids, each with its
+    /// fingerprint and signature.
     fn spill(&mut self) -> Result<()> {
         self.buffer.sort_and_dedup_ids();
         let buffer = &self.buffer;
-        self.id_runs.write(
+        self.id_runs.write_with_payloads(
             buffer
                 .entries()
                 .iter()
-                .map(|entry| Ok((buffer.id(entry), entry.fp))),
+                .map(|entry| Ok((buffer.id(entry), entry.fp, buffer.signature(entry)))),
         )?;
         self.buffer.clear();
         Ok(())
@@ -359,6 +412,7 @@ impl<'db> BulkLoader<'db> {
             ids: sorted.ids,
             fingerprints: sorted.fingerprints,
             spilled_runs: sorted.spilled_runs,
+            featureless: self.featureless,
             reading,
             writing: sorted_and_written.saturating_sub(reading),
             ingesting: elapsed.saturating_sub(sorted_and_written),
@@ -391,7 +445,7 @@ impl<'db> BulkLoader<'db> {
             || {
                 write_parts(dir, Family::IdToFp, entries, |entries, put| {
                     let pairs = entries.iter().map(|e| (e.fp, e.span));
-                    buffer.for_each_id(pairs, |id, fp| {
+                    buffer.for_each_id(pairs, |id, fp, _| {
                         put(Record::IdFp {
                             id,
                             fp: Fingerprint(fp),
@@ -409,11 +463,11 @@ impl<'db> BulkLoader<'db> {
                     |&(_, span)| buffer.id_at(span),
                 );
                 let fp_files = write_parts(dir, Family::FpToIds, &by_fp, |pairs, put| {
-                    buffer.for_each_id(pairs.iter().copied(), |id, fp| {
+                    buffer.for_each_id(pairs.iter().copied(), |id, fp, signature| {
                         put(Record::FpId {
                             fp: Fingerprint(fp),
                             id,
-                            signature: &[],
+                            signature,
                         })
                     })
                 })?;
@@ -459,21 +513,27 @@ impl<'db> BulkLoader<'db> {
         let dir = self.work.path.clone();
         let budget = self.memory_bytes / 3;
         // 1. Ids: of equal ids, the last run's is the latest document.
-        let mut fp_runs = Runs::new(&dir, "fp-ids");
+        let mut fp_runs = Runs::with_payloads(&dir, "fp-ids");
         let mut fp_buffer = Documents::default();
         let mut ids = 0u64;
         let mut merged = self.id_runs.merge()?.peekable();
         let id_file = SstFile::new(&dir, Family::IdToFp, 0).write(|put| {
             let mut key = Vec::with_capacity(8 + MAX_ID_BYTES);
             while let Some(record) = merged.next() {
-                let (id, mut fp, _) = record?;
-                while let Some(Ok((next, next_fp, _))) = merged.peek() {
-                    if *next != id {
+                let (mut latest, _) = record?;
+                while let Some(Ok((next, _))) = merged.peek() {
+                    if next.key != latest.key {
                         break;
                     }
-                    fp = *next_fp;
-                    merged.next();
+                    if let Some(Ok((next, _))) = merged.next() {
+                        latest = next;
+                    }
                 }
+                let RunRecord {
+                    key: id,
+                    value: fp,
+                    payload: signature,
+                } = latest;
                 ids += 1;
                 put(Record::IdFp {
                     id: &id,
@@ -481,7 +541,7 @@ impl<'db> BulkLoader<'db> {
                 })?;
                 key.clear();
                 pair_key(fp, &id, &mut key);
-                fp_buffer.push(&key, fp);
+                fp_buffer.push(&key, fp, &signature);
                 if fp_buffer.bytes() >= budget {
                     spill_sorted(&mut fp_buffer, &mut fp_runs)?;
                 }
@@ -493,15 +553,15 @@ impl<'db> BulkLoader<'db> {
         let (spilled_ids, spilled_fp_ids) = (self.id_runs.len(), fp_runs.len());
         self.id_runs.remove();
 
-        // 2. Fingerprint → ids.
+        // 2. Fingerprint → ids, each with its signature.
         let fp_file = SstFile::new(&dir, Family::FpToIds, 0).write(|put| {
             for record in fp_runs.merge()? {
-                let (key, _, _) = record?;
-                let (fp, id) = decode_pair_key(&key)?;
+                let (record, _) = record?;
+                let (fp, id) = decode_pair_key(&record.key)?;
                 put(Record::FpId {
                     fp: Fingerprint(fp),
                     id,
-                    signature: &[],
+                    signature: &record.payload,
                 })?;
             }
             Ok(())
@@ -512,7 +572,7 @@ impl<'db> BulkLoader<'db> {
         let mut last_fp = None;
         let mut fingerprints = 0u64;
         fps_run.write(fp_runs.merge()?.filter_map(|record| {
-            let fp = match record.and_then(|(key, _, _)| Ok(decode_pair_key(&key)?.0)) {
+            let fp = match record.and_then(|(record, _)| Ok(decode_pair_key(&record.key)?.0)) {
                 Ok(fp) => fp,
                 Err(e) => return Some(Err(e)),
             };
@@ -562,10 +622,7 @@ impl<'db> BulkLoader<'db> {
                         tables::build_in_memory(&dir, index, table, fps, block_bytes)
                     }
                     Fingerprints::Spilled(run) => {
-                        let fps = run.merge()?.map(|record| {
-                            let (key, _, _) = record?;
-                            decode_number_key(&key)
-                        });
+                        let fps = run.merge()?.map(|record| decode_number_key(&record?.0.key));
                         tables::build_external(&dir, index, table, fps, run_keys, block_bytes)
                     }
                 };
@@ -651,7 +708,11 @@ fn spill_sorted(buffer: &mut Documents, runs: &mut Runs) -> Result<()> {
     }
     buffer.sort_and_dedup_ids();
     let view = &*buffer;
-    runs.write(view.entries().iter().map(|e| Ok((view.id(e), 0))))?;
+    runs.write_with_payloads(
+        view.entries()
+            .iter()
+            .map(|e| Ok((view.id(e), 0, view.signature(e)))),
+    )?;
     buffer.clear();
     Ok(())
 }
@@ -659,10 +720,7 @@ fn spill_sorted(buffer: &mut Documents, runs: &mut Runs) -> Result<()> {
 /// The 8-byte keys of `runs`, merged.
 fn read_keys(runs: &Runs) -> Result<Vec<u64>> {
     runs.merge()?
-        .map(|record| {
-            let (key, _, _) = record?;
-            decode_number_key(&key)
-        })
+        .map(|record| decode_number_key(&record?.0.key))
         .collect()
 }
 

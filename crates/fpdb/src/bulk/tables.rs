@@ -129,8 +129,8 @@ pub(crate) fn build_external(
 
 fn for_each_key(runs: &Runs, mut each: impl FnMut(u64) -> Result<()>) -> Result<()> {
     for record in runs.merge()? {
-        let (key, _, _) = record?;
-        each(decode_number_key(&key)?)?;
+        let (record, _) = record?;
+        each(decode_number_key(&record.key)?)?;
     }
     Ok(())
 }
