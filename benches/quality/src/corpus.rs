@@ -60,9 +60,16 @@ pub struct Corpus {
     pub learn: Vec<String>,
     /// The same with one random edit each (or none), as a crawl holds them.
     pub learn_crawled: Vec<String>,
-    /// Every other paragraph of the source, each with one random edit
-    /// (or none): the background a growing crawl adds.
+    /// Every other paragraph of the source and every paragraph of the
+    /// language's other sources ([`OTHER_SOURCES`]), each with one random
+    /// edit (or none): the background a growing crawl adds.
     pub background: Vec<String>,
+    /// Which source each background paragraph comes from: an index into
+    /// `background_sources`.
+    pub background_origin: Vec<usize>,
+    /// Each background source's name and how many paragraphs it gave,
+    /// the measured source first.
+    pub background_sources: Vec<(&'static str, usize)>,
     /// IDF from the word frequencies of a registry package (wordfreq):
     /// word to ln(1 / frequency); empty when the file is missing.
     pub registry_idf: HashMap<String, f64>,
@@ -92,6 +99,21 @@ fn read_jsonl(path: &Path) -> Result<Vec<Record>> {
         .map(|line| serde_json::from_str(line).context("a line of the corpus"))
         .collect()
 }
+
+/// Real text of other registry packages, written by `quality_corpus.py`
+/// (one `{"title", "text"}` per line, one paragraph per line of text):
+/// only background for the growth report, never measured originals, so
+/// it grows the corpus past what the measured source holds.
+pub const OTHER_SOURCES: [(Lang, &str); 8] = [
+    (Lang::Zh, "zh-manpages"),
+    (Lang::Zh, "zh-fortunes"),
+    (Lang::Zh, "zh-debian-handbook"),
+    (Lang::Zh, "zh-debian-reference"),
+    (Lang::En, "en-python-docs"),
+    (Lang::En, "en-foldoc"),
+    (Lang::En, "en-spam-assassin-ham"),
+    (Lang::En, "en-debian-handbook"),
+];
 
 /// Article lengths in characters: shorter is a brief, longer a dossier.
 const ARTICLE_CHARS: (usize, usize) = (300, 5000);
@@ -142,10 +164,14 @@ pub fn chinese(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
         .cloned()
         .chain(eval.into_iter().map(|d| d.text))
         .collect();
+    let (background, background_origin, background_sources) =
+        backgrounds(dir, "zh-inews", &every_text, &paragraph_set, Lang::Zh)?;
     Ok(Corpus {
         lang: Lang::Zh,
         learn_crawled: crawled(&learn, Lang::Zh),
-        background: background(&every_text, &paragraph_set, Lang::Zh),
+        background,
+        background_origin,
+        background_sources,
         registry_idf: registry_idf(&dir.join("zh-wordfreq.tsv"))?,
         learn,
         articles: article_set,
@@ -186,16 +212,107 @@ pub fn english(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
     let paragraph_set = take_distinct(paragraph_candidates, paragraphs, Lang::En, &mut pruned);
     check_sizes(Lang::En, &article_set, articles, &paragraph_set, paragraphs)?;
     let every_text: Vec<String> = learn.iter().cloned().chain(eval_texts).collect();
+    let (background, background_origin, background_sources) =
+        backgrounds(dir, "en-sotu", &every_text, &paragraph_set, Lang::En)?;
     Ok(Corpus {
         lang: Lang::En,
         learn_crawled: crawled(&learn, Lang::En),
-        background: background(&every_text, &paragraph_set, Lang::En),
+        background,
+        background_origin,
+        background_sources,
         registry_idf: registry_idf(&dir.join("en-wordfreq.tsv"))?,
         learn,
         articles: article_set,
         paragraphs: paragraph_set,
         pruned,
     })
+}
+
+/// The named other sources ([`OTHER_SOURCES`]) measured as a language's
+/// text instead of its source, one corpus per language named: their
+/// documents pooled, exact duplicates dropped, shuffled and split into
+/// halves as the news are; articles are whole documents of article
+/// length, paragraphs the documents' paragraphs. The background is the
+/// rest of the same sources only.
+pub fn other_sources(
+    dir: &Path,
+    names: &[String],
+    articles: usize,
+    paragraphs: usize,
+) -> Result<Vec<Corpus>> {
+    for name in names {
+        if !OTHER_SOURCES.iter().any(|(_, n)| n == name) {
+            bail!("{name} is none of the other sources {OTHER_SOURCES:?}");
+        }
+    }
+    let mut out = Vec::new();
+    for lang in [Lang::Zh, Lang::En] {
+        let mut records = Vec::new();
+        for (_, name) in OTHER_SOURCES
+            .iter()
+            .filter(|(l, n)| *l == lang && names.iter().any(|m| m == n))
+        {
+            records.extend(read_jsonl(&dir.join(format!("{name}.jsonl")))?);
+        }
+        if records.is_empty() {
+            continue;
+        }
+        let mut seen = std::collections::HashSet::new();
+        records.retain(|r| seen.insert(r.text.clone()));
+        let mut docs: Vec<Original> = records
+            .into_iter()
+            .map(|r| Original {
+                title: r.title.trim().to_string(),
+                text: r.text,
+            })
+            .filter(|d| !d.text.is_empty() && !d.title.is_empty())
+            .collect();
+        Rng::new(0x07e4_0016).shuffle(&mut docs);
+        let (learn, eval) = halves(docs);
+        let mut pruned = 0;
+        let candidates: Vec<Original> = eval
+            .iter()
+            .filter(|d| (ARTICLE_CHARS.0..=ARTICLE_CHARS.1).contains(&d.text.chars().count()))
+            .cloned()
+            .collect();
+        let article_set = take_distinct(candidates, articles, lang, &mut pruned);
+        let mut paragraph_candidates = Vec::new();
+        for doc in &eval {
+            for text in paragraphs_of(&doc.text, lang) {
+                paragraph_candidates.push(Original {
+                    title: doc.title.clone(),
+                    text,
+                });
+            }
+        }
+        Rng::new(0x07e5_0016).shuffle(&mut paragraph_candidates);
+        let paragraph_set = take_distinct(paragraph_candidates, paragraphs, lang, &mut pruned);
+        check_sizes(lang, &article_set, articles, &paragraph_set, paragraphs)?;
+        let learn: Vec<String> = learn.into_iter().map(|d| d.text).collect();
+        let every_text: Vec<String> = learn
+            .iter()
+            .cloned()
+            .chain(eval.into_iter().map(|d| d.text))
+            .collect();
+        let background = background(&every_text, &paragraph_set, lang, 0xbac6_0016);
+        let wordfreq = match lang {
+            Lang::Zh => "zh-wordfreq.tsv",
+            Lang::En => "en-wordfreq.tsv",
+        };
+        out.push(Corpus {
+            lang,
+            learn_crawled: crawled(&learn, lang),
+            background_origin: vec![0; background.len()],
+            background_sources: vec![("the measured sources", background.len())],
+            background,
+            registry_idf: registry_idf(&dir.join(wordfreq))?,
+            learn,
+            articles: article_set,
+            paragraphs: paragraph_set,
+            pruned,
+        });
+    }
+    Ok(out)
 }
 
 /// `word<TAB>idf` lines written by `quality_corpus.py`; empty when the
@@ -214,9 +331,41 @@ fn registry_idf(path: &Path) -> Result<HashMap<String, f64>> {
         .collect()
 }
 
+/// Background paragraphs, the source of each, and each source's name
+/// with its count.
+type Backgrounds = (Vec<String>, Vec<usize>, Vec<(&'static str, usize)>);
+
+/// The background of a corpus: the paragraphs of the measured source's
+/// `docs` and of the language's [`OTHER_SOURCES`] under `dir`, with where
+/// each comes from.
+fn backgrounds(
+    dir: &Path,
+    name: &'static str,
+    docs: &[String],
+    originals: &[Original],
+    lang: Lang,
+) -> Result<Backgrounds> {
+    let mut sources = vec![(name, docs.to_vec())];
+    for (_, other) in OTHER_SOURCES.iter().filter(|(l, _)| *l == lang) {
+        let path = dir.join(format!("{other}.jsonl"));
+        let records = read_jsonl(&path)?;
+        sources.push((*other, records.into_iter().map(|r| r.text).collect()));
+    }
+    let mut texts = Vec::new();
+    let mut origin = Vec::new();
+    let mut counts = Vec::new();
+    for (i, (name, docs)) in sources.iter().enumerate() {
+        let paragraphs = background(docs, originals, lang, 0xbac6_0016 + i as u64);
+        origin.extend(std::iter::repeat_n(i, paragraphs.len()));
+        counts.push((*name, paragraphs.len()));
+        texts.extend(paragraphs);
+    }
+    Ok((texts, origin, counts))
+}
+
 /// The paragraphs of `docs` that are not reposts of (nor) one of the
 /// `originals`, each with one random edit kind, or none.
-fn background(docs: &[String], originals: &[Original], lang: Lang) -> Vec<String> {
+fn background(docs: &[String], originals: &[Original], lang: Lang, seed: u64) -> Vec<String> {
     let taken: std::collections::HashSet<u64> = originals
         .iter()
         .flat_map(|o| shingles(&o.text, lang))
@@ -230,7 +379,7 @@ fn background(docs: &[String], originals: &[Original], lang: Lang) -> Vec<String
             (shared as f64) < REPOST_SHARE * shingles.len().max(1) as f64
         })
         .collect();
-    let mut rng = Rng::new(0xbac6_0016);
+    let mut rng = Rng::new(seed);
     paragraphs
         .into_iter()
         .map(|p| match rng.below(EditKind::ALL.len() + 1) {

@@ -1,9 +1,11 @@
 //! False matches per query as the corpus grows (`--growth RULES`): the
 //! planted paragraphs (originals and copies) are asked against a
 //! background of every other real paragraph of the source (both halves,
-//! less the originals and their reposts), so every match there is false,
-//! or a repost the test missed: the counts are an upper bound. The rate per background
-//! document is extrapolated linearly to 10M documents.
+//! less the originals and their reposts) and every paragraph of the
+//! language's other sources (`corpus::OTHER_SOURCES`), so every match
+//! there is false, or a repost the test missed: the counts are an upper
+//! bound. The rate per background document is extrapolated linearly to
+//! 10M documents, for the whole background and for each source.
 
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
@@ -63,15 +65,22 @@ pub fn run(rules: &[Rule], corpora: &[Corpus], show: bool) -> Result<()> {
     println!("# False matches per query as the corpus grows\n");
     println!(
         "Queries: the planted paragraphs (originals and their copies); background: every other paragraph \
-of the source (150–600 characters; the originals and paragraphs sharing ≥ 20% of their shingles \
-with one left out), each with one random edit or none, shuffled. \
+of the source and every paragraph of the language's other sources (150–600 characters; the \
+originals and paragraphs sharing ≥ 20% of their shingles with one left out), each with one \
+random edit or none, shuffled. \
 Each cell: false matches per query against the first n background paragraphs. \
 Extrapolated: the rate per background document × 10,000,000.\n"
     );
     for c in corpora {
         let queries = eval::plant(&c.paragraphs, c.lang, 0x9a7a_9a9b);
-        let mut background = c.background.clone();
-        Rng::new(0x5eed_0016).shuffle(&mut background);
+        let mut shuffled: Vec<(String, usize)> = c
+            .background
+            .iter()
+            .cloned()
+            .zip(c.background_origin.iter().copied())
+            .collect();
+        Rng::new(0x5eed_0016).shuffle(&mut shuffled);
+        let (background, origin): (Vec<String>, Vec<usize>) = shuffled.into_iter().unzip();
         let sizes: Vec<usize> = SIZES
             .iter()
             .copied()
@@ -84,6 +93,13 @@ Extrapolated: the rate per background document × 10,000,000.\n"
             queries.len(),
             background.len()
         );
+        let sources: Vec<String> = c
+            .background_sources
+            .iter()
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect();
+        println!("Background paragraphs by source: {}.\n", sources.join(", "));
+        let mut by_source = Vec::new();
         print!("| rule |");
         for n in &sizes {
             print!(" n = {n} |");
@@ -131,6 +147,30 @@ Extrapolated: the rate per background document × 10,000,000.\n"
                 format!("{:.4}", all as f64 / (q as f64 * n) * 1e7)
             };
             println!(" {at_10m} |");
+            let mut counts = vec![0; c.background_sources.len()];
+            for (b, &m) in per_background.iter().enumerate() {
+                counts[origin[b]] += m;
+            }
+            by_source.push((rule.name(), counts));
+        }
+        println!();
+        // The measured source's own paragraphs share its topics and style;
+        // other sources' may be easier to tell apart, so each source's
+        // rate is shown on its own.
+        println!("False matches by background source (count; rate per background paragraph × 10,000,000 per query):\n");
+        print!("| rule |");
+        for (name, _) in &c.background_sources {
+            print!(" {name} |");
+        }
+        println!();
+        println!("|---|{}", "---|".repeat(c.background_sources.len()));
+        for (name, counts) in &by_source {
+            print!("| {name} |");
+            for (&m, &(_, n)) in counts.iter().zip(&c.background_sources) {
+                let rate = m as f64 / (queries.len() as f64 * n.max(1) as f64) * 1e7;
+                print!(" {m}; {rate:.4} |");
+            }
+            println!();
         }
         println!();
     }

@@ -8,6 +8,9 @@
 //! `... --two-stage [--candidates SPEC,...] [--signatures minhash:HxB/wS[/dfP],simhash:BITS,...]`
 //! (two-stage matching, `two_stage_report.rs`) or `... --growth 'CANDIDATES|SIGNATURE|R|THETA;...'`
 //! (false matches per query against a growing background, `growth.rs`).
+//! `--eval-sources en-foldoc,...` measures the named other sources
+//! (`corpus::OTHER_SOURCES`) instead of the news and the addresses, only
+//! the languages named.
 //!
 //! For each language there are `--articles` article-length originals and
 //! `--paragraphs` paragraph-length ones (150–600 characters), each planted
@@ -101,6 +104,9 @@ struct Args {
     /// Measure false matches per query against a growing background with
     /// these rules instead.
     growth: Vec<growth::Rule>,
+    /// Measure these other sources (`corpus::OTHER_SOURCES`) instead of
+    /// each language's source; a language none is named for is left out.
+    eval_sources: Vec<String>,
 }
 
 impl Args {
@@ -131,6 +137,7 @@ fn parse_args() -> Result<Args> {
         signatures: parse_signatures(two_stage_report::SIGNATURES)?,
         sets: Vec::new(),
         growth: Vec::new(),
+        eval_sources: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -161,6 +168,12 @@ fn parse_args() -> Result<Args> {
                     .collect();
             }
             "--signatures" => args.signatures = parse_signatures(&value("--signatures")?)?,
+            "--eval-sources" => {
+                args.eval_sources = value("--eval-sources")?
+                    .split(',')
+                    .map(str::to_string)
+                    .collect();
+            }
             "--sets" => {
                 args.sets = value("--sets")?.split(',').map(str::to_string).collect();
             }
@@ -238,10 +251,19 @@ fn main() -> Result<()> {
     let started = Instant::now();
     let load_start = load_average();
     let mut detail = String::new();
-    let corpora = [
-        corpus::chinese(&args.data, args.articles, args.paragraphs)?,
-        corpus::english(&args.data, args.articles, args.paragraphs)?,
-    ];
+    let corpora = if args.eval_sources.is_empty() {
+        vec![
+            corpus::chinese(&args.data, args.articles, args.paragraphs)?,
+            corpus::english(&args.data, args.articles, args.paragraphs)?,
+        ]
+    } else {
+        corpus::other_sources(
+            &args.data,
+            &args.eval_sources,
+            args.articles,
+            args.paragraphs,
+        )?
+    };
     if let Some(path) = &args.warc {
         return write_warc(path, &corpora);
     }
