@@ -36,7 +36,7 @@ pub struct Cli {
 pub enum Command {
     /// Create a new, empty database.
     #[command(
-        after_help = "Example:\n  fpdb create pages.fpdb --k 3 --expected 100000000 --tokenizer words"
+        after_help = "Examples:\n  fpdb create pages.fpdb --k 3 --expected 100000000 --tokenizer words\n  fpdb create pages.fpdb --weights learned --learn-from first-pages.jsonl --confirm"
     )]
     Create(CreateArgs),
     /// Bulk load documents into an empty database (the fast way to fill one).
@@ -170,7 +170,7 @@ pub enum Command {
     /// and fingerprint in memory; texts are fingerprinted on every core,
     /// then the pairs are found on one.
     #[command(
-        after_help = "Examples:\n  fpdb dedup --k 3 pages.jsonl\n  fpdb hash --input lines docs.txt | fpdb dedup --clusters --representative smallest"
+        after_help = "Examples:\n  fpdb dedup --k 3 pages.jsonl\n  fpdb dedup --weights learned --confirm pages.jsonl\n  fpdb hash --input lines docs.txt | fpdb dedup --clusters --representative smallest"
     )]
     Dedup(DedupArgs),
     /// Near-duplicate pairs or clusters inside a database.
