@@ -441,6 +441,15 @@ fn create_learns_its_tables_from_texts() {
         String::from_utf8_lossy(&out.stdout)
     );
     ok(dir, &["add", "db", "crawl.jsonl"], "");
+    let stats = ok(dir, &["stats", "db"], "");
+    assert!(
+        stats.contains(&format!("learned        {} weighted features", idf.len())),
+        "{stats}"
+    );
+    assert!(
+        stats.contains("confirming     minhash:64x4/shingle:2 within 12 bits"),
+        "{stats}"
+    );
 
     let tokens = fpdb::Simhasher::default();
     let sample: Vec<Vec<u64>> = docs

@@ -92,8 +92,15 @@ def _crawl_pages() -> list[str]:
 def test_learned_weights_are_kept_and_equal_the_clis(tmp_path):
     pages = _crawl_pages()
     with fpdb.Db.create(tmp_path / "py", weights="learned", learn_from=pages, confirm=True) as db:
-        weights = db.stats()["simhash"]
+        stats = db.stats()
+        weights = stats["simhash"]
         assert "weights=learned:" in weights
+        assert stats["learned_features"] is not None and stats["learned_features"] > 1000
+        confirmation = stats["confirmation"]
+        assert confirmation is not None
+        assert (confirmation["radius"], confirmation["threshold"]) == (12, 0.5)
+        # The template is on every page: its words are common features.
+        assert confirmation["common_features"] >= 8
         learned = db.fingerprint_many(pages[:50])
         db.insert_text("p0", pages[0])
         edited = pages[0].replace("w0000", "w1999", 1)

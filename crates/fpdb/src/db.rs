@@ -628,12 +628,7 @@ impl Db {
 
     /// Counts and sizes; reads no block.
     pub fn stats(&self) -> Stats {
-        stats(
-            &self.store,
-            &self.tables,
-            self.simhasher.options(),
-            self.extract,
-        )
+        stats(&self.store, &self.tables, &self.simhasher, self.extract)
     }
 
     /// Every stored (document id, fingerprint), in id byte order, read

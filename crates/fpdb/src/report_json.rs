@@ -35,6 +35,8 @@ struct StatsJson<'a> {
     tokenizer: String,
     weights: String,
     extract: String,
+    confirmation: Option<ConfirmationJson>,
+    learned_features: Option<usize>,
     directory_bytes: usize,
     block_cache_bytes: usize,
     block_bytes: u64,
@@ -45,6 +47,16 @@ struct StatsJson<'a> {
     ids_disk_bytes: u64,
     warnings: &'a [String],
     tables: &'a [TableStats],
+}
+
+/// A confirming database's second stage, in its stats.
+#[derive(Serialize)]
+struct ConfirmationJson {
+    /// The signature's layout (`minhash:64x4/shingle:2`).
+    signature: String,
+    radius: u32,
+    threshold: f64,
+    common_features: usize,
 }
 
 impl Serialize for Stats {
@@ -59,6 +71,13 @@ impl Serialize for Stats {
             tokenizer: self.simhash.tokenizer.to_string(),
             weights: self.simhash.weighting.to_string(),
             extract: self.extract.to_string(),
+            confirmation: self.confirmation.as_ref().map(|c| ConfirmationJson {
+                signature: c.layout().to_string(),
+                radius: c.radius(),
+                threshold: c.threshold(),
+                common_features: c.common_features().hashes().len(),
+            }),
+            learned_features: self.learned_features,
             directory_bytes: self.directory_bytes,
             block_cache_bytes: self.block_cache_bytes,
             block_bytes: self.tables.iter().map(|table| table.bytes).sum(),

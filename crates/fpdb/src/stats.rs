@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use fpdb_codec::bits_per_fingerprint;
 use fpdb_html::Extract;
-use fpdb_simhash::SimhashOptions;
+use fpdb_simhash::{SimhashOptions, Simhasher};
 
+use crate::rule::Confirmation;
 use crate::store::{Family, Store};
 use crate::tables::Tables;
 
@@ -37,6 +38,11 @@ pub struct Stats {
     pub simhash: SimhashOptions,
     /// Which text of an HTML page is fingerprinted.
     pub extract: Extract,
+    /// The second stage of the match rule, if documents are confirmed.
+    pub confirmation: Option<Confirmation>,
+    /// The number of weighted features of the learned weights, when text
+    /// is weighted by them.
+    pub learned_features: Option<usize>,
     /// Expected keys per probe of the table with the shortest prefix: far
     /// above one block's worth (~170) means the database has outgrown its
     /// design.
@@ -78,7 +84,7 @@ pub struct TableStats {
 pub(crate) fn stats(
     store: &Store,
     tables: &Tables,
-    simhash: SimhashOptions,
+    simhasher: &Simhasher,
     extract: Extract,
 ) -> Stats {
     let state = tables.read();
@@ -133,8 +139,10 @@ pub(crate) fn stats(
         block_cache_bytes: state.blocks.bytes(),
         delta_added: state.delta.added_len(),
         delta_removed: state.delta.removed_len(),
-        simhash,
+        simhash: simhasher.options(),
         extract,
+        confirmation: tables.confirmation.clone(),
+        learned_features: simhasher.learned_idf().map(|idf| idf.len()),
         candidates_per_probe,
         keys_per_block,
         ids_disk_bytes: store.live_sst_bytes(Family::IdToFp)

@@ -19,6 +19,19 @@ pub fn run(args: StatsArgs) -> Result<()> {
         writeln!(out, "fingerprints   {}", stats.fingerprints)?;
         writeln!(out, "ids            {}", stats.ids)?;
         writeln!(out, "simhash        {}", stats.simhash)?;
+        if let Some(features) = stats.learned_features {
+            writeln!(out, "learned        {features} weighted features")?;
+        }
+        if let Some(confirmation) = &stats.confirmation {
+            writeln!(
+                out,
+                "confirming     {} within {} bits at resemblance >= {}, {} common features left out",
+                confirmation.layout(),
+                confirmation.radius(),
+                confirmation.threshold(),
+                confirmation.common_features().hashes().len()
+            )?;
+        }
         writeln!(out, "html extract   {}", stats.extract)?;
         writeln!(
             out,

@@ -35,6 +35,7 @@ from fpdb._fpdb import (
 from fpdb._reports import (
     BackupReport,
     BulkLoadSummary,
+    ConfirmationStats,
     RepairReport,
     Stats,
     TableStats,
@@ -65,6 +66,7 @@ __all__ = [
     "Checked",
     "Client",
     "ClosedError",
+    "ConfirmationStats",
     "CorruptError",
     "Db",
     "DbConfig",

@@ -20,6 +20,16 @@ class TableStats(TypedDict):
     disk_bytes: int
 
 
+class ConfirmationStats(TypedDict):
+    """``Db.stats()["confirmation"]``: the second stage of a confirming
+    database."""
+
+    signature: str
+    radius: int
+    threshold: float
+    common_features: int
+
+
 class Stats(TypedDict):
     """``Db.stats()``: counts and sizes, read without reading a block."""
 
@@ -32,6 +42,8 @@ class Stats(TypedDict):
     tokenizer: str
     weights: str
     extract: str
+    confirmation: ConfirmationStats | None
+    learned_features: int | None
     directory_bytes: int
     block_cache_bytes: int
     block_bytes: int
