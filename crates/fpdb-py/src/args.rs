@@ -3,13 +3,13 @@
 //! are str.
 
 use fpdb::simhash::{Tokenizer, Weighting};
-use fpdb::{Fingerprint, SimhashOptions};
+use fpdb::{Confirmation, Fingerprint, SimhashOptions};
 use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyDeprecationWarning, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyString};
 
-use crate::errors::Kind;
+use crate::errors::{to_py, Kind};
 
 /// A fingerprint: an int (or anything with `__index__`, such as a numpy
 /// integer) in 0..2**64.
@@ -301,4 +301,28 @@ pub fn simhash_options(tokenizer: Option<&str>, weights: Option<&str>) -> PyResu
             .map_err(|error| Kind::InvalidInput.err(error.to_string()))?;
     }
     Ok(options)
+}
+
+/// The confirmation `Db.create` and `dedup` ask for: the recommended one with the
+/// radius and threshold given, or none without `confirm`.
+pub fn confirmation(
+    confirm: bool,
+    radius: Option<u32>,
+    threshold: Option<f64>,
+) -> PyResult<Option<Confirmation>> {
+    if !confirm {
+        if radius.is_some() || threshold.is_some() {
+            return Err(Kind::InvalidInput
+                .err("confirm_radius and confirm_threshold need confirm=True".to_string()));
+        }
+        return Ok(None);
+    }
+    let recommended = Confirmation::recommended();
+    Confirmation::new(
+        recommended.layout(),
+        threshold.unwrap_or(recommended.threshold()),
+        radius.unwrap_or(recommended.radius()),
+    )
+    .map(Some)
+    .map_err(to_py)
 }

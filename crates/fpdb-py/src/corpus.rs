@@ -180,7 +180,7 @@ pub fn dedup<'py>(
     confirm_radius: Option<u32>,
     confirm_threshold: Option<f64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let confirmation = crate::db::confirmation(confirm, confirm_radius, confirm_threshold)?;
+    let confirmation = args::confirmation(confirm, confirm_radius, confirm_threshold)?;
     let learn_weights = weights == Some("learned");
     if confirmation.is_some() || learn_weights {
         let Some(texts) = texts.filter(|_| fps.is_none()) else {

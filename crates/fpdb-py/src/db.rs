@@ -7,9 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use fpdb::OpenOptions;
 use fpdb::Options;
-use fpdb::{
-    BulkOptions, BulkPhase, BulkProgress, Confirmation, Db, DesignChoice, Fingerprint, Simhasher,
-};
+use fpdb::{BulkOptions, BulkPhase, BulkProgress, Db, DesignChoice, Fingerprint, Simhasher};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
@@ -124,30 +122,6 @@ fn signed_document(db: &Db, document: &Document) -> fpdb::Result<Option<fpdb::Do
     }
 }
 
-/// The confirmation `create` asks for: the recommended one with the
-/// radius and threshold given, or none without `confirm`.
-pub(crate) fn confirmation(
-    confirm: bool,
-    radius: Option<u32>,
-    threshold: Option<f64>,
-) -> PyResult<Option<Confirmation>> {
-    if !confirm {
-        if radius.is_some() || threshold.is_some() {
-            return Err(Kind::InvalidInput
-                .err("confirm_radius and confirm_threshold need confirm=True".to_string()));
-        }
-        return Ok(None);
-    }
-    let recommended = Confirmation::recommended();
-    Confirmation::new(
-        recommended.layout(),
-        threshold.unwrap_or(recommended.threshold()),
-        radius.unwrap_or(recommended.radius()),
-    )
-    .map(Some)
-    .map_err(to_py)
-}
-
 fn open_options(read_only: bool, cache_bytes: Option<usize>, sync: bool) -> OpenOptions {
     let mut options = OpenOptions::new().read_only(read_only).sync(sync);
     if let Some(bytes) = cache_bytes {
@@ -230,7 +204,11 @@ impl PyDb {
         if let Some(bytes) = block_bytes {
             options = options.block_bytes(bytes);
         }
-        options = options.confirmation(confirmation(confirm, confirm_radius, confirm_threshold)?);
+        options = options.confirmation(args::confirmation(
+            confirm,
+            confirm_radius,
+            confirm_threshold,
+        )?);
         match learn_from {
             Some(texts) => {
                 if !learn_weights && !confirm {
