@@ -460,16 +460,32 @@ fn create_learns_its_tables_from_texts() {
         .with_common_features(fpdb::learn_common_features(&sample));
     let (printed, db) = query_first(dir, &docs, 60);
     assert_eq!(db.confirmation(), Some(&confirmation));
-    let mut confirmed_past_k = 0;
-    for (answer, (_, text)) in printed.iter().zip(&docs) {
-        let document = fpdb::Document::of_text(&learned, Some(&confirmation), text).unwrap();
-        let near = db.find(&document, &db.match_rule(db.k())).unwrap();
-        let expected: Vec<(String, u64)> = near
+    let confirmed_past_k = assert_answers_are_finds(&printed, &docs, &db, |text| {
+        fpdb::Document::of_text(&learned, Some(&confirmation), text).unwrap()
+    });
+    assert!(confirmed_past_k > 0);
+}
+
+/// Asserts that each printed answer (of `fpdb query --format json`) is
+/// what `Db::find` under the database's rule gives for the document
+/// `document_of` makes of the same text, ids, distances and similarities;
+/// returns how many matches were past k.
+fn assert_answers_are_finds(
+    printed: &[serde_json::Value],
+    docs: &[(String, String)],
+    db: &fpdb::Db,
+    document_of: impl Fn(&str) -> fpdb::Document,
+) -> usize {
+    let rule = db.match_rule(db.k());
+    let mut past_k = 0;
+    for (answer, (_, text)) in printed.iter().zip(docs) {
+        let near = db.find(&document_of(text), &rule).unwrap();
+        past_k += near.iter().filter(|n| n.distance > rule.k).count();
+        let expected: Vec<(String, u64, Option<f64>)> = near
             .iter()
-            .map(|n| (n.id.clone(), u64::from(n.distance)))
+            .map(|n| (n.id.clone(), u64::from(n.distance), n.similarity))
             .collect();
-        confirmed_past_k += near.iter().filter(|n| n.distance > 3).count();
-        let got: Vec<(String, u64)> = answer["matches"]
+        let got: Vec<(String, u64, Option<f64>)> = answer["matches"]
             .as_array()
             .unwrap()
             .iter()
@@ -477,12 +493,13 @@ fn create_learns_its_tables_from_texts() {
                 (
                     m["ids"][0].as_str().unwrap().to_string(),
                     m["distance"].as_u64().unwrap(),
+                    m["similarity"].as_f64(),
                 )
             })
             .collect();
         assert_eq!(got, expected, "{text}");
     }
-    assert!(confirmed_past_k > 0);
+    past_k
 }
 
 /// `fpdb load` of texts into a confirming database keeps their signatures:
@@ -506,29 +523,8 @@ fn load_keeps_signatures() {
     );
     let (printed, db) = query_first(dir, &docs, 80);
     assert_eq!(db.get("empty").unwrap(), None);
-    let rule = db.match_rule(db.k());
-    let mut confirmed_past_k = 0;
-    for (answer, (_, text)) in printed.iter().zip(&docs) {
-        let near = db.find(&db.document_text(text).unwrap(), &rule).unwrap();
-        confirmed_past_k += near.iter().filter(|n| n.distance > 3).count();
-        let expected: Vec<(String, u64, f64)> = near
-            .iter()
-            .map(|n| (n.id.clone(), u64::from(n.distance), n.similarity.unwrap()))
-            .collect();
-        let got: Vec<(String, u64, f64)> = answer["matches"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                (
-                    m["ids"][0].as_str().unwrap().to_string(),
-                    m["distance"].as_u64().unwrap(),
-                    m["similarity"].as_f64().unwrap(),
-                )
-            })
-            .collect();
-        assert_eq!(got, expected, "{text}");
-    }
+    let confirmed_past_k =
+        assert_answers_are_finds(&printed, &docs, &db, |text| db.document_text(text).unwrap());
     assert!(confirmed_past_k > 0);
 }
 

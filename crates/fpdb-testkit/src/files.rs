@@ -15,6 +15,45 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Replaces `golden` with a copy of the closed database in `path`, keeping
+/// only what opening needs: no info logs, no lock files, no OPTIONS files
+/// (fpdb passes its options on open; RocksDB writes a new one).
+pub fn bless_golden_copy(path: &Path, golden: &Path) {
+    let _ = std::fs::remove_dir_all(golden);
+    copy_dir(path, golden);
+    for entry in std::fs::read_dir(golden).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.starts_with("LOG")
+            || name == "LOCK"
+            || name == "fpdb.lock"
+            || name.starts_with("OPTIONS-")
+        {
+            std::fs::remove_file(golden.join(name)).unwrap();
+        }
+    }
+}
+
+/// The paragraphs of the repository's articles (`data/text/*.txt`, by file
+/// name) longer than `min_chars` characters, each named `p<file>-<line>`.
+pub fn article_paragraphs(min_chars: usize) -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/text");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for (f, path) in files.iter().enumerate() {
+        let content = std::fs::read_to_string(path).unwrap();
+        let long = content.lines().filter(|l| l.chars().count() > min_chars);
+        for (p, line) in long.enumerate() {
+            out.push((format!("p{f}-{p}"), line.to_string()));
+        }
+    }
+    out
+}
+
 /// A copy of the closed database in `path`, in a new temporary directory
 /// (kept while the `TempDir` lives).
 pub fn temp_copy(path: &Path) -> (TempDir, PathBuf) {

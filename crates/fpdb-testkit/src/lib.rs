@@ -36,6 +36,8 @@ pub use db::{
     assert_equals_model, assert_verifies, brute_force, bulk_load, create_temp_db,
     damage_a_table_file, export, live_files, small_options,
 };
-pub use files::{copy_dir, env_rounds, memory_temp_dir, temp_copy};
+pub use files::{
+    article_paragraphs, bless_golden_copy, copy_dir, env_rounds, memory_temp_dir, temp_copy,
+};
 pub use model::{clustered_documents, ids_by_fingerprint, Model};
 pub use rng::Rng;

@@ -115,20 +115,7 @@ fn bless(db_dir: &Path, answers: &Path) {
         writeln!(lines, "{}", format_answer(query, k, &matches)).unwrap();
     }
     drop(db);
-    let _ = std::fs::remove_dir_all(db_dir);
-    copy_dir(&path, db_dir);
-    // Only what opening needs: no info logs, no lock file, no OPTIONS
-    // files (fpdb passes its options on open; RocksDB writes a new one).
-    for entry in std::fs::read_dir(db_dir).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.starts_with("LOG")
-            || name == "LOCK"
-            || name == "fpdb.lock"
-            || name.starts_with("OPTIONS-")
-        {
-            std::fs::remove_file(db_dir.join(name)).unwrap();
-        }
-    }
+    fpdb_testkit::bless_golden_copy(&path, db_dir);
     std::fs::write(answers, lines).unwrap();
 }
 

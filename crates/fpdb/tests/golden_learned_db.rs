@@ -26,27 +26,8 @@ fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/golden")
 }
 
-/// The paragraphs of the repository's articles, by file and line.
 fn paragraphs() -> Vec<(String, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/text");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for (f, path) in files.iter().enumerate() {
-        let content = std::fs::read_to_string(path).unwrap();
-        for (p, line) in content
-            .lines()
-            .filter(|l| l.chars().count() > 20)
-            .enumerate()
-        {
-            out.push((format!("p{f}-{p}"), line.to_string()));
-        }
-    }
-    out
+    fpdb_testkit::article_paragraphs(20)
 }
 
 /// A copy without its first clause: often found past k and confirmed.
@@ -112,18 +93,7 @@ fn bless(db_dir: &Path, answers_file: &Path) {
     }
     std::fs::write(answers_file, answers(&db, &texts)).unwrap();
     drop(db);
-    let _ = std::fs::remove_dir_all(db_dir);
-    copy_dir(&path, db_dir);
-    for entry in std::fs::read_dir(db_dir).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.starts_with("LOG")
-            || name == "LOCK"
-            || name == "fpdb.lock"
-            || name.starts_with("OPTIONS-")
-        {
-            std::fs::remove_file(db_dir.join(name)).unwrap();
-        }
-    }
+    fpdb_testkit::bless_golden_copy(&path, db_dir);
 }
 
 #[test]

@@ -9,7 +9,6 @@
 )]
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use fpdb::simhash::{LearnedIdf, Tokenizer, Weighting};
@@ -19,30 +18,16 @@ use fpdb::{BulkOptions, Db, Error, OpenOptions, Options, Simhasher};
 /// reporter's line added, or its last sentence dropped when it has four or
 /// more.
 fn texts() -> Vec<(String, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/text");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
     let mut out = Vec::new();
-    for (f, path) in files.iter().enumerate() {
-        let content = std::fs::read_to_string(path).unwrap();
-        for (p, paragraph) in content
-            .lines()
-            .filter(|l| l.chars().count() > 40)
-            .enumerate()
-        {
-            out.push((format!("a{f}-{p}"), paragraph.to_string()));
-            let sentences: Vec<&str> = paragraph.split_inclusive('。').collect();
-            let copy = if sentences.len() >= 4 {
-                sentences[..sentences.len() - 1].concat()
-            } else {
-                format!("{paragraph}（本报记者报道）")
-            };
-            out.push((format!("c{f}-{p}"), copy));
-        }
+    for (id, paragraph) in fpdb_testkit::article_paragraphs(40) {
+        let sentences: Vec<&str> = paragraph.split_inclusive('。').collect();
+        let copy = if sentences.len() >= 4 {
+            sentences[..sentences.len() - 1].concat()
+        } else {
+            format!("{paragraph}（本报记者报道）")
+        };
+        out.push((id.clone(), paragraph));
+        out.push((format!("c{id}"), copy));
     }
     out
 }
