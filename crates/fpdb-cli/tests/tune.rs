@@ -56,6 +56,7 @@ fn prints_the_library_s_scores_recommendation_and_figure() {
 
     let planted = Planted::from_sample(&texts, 12, 9);
     let scores = fpdb::measure_settings(&fpdb::Simhasher::default(), &planted, 0.5).unwrap();
+    assert_eq!(report["reposts"], planted.reposts);
     assert_eq!(report["texts"], planted.texts.len());
     assert_eq!(report["originals"], 12);
     let rows = report["settings"].as_array().unwrap();
@@ -73,7 +74,7 @@ fn prints_the_library_s_scores_recommendation_and_figure() {
     assert_eq!(recommended["radius"], best.setting.radius);
     assert_eq!(recommended["confirmed"], best.setting.confirmed);
     assert_eq!(recommended["learned_weights"], best.setting.learned);
-    let create = recommended["create"].as_str().unwrap();
+    let create = report["create"].as_str().unwrap();
     assert!(create.starts_with("fpdb create DB"), "{create}");
     if best.setting.confirmed {
         assert!(
@@ -133,7 +134,7 @@ fn refuses_fingerprints_and_impossible_options() {
     refused(
         &["tune", "--min-precision", "1.5", "--input", "lines"],
         "one text\n",
-        "--min-precision 1.5 is outside 0 ..= 1",
+        "minimum precision 1.5 is outside 0 ..= 1",
     );
     refused(
         &["tune", "--input", "lines"],

@@ -101,6 +101,8 @@ pub use query::Match;
 pub use repair::RepairReport;
 pub use rule::{Confirmation, Document, MatchRule, Near};
 pub use stats::{Stats, TableStats};
-pub use tuning::{measure_settings, recommend, Setting, SettingScore, TUNING_RADII};
+pub use tuning::{
+    measure_settings, recommend, tune, Setting, SettingScore, TuneOptions, Tuning, TUNING_RADII,
+};
 pub use verify::{Problem, VerifyReport};
 pub use write::{Checked, CheckedDocument};

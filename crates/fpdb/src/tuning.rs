@@ -7,12 +7,131 @@
 
 use fpdb_codec::MAX_K;
 use fpdb_simhash::{SignatureLayout, Simhasher};
-use fpdb_tune::{Planted, Score};
+use fpdb_tune::{Curve, CurvePoint, Planted, Score};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::learning_corpus::LearningCorpus;
 use crate::rule::{Confirmation, Document, MatchRule};
 use crate::DEFAULT_K;
+
+/// What to plant and how to judge, for [`tune`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TuneOptions {
+    /// How many texts (the first distinct ones of the sample) get planted
+    /// copies.
+    pub originals: usize,
+    /// The seed of every planted edit.
+    pub seed: u64,
+    /// The least estimated resemblance that confirms, for the confirmed
+    /// settings.
+    pub confirm_threshold: f64,
+    /// The least precision a recommended setting keeps.
+    pub min_precision: f64,
+    /// The database size false matches per query are extrapolated to.
+    pub expected: u64,
+}
+
+impl Default for TuneOptions {
+    fn default() -> Self {
+        TuneOptions {
+            originals: 1000,
+            seed: 1,
+            confirm_threshold: Confirmation::recommended().threshold(),
+            min_precision: 0.99,
+            expected: 10_000_000,
+        }
+    }
+}
+
+impl TuneOptions {
+    /// Refuses a precision or a threshold outside 0 ..= 1, before any
+    /// sample is read.
+    pub fn check(&self) -> Result<()> {
+        if !(0.0..=1.0).contains(&self.min_precision) {
+            return Err(Error::InvalidOptions(format!(
+                "minimum precision {} is outside 0 ..= 1",
+                self.min_precision
+            )));
+        }
+        Confirmation::new(
+            SignatureLayout::RECOMMENDED,
+            self.confirm_threshold,
+            DEFAULT_K,
+        )?;
+        Ok(())
+    }
+}
+
+/// Every setting measured on a sample, and the one to recommend.
+#[derive(Debug, Clone)]
+pub struct Tuning {
+    /// What was asked.
+    pub options: TuneOptions,
+    /// The weights a database gets without learning them (`tfidf:8`).
+    pub given_weights: String,
+    /// The sample with its planted copies.
+    pub planted: Planted,
+    /// Every setting's score, by weights, then confirmation, then radius.
+    pub scores: Vec<SettingScore>,
+    /// The position in `scores` of the recommended setting, if any keeps
+    /// the precision asked.
+    pub recommended: Option<usize>,
+}
+
+/// Plants copies into `sample` ([`Planted::from_sample`]), measures every
+/// setting on it ([`measure_settings`]) and recommends one
+/// ([`recommend`]); `simhasher` gives the tokenizer and the weights a
+/// database gets unless it learns them.
+pub fn tune(simhasher: &Simhasher, sample: &[String], options: TuneOptions) -> Result<Tuning> {
+    options.check()?;
+    let planted = Planted::from_sample(sample, options.originals, options.seed);
+    let scores = measure_settings(simhasher, &planted, options.confirm_threshold)?;
+    let recommended = recommend(&scores, options.min_precision)
+        .and_then(|best| scores.iter().position(|s| std::ptr::eq(s, best)));
+    Ok(Tuning {
+        given_weights: simhasher.options().weighting.to_string(),
+        options,
+        planted,
+        scores,
+        recommended,
+    })
+}
+
+impl Tuning {
+    /// The recommended setting's score, if any.
+    pub fn best(&self) -> Option<&SettingScore> {
+        self.recommended.and_then(|i| self.scores.get(i))
+    }
+
+    /// Originals planted with copies.
+    pub fn originals(&self) -> usize {
+        self.planted.copies.len() / fpdb_tune::EditKind::ALL.len()
+    }
+
+    /// One curve per setting through its radii, to draw with
+    /// [`fpdb_tune::recall_against_false_matches`].
+    pub fn curves(&self) -> Vec<Curve> {
+        self.scores
+            .chunk_by(|a, b| {
+                (a.setting.learned, a.setting.confirmed) == (b.setting.learned, b.setting.confirmed)
+            })
+            .filter_map(|run| {
+                let first = run.first()?;
+                Some(Curve {
+                    name: first.setting.name(&self.given_weights),
+                    points: run
+                        .iter()
+                        .map(|s| CurvePoint {
+                            radius: s.setting.radius,
+                            recall: s.score.recall(),
+                            false_per_query: s.score.false_per_query(),
+                        })
+                        .collect(),
+                })
+            })
+            .collect()
+    }
+}
 
 /// The radii settings are measured at.
 pub const TUNING_RADII: [u32; 8] = [3, 4, 5, 6, 7, 8, 10, 12];

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use anyhow::{bail, Context, Result};
-use fpdb::tune::{recall_against_false_matches, Curve, CurvePoint, EditKind, Lang, Planted};
-use fpdb::{SettingScore, SimhashOptions, Simhasher};
+use fpdb::tune::{recall_against_false_matches, EditKind, Lang};
+use fpdb::{SettingScore, SimhashOptions, Simhasher, TuneOptions, Tuning};
 use serde_json::json;
 
 use crate::cli::{ReportFormat, TuneArgs};
@@ -14,14 +14,19 @@ use crate::input::{self, Payload, Role};
 use crate::progress::Reading;
 
 pub fn run(args: TuneArgs) -> Result<()> {
-    if !(0.0..=1.0).contains(&args.min_precision) {
-        bail!("--min-precision {} is outside 0 ..= 1", args.min_precision);
-    }
     let mut options = SimhashOptions::default();
     if let Some(tokenizer) = &args.tokenizer {
         options.tokenizer = tokenizer.parse().context("--tokenizer")?;
     }
     let simhasher = Simhasher::new(options);
+    let tune_options = TuneOptions {
+        originals: args.originals,
+        seed: args.seed,
+        confirm_threshold: args.confirm_threshold,
+        min_precision: args.min_precision,
+        expected: args.expected,
+    };
+    tune_options.check()?;
     let sample = read_sample(&args)?;
     if sample.len() < 2 {
         bail!(
@@ -29,13 +34,14 @@ pub fn run(args: TuneArgs) -> Result<()> {
             sample.len()
         );
     }
-    let planted = Planted::from_sample(&sample, args.originals, args.seed);
-    let originals = planted.copies.len() / EditKind::ALL.len();
+    let tuning = fpdb::tune(&simhasher, &sample, tune_options).context("fpdb tune")?;
+    let planted = &tuning.planted;
     let chinese = planted
         .texts
         .iter()
         .filter(|t| Lang::of(t) == Lang::Zh)
         .count();
+    let originals = tuning.originals();
     eprintln!(
         "fpdb: {} planted with {} copies each, {} as a crawl, {} left out as reposts: {} ({} Chinese)",
         super::count(originals as u64, "original"),
@@ -45,23 +51,24 @@ pub fn run(args: TuneArgs) -> Result<()> {
         super::count(planted.texts.len() as u64, "text"),
         chinese,
     );
-    let scores = fpdb::measure_settings(&simhasher, &planted, args.confirm_threshold)
-        .context("--confirm-threshold")?;
-    let given = options.weighting.to_string();
-    let best = fpdb::recommend(&scores, args.min_precision);
     if let Some(path) = &args.figure {
         let title = format!(
             "Recall against false matches on {} ({} originals)",
             super::count(planted.texts.len() as u64, "text"),
             originals
         );
-        let svg = recall_against_false_matches(&title, &curves(&scores, &given))?;
+        let svg = recall_against_false_matches(&title, &tuning.curves())?;
         std::fs::write(path, svg).with_context(|| format!("writing {}", path.display()))?;
     }
     match args.format.get() {
-        ReportFormat::Text => print_text(&args, &scores, best, &given, &planted),
+        ReportFormat::Text => print_text(&args, &tuning),
         ReportFormat::Json => {
-            let json = to_json(&args, &scores, best, &given, &planted);
+            let create = tuning.best().map(|best| create_flags(&args, best));
+            let figure = args.figure.as_ref().map(|p| p.display().to_string());
+            let json = super::json_with(
+                &tuning,
+                [("create", json!(create)), ("figure", json!(figure))],
+            )?;
             outln!("{}", serde_json::to_string_pretty(&json)?);
             Ok(())
         }
@@ -92,29 +99,6 @@ fn read_sample(args: &TuneArgs) -> Result<Vec<String>> {
     Ok(sample)
 }
 
-/// One curve per setting through its radii.
-fn curves(scores: &[SettingScore], given: &str) -> Vec<Curve> {
-    scores
-        .chunk_by(|a, b| {
-            (a.setting.learned, a.setting.confirmed) == (b.setting.learned, b.setting.confirmed)
-        })
-        .filter_map(|run| {
-            let first = run.first()?;
-            Some(Curve {
-                name: first.setting.name(given),
-                points: run
-                    .iter()
-                    .map(|s| CurvePoint {
-                        radius: s.setting.radius,
-                        recall: s.score.recall(),
-                        false_per_query: s.score.false_per_query(),
-                    })
-                    .collect(),
-            })
-        })
-        .collect()
-}
-
 /// The `fpdb create` flags that give `setting`.
 fn create_flags(args: &TuneArgs, s: &SettingScore) -> String {
     let mut flags = String::new();
@@ -140,30 +124,25 @@ fn percent(share: f64) -> String {
     format!("{:.1}%", share * 100.0)
 }
 
-fn print_text(
-    args: &TuneArgs,
-    scores: &[SettingScore],
-    best: Option<&SettingScore>,
-    given: &str,
-    planted: &Planted,
-) -> Result<()> {
-    let kinds: Vec<&str> = EditKind::ALL.iter().map(|k| k.name()).collect();
+fn print_text(args: &TuneArgs, tuning: &Tuning) -> Result<()> {
+    let given = tuning.given_weights.as_str();
+    let planted = &tuning.planted;
     outln!(
         "{:<16} {:>6} {:>7}  {:>8} {:>14} {:>14} {:>13} {:>6}  {:>9} {:>11} {:>11} {:>11}",
         "setting",
         "radius",
         "recall",
-        kinds.first().copied().unwrap_or_default(),
-        kinds.get(1).copied().unwrap_or_default(),
-        kinds.get(2).copied().unwrap_or_default(),
-        kinds.get(3).copied().unwrap_or_default(),
-        kinds.get(4).copied().unwrap_or_default(),
+        EditKind::Typos.name(),
+        EditKind::HeaderFooter.name(),
+        EditKind::DatesCounters.name(),
+        EditKind::DropSentence.name(),
+        EditKind::Mirror.name(),
         "precision",
         "false pairs",
         "false/query",
         format!("at {}", args.expected),
     );
-    for s in scores {
+    for s in &tuning.scores {
         let kind = |k: EditKind| percent(s.score.kind_recall(k));
         outln!(
             "{:<16} {:>6} {:>7}  {:>8} {:>14} {:>14} {:>13} {:>6}  {:>9} {:>11} {:>11.5} {:>11.3}",
@@ -181,7 +160,7 @@ fn print_text(
             s.score.false_per_query_at(args.expected),
         );
     }
-    match best {
+    match tuning.best() {
         None => outln!(
             "no setting keeps precision {} on this sample; see the table",
             args.min_precision
@@ -210,47 +189,4 @@ fn print_text(
         outln!("figure: {}", path.display());
     }
     Ok(())
-}
-
-fn to_json(
-    args: &TuneArgs,
-    scores: &[SettingScore],
-    best: Option<&SettingScore>,
-    given: &str,
-    planted: &Planted,
-) -> serde_json::Value {
-    let row = |s: &SettingScore| {
-        let kinds: serde_json::Map<String, serde_json::Value> = EditKind::ALL
-            .iter()
-            .map(|&k| (k.name().to_string(), json!(s.score.kind_recall(k))))
-            .collect();
-        json!({
-            "setting": s.setting.name(given),
-            "learned_weights": s.setting.learned,
-            "confirmed": s.setting.confirmed,
-            "radius": s.setting.radius,
-            "recall": s.score.recall(),
-            "recall_by_edit": kinds,
-            "precision": s.score.precision(),
-            "true_pairs": s.score.true_pairs,
-            "false_pairs": s.score.false_pairs,
-            "false_per_query": s.score.false_per_query(),
-            "false_per_query_at_expected": s.score.false_per_query_at(args.expected),
-        })
-    };
-    json!({
-        "texts": planted.texts.len(),
-        "originals": planted.copies.len() / EditKind::ALL.len(),
-        "expected": args.expected,
-        "min_precision": args.min_precision,
-        "settings": scores.iter().map(row).collect::<Vec<_>>(),
-        "recommended": best.map(|b| {
-            let mut value = row(b);
-            if let Some(object) = value.as_object_mut() {
-                object.insert("create".to_string(), json!(create_flags(args, b)));
-            }
-            value
-        }),
-        "figure": args.figure.as_ref().map(|p| p.display().to_string()),
-    })
 }
