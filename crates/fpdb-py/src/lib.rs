@@ -1,6 +1,6 @@
 //! The native part of the `fpdb` Python package (`fpdb._fpdb`): the
-//! database handle, its results, and fingerprinting and de-duplication
-//! without a database. The Python part (`python/fpdb/`) re-exports these
+//! database handle, its results, fingerprinting and de-duplication
+//! without a database, and settings measured on a sample (`tune`). The Python part (`python/fpdb/`) re-exports these
 //! and defines the exception classes.
 
 mod args;
@@ -14,6 +14,7 @@ mod progress;
 mod reports;
 mod results;
 mod spark;
+mod tune;
 
 use pyo3::prelude::*;
 
@@ -30,6 +31,7 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(corpus::dedup, module)?)?;
     module.add_function(wrap_pyfunction!(corpus::page_text, module)?)?;
     module.add_function(wrap_pyfunction!(corpus::fingerprint_pages, module)?)?;
+    module.add_function(wrap_pyfunction!(tune::tune, module)?)?;
     module.add_class::<spark::PyBatchIndex>()?;
     module.add_function(wrap_pyfunction!(spark::design_for, module)?)?;
     module.add_function(wrap_pyfunction!(spark::route, module)?)?;

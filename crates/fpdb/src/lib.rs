@@ -68,6 +68,7 @@ mod seeded_hash;
 mod stats;
 mod store;
 mod tables;
+mod tuning;
 mod upgrade;
 mod verify;
 mod write;
@@ -90,6 +91,8 @@ pub use fpdb_html as html;
 pub use fpdb_html::{Extract, HtmlError, Page, UnknownExtract};
 pub use fpdb_simhash as simhash;
 pub use fpdb_simhash::{Fingerprint, SimhashOptions, Simhasher};
+/// Crawler edits planted into a sample, scores and figures (`fpdb-tune`).
+pub use fpdb_tune as tune;
 pub use learn::{learn_common_features, COMMON_PERCENT, LEARN_SAMPLE, MIN_COMMON_SAMPLE};
 pub use learning_corpus::{Learned, LearningCorpus};
 pub use manifest::FORMAT_VERSION;
@@ -99,5 +102,8 @@ pub use query::Match;
 pub use repair::RepairReport;
 pub use rule::{Confirmation, Document, MatchRule, Near};
 pub use stats::{Stats, TableStats};
+pub use tuning::{
+    measure_settings, recommend, tune, Setting, SettingScore, TuneOptions, Tuning, TUNING_RADII,
+};
 pub use verify::{Problem, VerifyReport};
 pub use write::{Checked, CheckedDocument};

@@ -13,6 +13,7 @@ use crate::backup::{Backup, BackupMethod};
 use crate::bulk::BulkSummary;
 use crate::repair::RepairReport;
 use crate::stats::{Stats, TableStats};
+use crate::tuning::{SettingScore, Tuning};
 use crate::verify::{Problem, VerifyReport};
 
 /// Each item as its `Display` text.
@@ -230,6 +231,71 @@ impl Serialize for BulkSummary {
             reading_seconds: self.reading.as_secs_f64(),
             writing_seconds: self.writing.as_secs_f64(),
             ingesting_seconds: self.ingesting.as_secs_f64(),
+        }
+        .serialize(serializer)
+    }
+}
+
+#[derive(Serialize)]
+struct TuningJson<'a> {
+    texts: usize,
+    originals: usize,
+    reposts: usize,
+    expected: u64,
+    min_precision: f64,
+    confirm_threshold: f64,
+    settings: Vec<SettingJson<'a>>,
+    recommended: Option<SettingJson<'a>>,
+}
+
+/// One setting's row: what it is and how it scored.
+#[derive(Serialize)]
+struct SettingJson<'a> {
+    setting: String,
+    learned_weights: bool,
+    confirmed: bool,
+    radius: u32,
+    recall: f64,
+    recall_by_edit: std::collections::BTreeMap<&'a str, f64>,
+    precision: f64,
+    true_pairs: usize,
+    false_pairs: usize,
+    false_per_query: f64,
+    false_per_query_at_expected: f64,
+}
+
+impl Tuning {
+    fn setting_json(&self, s: &SettingScore) -> SettingJson<'static> {
+        SettingJson {
+            setting: s.setting.name(&self.given_weights),
+            learned_weights: s.setting.learned,
+            confirmed: s.setting.confirmed,
+            radius: s.setting.radius,
+            recall: s.score.recall(),
+            recall_by_edit: fpdb_tune::EditKind::ALL
+                .iter()
+                .map(|&kind| (kind.name(), s.score.kind_recall(kind)))
+                .collect(),
+            precision: s.score.precision(),
+            true_pairs: s.score.true_pairs,
+            false_pairs: s.score.false_pairs,
+            false_per_query: s.score.false_per_query(),
+            false_per_query_at_expected: s.score.false_per_query_at(self.options.expected),
+        }
+    }
+}
+
+impl Serialize for Tuning {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        TuningJson {
+            texts: self.planted.texts.len(),
+            originals: self.originals(),
+            reposts: self.planted.reposts,
+            expected: self.options.expected,
+            min_precision: self.options.min_precision,
+            confirm_threshold: self.options.confirm_threshold,
+            settings: self.scores.iter().map(|s| self.setting_json(s)).collect(),
+            recommended: self.best().map(|s| self.setting_json(s)),
         }
         .serialize(serializer)
     }

@@ -30,3 +30,4 @@ mod serve_tls;
 mod server;
 mod session;
 mod stream;
+mod tune;

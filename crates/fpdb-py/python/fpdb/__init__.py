@@ -31,6 +31,7 @@ from fpdb._fpdb import (
     fingerprint_many,
     fingerprint_pages,
     page_text,
+    tune,
 )
 from fpdb._reports import (
     BackupReport,
@@ -39,6 +40,8 @@ from fpdb._reports import (
     RepairReport,
     Stats,
     TableStats,
+    TunedSetting,
+    TuneReport,
     VerifyReport,
 )
 from fpdb.client import Client
@@ -84,6 +87,8 @@ __all__ = [
     "Stats",
     "StorageError",
     "TableStats",
+    "TuneReport",
+    "TunedSetting",
     "VerifyReport",
     "__version__",
     "dedup",
@@ -91,4 +96,5 @@ __all__ = [
     "fingerprint_many",
     "fingerprint_pages",
     "page_text",
+    "tune",
 ]

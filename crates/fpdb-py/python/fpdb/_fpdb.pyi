@@ -10,7 +10,14 @@ import numpy as np
 import numpy.typing as npt
 
 from fpdb._config import DbConfig
-from fpdb._reports import BackupReport, BulkLoadSummary, RepairReport, Stats, VerifyReport
+from fpdb._reports import (
+    BackupReport,
+    BulkLoadSummary,
+    RepairReport,
+    Stats,
+    TuneReport,
+    VerifyReport,
+)
 
 DEFAULT_K: int
 MAX_ID_BYTES: int
@@ -228,6 +235,17 @@ def dedup(
     confirm_radius: int | None = None,
     confirm_threshold: float | None = None,
 ) -> list[list[int]]: ...
+def tune(
+    texts: Sequence[str],
+    *,
+    originals: int = 1000,
+    expected: int = 10_000_000,
+    min_precision: float = 0.99,
+    confirm_threshold: float | None = None,
+    seed: int = 1,
+    tokenizer: str | None = None,
+    figure: str | os.PathLike[str] | None = None,
+) -> TuneReport: ...
 def fingerprint_pages(
     pages: Sequence[bytes | str],
     content_types: Sequence[str | None] | None = None,

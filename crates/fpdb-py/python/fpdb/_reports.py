@@ -1,5 +1,5 @@
-"""The dicts that ``Db.stats``, ``verify``, ``repair``, ``backup`` and
-``bulk_load`` return, as TypedDicts: plain dicts at run time, typed keys
+"""The dicts that ``Db.stats``, ``verify``, ``repair``, ``backup``,
+``bulk_load`` and ``fpdb.tune`` return, as TypedDicts: plain dicts at run time, typed keys
 for a type checker (the tests check that every key is there). They are the
 JSON reports ``fpdb stats``, ``verify``, ``repair`` and ``backup`` print with
 ``--format json``, with the same keys (the command adds what only it
@@ -108,3 +108,32 @@ class BulkLoadSummary(TypedDict):
     reading_seconds: float
     writing_seconds: float
     ingesting_seconds: float
+
+
+class TunedSetting(TypedDict):
+    """One setting and radius of ``fpdb.tune(...)["settings"]``."""
+
+    setting: str
+    learned_weights: bool
+    confirmed: bool
+    radius: int
+    recall: float
+    recall_by_edit: dict[str, float]
+    precision: float
+    true_pairs: int
+    false_pairs: int
+    false_per_query: float
+    false_per_query_at_expected: float
+
+
+class TuneReport(TypedDict):
+    """``fpdb.tune(texts)``: every setting measured on planted copies."""
+
+    texts: int
+    originals: int
+    reposts: int
+    expected: int
+    min_precision: float
+    confirm_threshold: float
+    settings: list[TunedSetting]
+    recommended: Optional[TunedSetting]  # noqa: UP045
