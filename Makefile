@@ -232,15 +232,18 @@ bench-cli: build python gnu-time
 ## disk per document, fresh `fpdb query` processes of 10,000 queries
 ## (page cache warm, then dropped when run as root), answers checked by a
 ## brute-force scan, and faiss IndexBinaryMultiHash in the same run; then
-## the growth from the smallest size to the largest. 10M and 100M take
+## the growth from the smallest size to the largest. SCALE_DESIGN is
+## `fpdb create --design` (default auto). 10M and 100M take
 ## about half an hour and ~15 GB of scratch space in SCALE_WORK
 ## (docs/BENCHMARKS.md).
 SCALE_SIZES ?= 10000000 100000000
 SCALE_WORK ?= $(CARGO_TARGET_DIR)/scale-bench
+SCALE_DESIGN ?= auto
 bench-scale: setup gnu-time $(VENV)/.built
 	$(PYTHON) -m pip install --quiet -r crates/fpdb-py/requirements-bench.txt
 	$(CARGO) build --release -p fpdb-cli
-	$(PYTHON) benches/scripts/scale.py $(BIN) --sizes "$(SCALE_SIZES)" --work $(SCALE_WORK)
+	$(PYTHON) benches/scripts/scale.py $(BIN) --sizes "$(SCALE_SIZES)" \
+		--design $(SCALE_DESIGN) --work $(SCALE_WORK)
 
 ## GNU time, which the whole-process benches read CPU time and peak
 ## memory from.

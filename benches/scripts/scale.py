@@ -88,7 +88,7 @@ def faiss_child(stored_path: str, queries_path: str) -> None:
     print(json.dumps(bench_faiss(stored, {"q10000": queries})))
 
 
-def bench_size(fpdb: str, n: int, work: Path, runs: int) -> dict:
+def bench_size(fpdb: str, n: int, work: Path, runs: int, design: str) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     result: dict = {
         "n": n,
@@ -111,7 +111,7 @@ def bench_size(fpdb: str, n: int, work: Path, runs: int) -> dict:
     db = work / "db"
     shutil.rmtree(db, ignore_errors=True)
     created = subprocess.run(
-        [fpdb, "create", str(db), "--expected", str(n)],
+        [fpdb, "create", str(db), "--expected", str(n), "--design", design],
         check=True,
         capture_output=True,
         text=True,
@@ -278,6 +278,9 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=5, help="fresh warm processes")
     parser.add_argument(
+        "--design", default="auto", help="`fpdb create --design` (default: auto)"
+    )
+    parser.add_argument(
         "--work",
         default=None,
         help="scratch directory (default: scale-bench in the system's temporary "
@@ -295,7 +298,7 @@ def main() -> None:
     for n in sizes:
         work = root / f"n{n}"
         try:
-            results.append(bench_size(fpdb, n, work, args.runs))
+            results.append(bench_size(fpdb, n, work, args.runs, args.design))
         finally:
             if not args.keep:
                 shutil.rmtree(work, ignore_errors=True)
