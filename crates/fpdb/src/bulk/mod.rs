@@ -571,7 +571,9 @@ impl<'db> BulkLoader<'db> {
         let ticker = Ticker::new(self.progress.take(), self.documents, design.tables().len());
         let tables = match &fps {
             Fingerprints::Memory(fps) => {
-                let at_once = tables_at_once(self.memory_bytes, fps.len() as u64).max(1);
+                // More at once than threads would only hold more memory.
+                let at_once = tables_at_once(self.memory_bytes, fps.len() as u64)
+                    .clamp(1, rayon::current_num_threads());
                 let mut built = Vec::with_capacity(design.tables().len());
                 for (round, tables) in design.tables().chunks(at_once).enumerate() {
                     let round: Vec<Result<BuiltTable>> = tables
