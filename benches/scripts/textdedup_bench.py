@@ -210,7 +210,18 @@ def main() -> None:
     ).stdout.strip()
     tools = [
         fpdb_tool("fpdb dedup", args.fpdb, corpus, []),
-        fpdb_tool("fpdb dedup --confirm", args.fpdb, corpus, ["--confirm"]),
+        fpdb_tool(
+            "fpdb dedup --weights tfidf:8",
+            args.fpdb,
+            corpus,
+            ["--weights", "tfidf:8"],
+        ),
+        fpdb_tool(
+            "fpdb dedup --no-confirm --weights tfidf:8",
+            args.fpdb,
+            corpus,
+            ["--no-confirm", "--weights", "tfidf:8"],
+        ),
         textdedup_tool(
             f"text-dedup {version} simhash",
             args.textdedup_python,

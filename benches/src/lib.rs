@@ -11,7 +11,7 @@ pub mod articles;
 pub mod edits;
 pub mod fps_file;
 pub mod latency;
-pub use fpdb_bench_rng as rng;
+pub use fpdb_rng as rng;
 
 /// The number in environment variable `name` (a bench's size), or
 /// `default` when it is unset or not a number.

@@ -13,34 +13,11 @@ use std::fs;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use fpdb_simhash::hash_feature;
 use serde::Deserialize;
 
-use crate::edits::EditKind;
+use fpdb_tune::{sentences, shingles, Distinct, EditKind, Lang, REPOST_SHARE};
+
 use crate::rng::Rng;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
-    Zh,
-    En,
-}
-
-impl Lang {
-    pub fn name(self) -> &'static str {
-        match self {
-            Lang::Zh => "Chinese",
-            Lang::En => "English",
-        }
-    }
-
-    /// The prefix of the set names `--sets` takes.
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::Zh => "zh",
-            Lang::En => "en",
-        }
-    }
-}
 
 /// One document to measure: an article or a paragraph, never edited.
 #[derive(Debug, Clone)]
@@ -119,9 +96,6 @@ pub const OTHER_SOURCES: [(Lang, &str); 8] = [
 const ARTICLE_CHARS: (usize, usize) = (300, 5000);
 /// Paragraph lengths in characters.
 pub const PARAGRAPH_CHARS: (usize, usize) = (150, 600);
-/// A candidate sharing this share of its shingles with a kept original is
-/// a repost, not a different document.
-const REPOST_SHARE: f64 = 0.2;
 
 /// The Chinese news: `zh-inews.jsonl` under `dir`.
 pub fn chinese(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus> {
@@ -537,101 +511,6 @@ fn paragraphs_of(text: &str, lang: Lang) -> Vec<String> {
 }
 
 /// Words after which a full stop does not end an English sentence.
-const ABBREVIATIONS: &[&str] = &[
-    "mr", "mrs", "ms", "dr", "st", "jr", "sr", "no", "vs", "gen", "gov", "sen", "rep", "messrs",
-    "u.s", "hon", "col", "capt", "lt", "co", "inc", "etc", "i.e", "e.g", "jan", "feb", "aug",
-    "sept", "oct", "nov", "dec",
-];
-
-/// The sentences of `text`, each with its end mark, closing quotes and
-/// trailing whitespace, so that they concatenate back to the text.
-pub fn sentences(text: &str, lang: Lang) -> Vec<&str> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    let mut i = 0;
-    while i < chars.len() {
-        let (_, c) = chars[i];
-        let ends = match lang {
-            Lang::Zh => matches!(c, '。' | '！' | '？' | '!' | '?' | '；'),
-            Lang::En => matches!(c, '.' | '!' | '?'),
-        };
-        if !ends {
-            i += 1;
-            continue;
-        }
-        let mut j = i + 1;
-        while j < chars.len() && matches!(chars[j].1, '"' | '\'' | '”' | '’' | ')' | '）' | '」')
-        {
-            j += 1;
-        }
-        let boundary = match lang {
-            Lang::Zh => true,
-            Lang::En => {
-                let next_is_space = j < chars.len() && chars[j].1.is_whitespace();
-                let after = chars[j..]
-                    .iter()
-                    .map(|&(_, c)| c)
-                    .find(|c| !c.is_whitespace());
-                let starts_sentence = after
-                    .is_none_or(|c| c.is_uppercase() || c.is_ascii_digit() || "\"“'(".contains(c));
-                let word = text[start..chars[i].0]
-                    .rsplit(|c: char| c.is_whitespace())
-                    .next()
-                    .unwrap_or("")
-                    .trim_start_matches(['"', '(', '“'])
-                    .to_lowercase();
-                let abbreviation = c == '.'
-                    && (ABBREVIATIONS.contains(&word.as_str())
-                        || (word.chars().count() == 1 && word.chars().all(char::is_alphabetic)));
-                (next_is_space || j == chars.len()) && starts_sentence && !abbreviation
-            }
-        };
-        if boundary {
-            while j < chars.len() && chars[j].1.is_whitespace() {
-                j += 1;
-            }
-            let end = chars.get(j).map_or(text.len(), |&(at, _)| at);
-            pieces.push(&text[start..end]);
-            start = end;
-        }
-        i = j.max(i + 1);
-    }
-    if !text[start..].trim().is_empty() {
-        pieces.push(&text[start..]);
-    } else if let Some(last) = pieces.last_mut() {
-        *last = &text[start - last.len()..];
-    }
-    pieces
-}
-
-/// Shingles that identify reposts: 8 characters (Chinese) or 5 words
-/// (English) of letters and digits.
-fn shingles(text: &str, lang: Lang) -> Vec<u64> {
-    let mut out = Vec::new();
-    match lang {
-        Lang::Zh => {
-            let chars: Vec<char> = text.chars().filter(|c| c.is_alphanumeric()).collect();
-            for window in chars.windows(8) {
-                out.push(hash_feature(&window.iter().collect::<String>()));
-            }
-        }
-        Lang::En => {
-            let words: Vec<String> = text
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .map(str::to_lowercase)
-                .collect();
-            for window in words.windows(5) {
-                out.push(hash_feature(&window.join(" ")));
-            }
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
 /// Up to `want` candidates, in order, leaving out each that shares
 /// [`REPOST_SHARE`] of its shingles with one already taken.
 fn take_distinct(
@@ -640,29 +519,17 @@ fn take_distinct(
     lang: Lang,
     pruned: &mut usize,
 ) -> Vec<Original> {
-    let mut owner: HashMap<u64, u32> = HashMap::new();
+    let mut distinct = Distinct::default();
     let mut out = Vec::new();
     for candidate in candidates {
         if out.len() == want {
             break;
         }
-        let shingles = shingles(&candidate.text, lang);
-        let mut shared: HashMap<u32, usize> = HashMap::new();
-        for s in &shingles {
-            if let Some(&o) = owner.get(s) {
-                *shared.entry(o).or_insert(0) += 1;
-            }
-        }
-        let most = shared.values().copied().max().unwrap_or(0);
-        if most as f64 >= REPOST_SHARE * shingles.len().max(1) as f64 {
+        if distinct.admit(&candidate.text, lang) {
+            out.push(candidate);
+        } else {
             *pruned += 1;
-            continue;
         }
-        let id = out.len() as u32;
-        for s in shingles {
-            owner.entry(s).or_insert(id);
-        }
-        out.push(candidate);
     }
     out
 }
@@ -670,31 +537,6 @@ fn take_distinct(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn english_sentences_skip_abbreviations_and_rejoin() {
-        let text = "Mr. Speaker, the U.S. Navy grew. It cost $3.5 billion! \"Why?\" he asked. Done";
-        let pieces = sentences(text, Lang::En);
-        assert_eq!(pieces.concat(), text);
-        assert_eq!(
-            pieces,
-            [
-                "Mr. Speaker, the U.S. Navy grew. ",
-                "It cost $3.5 billion! ",
-                "\"Why?\" he asked. ",
-                "Done"
-            ]
-        );
-    }
-
-    #[test]
-    fn chinese_sentences_keep_closing_quotes() {
-        let text = "他说：“走吧。”我们走了！还有";
-        assert_eq!(
-            sentences(text, Lang::Zh),
-            ["他说：“走吧。”", "我们走了！", "还有"]
-        );
-    }
 
     #[test]
     fn cleaning_splits_paragraphs() {

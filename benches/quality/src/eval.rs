@@ -2,9 +2,9 @@
 
 use rayon::prelude::*;
 
-use crate::corpus::{Lang, Original};
-use crate::edits::EditKind;
-use crate::rng::Rng;
+use crate::corpus::Original;
+use fpdb_tune::EditKind;
+use fpdb_tune::{Lang, Planted};
 
 /// The report's distances.
 pub const KS: std::ops::RangeInclusive<u32> = 3..=7;
@@ -15,15 +15,8 @@ pub const GROUP: usize = 1 + EditKind::ALL.len();
 /// Originals with their planted copies: document `g * GROUP` is original
 /// `g`, the next `EditKind::ALL.len()` are its copies in that order.
 pub fn plant(originals: &[Original], lang: Lang, seed: u64) -> Vec<String> {
-    let mut rng = Rng::new(seed);
-    let mut texts = Vec::with_capacity(originals.len() * GROUP);
-    for original in originals {
-        texts.push(original.text.clone());
-        for kind in EditKind::ALL {
-            texts.push(kind.apply(&original.text, lang, &mut rng));
-        }
-    }
-    texts
+    let texts: Vec<String> = originals.iter().map(|o| o.text.clone()).collect();
+    Planted::from_sample_in(&texts, texts.len(), seed, lang).texts
 }
 
 /// Counts at one k.

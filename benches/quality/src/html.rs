@@ -8,8 +8,9 @@
 //! Chinese pages of the second site are GBK-encoded, as many Chinese
 //! sites still are.
 
-use crate::corpus::{Lang, Original};
+use crate::corpus::Original;
 use crate::rng::Rng;
+use fpdb_tune::Lang;
 
 /// Headlines in each site's site-wide list.
 const HOT: usize = 10;

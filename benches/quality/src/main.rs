@@ -5,7 +5,7 @@
 //!
 //! Usage: `make quality`, or after `python3 benches/scripts/quality_corpus.py DIR`:
 //! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--sets zh-articles,en-pages,...] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG] [--warc FILE]`
-//! `... --two-stage [--candidates SPEC,...] [--signatures minhash:HxB/wS[/dfP],simhash:BITS,...]`
+//! `... --two-stage [--candidates SPEC,...] [--signatures minhash:HxB/wS[/dfP],simhash:BITS,...] [--figures DIR]`
 //! (two-stage matching, `two_stage_report.rs`) or `... --growth 'CANDIDATES|SIGNATURE|R|THETA;...'`
 //! (false matches per query against a growing background, `growth.rs`).
 //! `--eval-sources en-foldoc,...` measures the named other sources
@@ -28,7 +28,6 @@
 )]
 
 mod corpus;
-mod edits;
 mod eval;
 mod growth;
 mod html;
@@ -36,7 +35,7 @@ mod proto;
 mod two_stage;
 mod two_stage_report;
 mod warc;
-use fpdb_bench_rng as rng;
+use fpdb_rng as rng;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -49,9 +48,9 @@ use fpdb_html::{page_text, Extract};
 use fpdb_simhash::{LearnedIdf, SimhashOptions, Simhasher, Tokenizer, Weighting};
 use rayon::prelude::*;
 
-use corpus::{Corpus, Lang, Original};
-use edits::EditKind;
+use corpus::{Corpus, Original};
 use eval::{AtK, PagesAtK, KS};
+use fpdb_tune::{EditKind, Lang};
 use proto::{Base, Idf, Proto, Tokenized};
 
 /// One configuration in the report.
@@ -85,6 +84,9 @@ struct Args {
     configs: Vec<SimhashOptions>,
     protos: Vec<String>,
     detail: Option<PathBuf>,
+    /// Draw each set's recall against false matches per query (two-stage
+    /// report) as `<set>.svg` in this directory.
+    figures: Option<PathBuf>,
     /// Print some false pairs of this configuration (to see what they are).
     show_false: Option<String>,
     /// Write every page (both languages, both sites) to this WARC file and
@@ -127,6 +129,7 @@ fn parse_args() -> Result<Args> {
         configs: parse_configs(REAL_CONFIGS)?,
         protos: PROTOS.split(',').map(str::to_string).collect(),
         detail: None,
+        figures: None,
         show_false: None,
         warc: None,
         two_stage: false,
@@ -152,6 +155,7 @@ fn parse_args() -> Result<Args> {
                 args.protos = value("--protos")?.split(',').map(str::to_string).collect();
             }
             "--detail" => args.detail = Some(PathBuf::from(value("--detail")?)),
+            "--figures" => args.figures = Some(PathBuf::from(value("--figures")?)),
             "--show-false" => args.show_false = Some(value("--show-false")?),
             "--warc" => args.warc = Some(PathBuf::from(value("--warc")?)),
             "--two-stage" => args.two_stage = true,

@@ -15,10 +15,11 @@ use fpdb_simhash::{
 };
 use rayon::prelude::*;
 
-use crate::corpus::{Corpus, Lang};
-use crate::edits::EditKind;
+use crate::corpus::Corpus;
 use crate::two_stage::{near_pairs, score, Point, Scored, SigSpec, Signatures, Truth, RADII};
 use crate::{eval, html, load_average, parse_configs, parse_proto, pct, pct2, Args, Method};
+use fpdb_tune::EditKind;
+use fpdb_tune::{recall_against_false_matches, Curve, CurvePoint, Lang};
 
 /// Candidate fingerprints measured by default: the default options, plain
 /// tf over jieba words, tf × the registry's IDF², and tf × crawl-IDF and
@@ -205,6 +206,73 @@ each cell is recall / precision / false matches per query at the θ (in hundredt
     if let Some(path) = &args.detail {
         std::fs::write(path, detail)?;
         println!("Every (r, θ): {}", path.display());
+    }
+    if let Some(dir) = &args.figures {
+        write_figures(&rows, dir)?;
+        println!("Figures: {}/<set>.svg", dir.display());
+    }
+    Ok(())
+}
+
+/// The lines of each set's figure: the default and the learned weights,
+/// each by distance alone (θ = 0) and confirmed by the recommended
+/// signature at θ = 0.50, as `fpdb tune` draws a user's sample.
+const FIGURE_LINES: [(&str, &str, usize, &str); 4] = [
+    ("jieba/tfidf:8", "minhash:64x4/w2/df20", 0, "tfidf:8"),
+    (
+        "jieba/tfidf:8",
+        "minhash:64x4/w2/df20",
+        50,
+        "tfidf:8+confirm",
+    ),
+    ("learned@jieba", "minhash:64x4/w2/df20", 0, "learned"),
+    (
+        "learned@jieba",
+        "minhash:64x4/w2/df20",
+        50,
+        "learned+confirm",
+    ),
+];
+
+/// Each set's recall against false matches per query, drawn by
+/// `fpdb-tune` as `fpdb tune` draws it, into `dir/<set>.svg`.
+fn write_figures(rows: &[Row], dir: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut sets: Vec<&str> = rows.iter().map(|r| r.set.as_str()).collect();
+    sets.dedup();
+    for set in sets {
+        let mut curves = Vec::new();
+        for (candidate, signature, theta, name) in FIGURE_LINES {
+            let spec = SigSpec::parse(signature)?;
+            let Some(row) = rows
+                .iter()
+                .find(|r| r.set == set && r.candidate == candidate && r.signature == spec)
+            else {
+                continue;
+            };
+            let points = RADII
+                .iter()
+                .filter(|&&r| r <= R_AFFORDABLE)
+                .map(|&r| {
+                    let p = row.scored.at(r, theta);
+                    CurvePoint {
+                        radius: r,
+                        recall: p.recall,
+                        false_per_query: p.false_per_query,
+                    }
+                })
+                .collect();
+            curves.push(Curve {
+                name: name.to_string(),
+                points,
+            });
+        }
+        if curves.is_empty() {
+            continue;
+        }
+        let title = format!("{set}: recall against false matches");
+        let svg = recall_against_false_matches(&title, &curves)?;
+        std::fs::write(dir.join(format!("{set}.svg")), svg)?;
     }
     Ok(())
 }

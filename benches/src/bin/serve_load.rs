@@ -16,7 +16,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use fpdb_bench_rng::Rng;
+use fpdb_rng::Rng;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -162,15 +162,19 @@ pub enum Command {
     ///
     /// Reads every input document (fingerprints, or texts hashed with the
     /// --tokenizer and --weights options), then prints each unordered pair
-    /// of documents within --k once, `{"a": "<id>", "b": "<id>",
-    /// "distance": 2}`, documents with the same fingerprint at distance 0.
+    /// of near-duplicates once, `{"a": "<id>", "b": "<id>", "distance": 2,
+    /// "similarity": 0.9}`. Texts are matched in two stages by default,
+    /// with weights and the features common to a site's template learned
+    /// from the first 10,000 texts (--no-confirm and --weights tfidf:8
+    /// give the single comparison within --k); fingerprints by distance
+    /// within --k, documents with the same fingerprint at distance 0.
     /// With --clusters it prints connected components of those pairs
     /// instead, `{"cluster": 0, "representative": "<id>", "ids": [...]}`;
     /// documents without a near-duplicate are in no cluster. Holds every id
     /// and fingerprint in memory; texts are fingerprinted on every core,
     /// then the pairs are found on one.
     #[command(
-        after_help = "Examples:\n  fpdb dedup --k 3 pages.jsonl\n  fpdb dedup --weights learned --confirm pages.jsonl\n  fpdb hash --input lines docs.txt | fpdb dedup --clusters --representative smallest"
+        after_help = "Examples:\n  fpdb dedup pages.jsonl\n  fpdb dedup --no-confirm --weights tfidf:8 --k 3 pages.jsonl\n  fpdb hash --input lines docs.txt | fpdb dedup --clusters --representative smallest"
     )]
     Dedup(DedupArgs),
     /// Near-duplicate pairs or clusters inside a database.
@@ -212,6 +216,26 @@ pub enum Command {
     /// its near-duplicates.
     #[command(after_help = "Example:\n  fpdb demo --k 3 --show 5")]
     Demo(DemoArgs),
+    /// Choose settings on a sample of your own documents.
+    ///
+    /// Takes the first --originals texts of the sample and plants copies of
+    /// each as a crawler meets them (1% typos, a portal's header and
+    /// footer, changed dates and counters, a dropped sentence, a mirror
+    /// doing all of it; Chinese or space-separated edits by each text's
+    /// script), keeps the rest of the sample as it is, and matches every
+    /// text against every other under each setting a database can be
+    /// created with: the default or learned weights, by distance alone or
+    /// confirmed by signatures, at radii 3 to 12. Prints recall (overall
+    /// and per edit), precision and false matches per query (measured, and
+    /// extrapolated to --expected documents) for each, recommends the best
+    /// recall at --min-precision with the `fpdb create` flags that give it,
+    /// and with --figure draws recall against false matches as SVG. A pair
+    /// of different texts of the sample counts as false, so a sample with
+    /// near-duplicates of its own should be deduplicated first.
+    #[command(
+        after_help = "Examples:\n  fpdb tune --input jsonl sample.jsonl --figure settings.svg\n  fpdb tune --input lines --originals 500 --expected 100000000 paragraphs.txt"
+    )]
+    Tune(TuneArgs),
 }
 
 /// How text is turned into fingerprints.
@@ -224,7 +248,7 @@ pub struct SimhashArgs {
     /// tf (term counts), tfidf (top keywords, count by length), tfidf:N,
     /// or learned (every word weighted by its rarity in the first 10,000
     /// texts, tf × IDF²: of the corpus for dedup, of --learn-from for
-    /// create) [default: tfidf:8].
+    /// create) [default: tfidf:8; learned for dedup].
     #[arg(long)]
     pub weights: Option<String>,
     /// Which text of an HTML page is fingerprinted: main (the article, by
@@ -238,6 +262,11 @@ impl SimhashArgs {
     /// `--weights learned`: the weights are learned from the input.
     pub fn learns_weights(&self) -> bool {
         self.weights.as_deref() == Some("learned")
+    }
+
+    /// `dedup`'s choice: learned weights unless other weights are given.
+    pub fn dedup_learns_weights(&self) -> bool {
+        self.weights.is_none() || self.learns_weights()
     }
 }
 
@@ -342,7 +371,7 @@ pub struct CreateArgs {
     pub learn_from: Vec<PathBuf>,
 }
 
-/// Two-stage matching, for `create` and `dedup`.
+/// Two-stage matching, for `create`.
 #[derive(Debug, Args)]
 pub struct ConfirmArgs {
     /// Confirm matches in two stages: keep a 32-byte signature of each
@@ -358,6 +387,37 @@ pub struct ConfirmArgs {
     /// confirms a candidate.
     #[arg(long, value_name = "SHARE", default_value_t = fpdb::Confirmation::recommended().threshold(), requires = "confirm")]
     pub confirm_threshold: f64,
+}
+
+/// How `dedup` matches texts: in two stages unless told otherwise.
+#[derive(Debug, Args)]
+pub struct DedupRuleArgs {
+    /// Match texts by distance alone, within --k, instead of in two stages
+    /// (candidates within --confirm-radius bits, kept when their 32-byte
+    /// signatures estimate a resemblance of at least --confirm-threshold;
+    /// the default).
+    #[arg(long)]
+    pub no_confirm: bool,
+    /// Two stages, the default (kept for scripts that ask for it).
+    #[arg(long, hide = true, conflicts_with = "no_confirm")]
+    pub confirm: bool,
+    /// The Hamming radius candidates come from (up to 16).
+    #[arg(long, value_name = "BITS", default_value_t = fpdb::Confirmation::recommended().radius(), conflicts_with = "no_confirm")]
+    pub confirm_radius: u32,
+    /// The least estimated resemblance (0 to 1) that confirms a candidate.
+    #[arg(long, value_name = "SHARE", default_value_t = fpdb::Confirmation::recommended().threshold(), conflicts_with = "no_confirm")]
+    pub confirm_threshold: f64,
+}
+
+impl DedupRuleArgs {
+    /// The same choice in `create`'s terms.
+    pub fn confirm_args(&self) -> ConfirmArgs {
+        ConfirmArgs {
+            confirm: !self.no_confirm,
+            confirm_radius: self.confirm_radius,
+            confirm_threshold: self.confirm_threshold,
+        }
+    }
 }
 
 /// The database of `add`, `query` and `check`: a directory, or the one a
@@ -579,11 +639,12 @@ pub enum PairsFormat {
 #[derive(Debug, Args)]
 pub struct DedupArgs {
     /// Largest Hamming distance of a near-duplicate matched by distance
-    /// alone (0 to 16).
+    /// alone (0 to 16): of documents given as fingerprints, or of every
+    /// document with --no-confirm.
     #[arg(long, default_value_t = fpdb::DEFAULT_K)]
     pub k: u32,
     #[command(flatten)]
-    pub confirm: ConfirmArgs,
+    pub rule: DedupRuleArgs,
     /// Print clusters (connected components of the pairs) instead of pairs.
     #[arg(long)]
     pub clusters: bool,
@@ -636,6 +697,41 @@ pub struct ReportArgs {
     /// Format of the --texts files [default: by extension, as for `hash`].
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub texts_format: Option<InputFormat>,
+}
+
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// How many texts (the first of the sample) get planted copies.
+    #[arg(long, default_value_t = 1000)]
+    pub originals: usize,
+    /// The database size false matches per query are extrapolated to.
+    #[arg(long, default_value_t = 10_000_000)]
+    pub expected: u64,
+    /// The least precision a recommended setting keeps (0 to 1).
+    #[arg(long, value_name = "SHARE", default_value_t = 0.99)]
+    pub min_precision: f64,
+    /// The least estimated resemblance that confirms a candidate, for the
+    /// confirmed settings.
+    #[arg(long, value_name = "SHARE", default_value_t = fpdb::Confirmation::recommended().threshold())]
+    pub confirm_threshold: f64,
+    /// Write recall against false matches per query, one line per
+    /// setting through its radii, to this SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub figure: Option<PathBuf>,
+    /// The seed of the planted edits.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// jieba (Chinese and mixed text), words (Unicode words) or chars:N
+    /// (N-character shingles) [default: jieba].
+    #[arg(long)]
+    pub tokenizer: Option<String>,
+    /// Which text of an HTML page is compared: main or all.
+    #[arg(long, default_value = "main")]
+    pub extract: fpdb::Extract,
+    #[command(flatten)]
+    pub format: ReportFormatArgs,
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 #[derive(Debug, Args)]

@@ -1,4 +1,4 @@
-//! Input records for `fpdb dedup --weights learned` or `--confirm`: each
+//! Input records for `fpdb dedup` when it learns weights or confirms (its defaults): each
 //! record's id beside the library's [`LearningCorpus`], which learns from
 //! the first texts what it applies to every text. Texts without features
 //! are named on standard error and left out.

@@ -228,7 +228,7 @@ fn dedup_pairs(
     let pairs = json_lines(&out.stdout)
         .iter()
         .map(|p| {
-            if args.contains(&"--confirm") && p["distance"].as_u64().unwrap() > 3 {
+            if !args.contains(&"--no-confirm") && p["distance"].as_u64().unwrap() > 3 {
                 assert!(p["similarity"].as_f64().unwrap() >= 0.5, "{p}");
             }
             (
@@ -249,9 +249,9 @@ fn dedup_confirm_equals_the_rule_applied_to_every_pair() {
         k: 3,
         confirmation: Some(fpdb::Confirmation::recommended()),
     };
-    let (confirmed, _) = dedup_pairs(dir.path(), &docs, &["--confirm"]);
+    let (confirmed, _) = dedup_pairs(dir.path(), &docs, &["--weights", "tfidf:8"]);
     assert_eq!(confirmed, brute_force(&docs, &rule));
-    let (plain, _) = dedup_pairs(dir.path(), &docs, &[]);
+    let (plain, _) = dedup_pairs(dir.path(), &docs, &["--weights", "tfidf:8", "--no-confirm"]);
     let distance_only = fpdb::MatchRule {
         k: 3,
         confirmation: None,
@@ -268,7 +268,7 @@ fn dedup_confirm_learns_a_site_template_from_the_corpus() {
         "Home News Sports Weather Contact us Copyright Example Portal all rights reserved";
     let docs = crawl(4, 700, template);
     assert!(docs.len() >= fpdb::MIN_COMMON_SAMPLE);
-    let (confirmed, stderr) = dedup_pairs(dir.path(), &docs, &["--confirm"]);
+    let (confirmed, stderr) = dedup_pairs(dir.path(), &docs, &["--weights", "tfidf:8"]);
     let simhasher = fpdb::Simhasher::default();
     let sample: Vec<Vec<u64>> = docs
         .iter()
@@ -315,7 +315,7 @@ fn dedup_with_learned_weights_equals_brute_force() {
         k: 3,
         confirmation: None,
     };
-    let (plain, stderr) = dedup_pairs(dir.path(), &docs, &["--weights", "learned"]);
+    let (plain, stderr) = dedup_pairs(dir.path(), &docs, &["--weights", "learned", "--no-confirm"]);
     assert_eq!(plain, brute_force_with(&learned, &docs, &distance_only));
     assert!(
         stderr.contains(&format!(
@@ -332,6 +332,8 @@ fn dedup_with_learned_weights_equals_brute_force() {
     }
 
     let (confirmed, _) = dedup_pairs(dir.path(), &docs, &["--weights", "learned", "--confirm"]);
+    // With no options, dedup learns its weights and confirms.
+    assert_eq!(dedup_pairs(dir.path(), &docs, &[]).0, confirmed);
     let sample: Vec<Vec<u64>> = docs
         .iter()
         .map(|(_, text)| tokens.feature_hashes(text))

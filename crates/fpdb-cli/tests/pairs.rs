@@ -147,7 +147,13 @@ fn dedup_hashes_texts_and_names_bad_lines() {
     std::fs::write(dir.path().join("docs.jsonl"), input).unwrap();
     let stdout = ok(
         dir.path(),
-        &["dedup", "--tokenizer", "words", "docs.jsonl"],
+        &[
+            "dedup",
+            "--no-confirm",
+            "--tokenizer",
+            "words",
+            "docs.jsonl",
+        ],
         "",
     );
     let pairs = json_pairs(&stdout);
@@ -155,6 +161,14 @@ fn dedup_hashes_texts_and_names_bad_lines() {
         pairs.contains(&("a".to_string(), "b".to_string(), 0)),
         "{stdout}"
     );
+    // In two stages, the default, the pair is confirmed.
+    let stdout = ok(
+        dir.path(),
+        &["dedup", "--tokenizer", "words", "docs.jsonl"],
+        "",
+    );
+    let confirmed: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(confirmed["similarity"], 1.0, "{stdout}");
 
     let bad = fpdb(dir.path(), &["dedup"], "a\t0123\n");
     assert!(!bad.status.success());

@@ -2,16 +2,16 @@
 
 use fpdb_fingerprint::Fingerprint;
 
-/// SplitMix64 (the step of `fpdb-bench-rng`, the benches' generator): small,
+/// SplitMix64 (the step of `fpdb-rng`, the benches' generator): small,
 /// seedable, good enough to pick operations. Unlike the benches' `below`,
 /// [`Rng::below`] picks by remainder; recorded answers depend on it.
 #[derive(Debug, Clone)]
-pub struct Rng(fpdb_bench_rng::Rng);
+pub struct Rng(fpdb_rng::Rng);
 
 impl Rng {
     /// A generator whose whole sequence is fixed by `seed`.
     pub fn new(seed: u64) -> Self {
-        Rng(fpdb_bench_rng::Rng::new(seed))
+        Rng(fpdb_rng::Rng::new(seed))
     }
 
     /// The next 64 random bits.

@@ -18,7 +18,7 @@ pub fn run(args: CreateArgs) -> Result<()> {
     if !args.learn_from.is_empty() && !learn_weights && confirmation.is_none() {
         bail!("--learn-from: nothing to learn without --weights learned or --confirm");
     }
-    let simhash = super::learning_options(&args.simhash)?;
+    let simhash = super::learning_options(&args.simhash, args.simhash.learns_weights())?;
     let options = Options::default()
         .k(args.k)
         .expected_size(args.expected)

@@ -14,9 +14,9 @@ use crate::progress::Reading;
 pub fn run(args: DedupArgs) -> Result<()> {
     // Refuse an impossible k or rule before reading any input.
     dedup::near_pairs(&[], args.k).context("--k")?;
-    let confirmation = super::confirmation(&args.confirm)?;
-    let learn_weights = args.simhash.learns_weights();
-    let simhasher = Simhasher::new(super::learning_options(&args.simhash)?);
+    let confirmation = super::confirmation(&args.rule.confirm_args())?;
+    let learn_weights = args.simhash.dedup_learns_weights();
+    let simhasher = Simhasher::new(super::learning_options(&args.simhash, learn_weights)?);
     let mut inputs = input::inputs(&args.input, Role::Query).with_extract(args.simhash.extract);
     let mut reading = Reading::new("reading", &inputs, false);
     let (corpus, confirmed, learned) = if confirmation.is_none() && !learn_weights {
@@ -42,18 +42,23 @@ pub fn run(args: DedupArgs) -> Result<()> {
             );
         }
         let (corpus, documents, learned) = learning.finish();
-        let confirmed = match learned.confirmation.clone() {
-            None => None,
-            Some(confirmation) => {
-                let rule = MatchRule {
-                    k: args.k,
-                    confirmation: Some(confirmation),
-                };
-                let pairs = rule.corpus_pairs(&documents)?;
-                Some((rule, pairs))
-            }
-        };
-        (corpus, confirmed, Some(learned))
+        // Fingerprints alone: nothing was learned, and none is signed.
+        if learned.sample == 0 {
+            (corpus, None, None)
+        } else {
+            let confirmed = match learned.confirmation.clone() {
+                None => None,
+                Some(confirmation) => {
+                    let rule = MatchRule {
+                        k: args.k,
+                        confirmation: Some(confirmation),
+                    };
+                    let pairs = rule.corpus_pairs(&documents)?;
+                    Some((rule, pairs))
+                }
+            };
+            (corpus, confirmed, Some(learned))
+        }
     };
     let bar = reading.bar();
     // Pairs are found in one pass with nothing to count: a spinner.

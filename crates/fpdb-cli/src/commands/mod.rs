@@ -27,6 +27,7 @@ mod repair;
 mod report;
 mod serve;
 mod stats;
+mod tune;
 mod verify;
 
 use std::time::Duration;
@@ -59,6 +60,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Report(args) => report::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Tune(args) => tune::run(args),
     }
 }
 
@@ -108,11 +110,11 @@ fn simhash_options(args: &SimhashArgs) -> Result<SimhashOptions> {
     Ok(options)
 }
 
-/// The options of a command that may learn its weights: with `--weights
-/// learned`, the tokenizer alone (term counts until the weights are
-/// learned); otherwise [`simhash_options`].
-fn learning_options(args: &SimhashArgs) -> Result<SimhashOptions> {
-    if !args.learns_weights() {
+/// The options of a command that may learn its weights: when it learns
+/// them, the tokenizer alone (term counts until the weights are learned);
+/// otherwise [`simhash_options`].
+fn learning_options(args: &SimhashArgs, learns_weights: bool) -> Result<SimhashOptions> {
+    if !learns_weights {
         return simhash_options(args);
     }
     let mut options = SimhashOptions {

@@ -5,9 +5,11 @@
 //! `make_corpus` generates the demo corpus in `data/` from them, and that
 //! file must not change.)
 
-use crate::corpus::{sentences, Lang};
-use crate::rng::Rng;
+use fpdb_rng::Rng;
 
+use crate::lang::{is_han, sentences, Lang};
+
+/// One kind of difference between a page and its copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EditKind {
     /// Chinese: 1% of the Chinese characters replaced by other common
@@ -29,6 +31,7 @@ pub enum EditKind {
 }
 
 impl EditKind {
+    /// Every kind, in the order reports show them.
     pub const ALL: [EditKind; 5] = [
         EditKind::Typos,
         EditKind::HeaderFooter,
@@ -37,6 +40,7 @@ impl EditKind {
         EditKind::Mirror,
     ];
 
+    /// The kind's name in a report.
     pub fn name(self) -> &'static str {
         match self {
             EditKind::Typos => "1% typos",
@@ -47,6 +51,7 @@ impl EditKind {
         }
     }
 
+    /// A copy of `text` with this kind of edit, drawn from `rng`.
     pub fn apply(self, text: &str, lang: Lang, rng: &mut Rng) -> String {
         match self {
             EditKind::Typos => typos(text, lang, rng),
@@ -63,10 +68,6 @@ impl EditKind {
     }
 }
 
-pub fn is_han(c: char) -> bool {
-    matches!(u32::from(c), 0x4E00..=0x9FFF | 0x3400..=0x4DBF)
-}
-
 /// Common, meaning-bearing characters to substitute with.
 const HAN_REPLACEMENTS: &str = "天地人山水火木金土日月风云雨雪花草树林田石江河湖海东西南北前后左右上下高低大小长短新旧明暗红黄蓝绿白黑春夏秋冬年时分秒";
 
@@ -77,6 +78,10 @@ fn typos(text: &str, lang: Lang, rng: &mut Rng) -> String {
     }
 }
 
+#[expect(
+    clippy::indexing_slicing,
+    reason = "positions index chars, and the replacements are not empty"
+)]
 fn han_typos(text: &str, rng: &mut Rng) -> String {
     let mut chars: Vec<char> = text.chars().collect();
     let positions: Vec<usize> = (0..chars.len()).filter(|&i| is_han(chars[i])).collect();
@@ -97,6 +102,10 @@ fn han_typos(text: &str, rng: &mut Rng) -> String {
 }
 
 /// Letters next to each letter on a QWERTY keyboard.
+#[expect(
+    clippy::indexing_slicing,
+    reason = "j is a neighbour of i inside the row"
+)]
 fn keyboard_neighbour(c: char, rng: &mut Rng) -> char {
     const ROWS: [&str; 3] = ["qwertyuiop", "asdfghjkl", "zxcvbnm"];
     let lower = c.to_ascii_lowercase();
@@ -121,6 +130,10 @@ fn keyboard_neighbour(c: char, rng: &mut Rng) -> char {
     c
 }
 
+#[expect(
+    clippy::indexing_slicing,
+    reason = "words are byte ranges of text at char boundaries, in order; i indexes the word's letters"
+)]
 fn word_typos(text: &str, rng: &mut Rng) -> String {
     // Byte ranges of the words of three or more ASCII letters.
     let mut words = Vec::new();
@@ -224,6 +237,10 @@ const EN_PORTAL: Portal = Portal {
     ],
 };
 
+#[expect(
+    clippy::indexing_slicing,
+    reason = "every portal has more than one section"
+)]
 fn header_footer(text: &str, lang: Lang, rng: &mut Rng) -> String {
     let portal = match lang {
         Lang::Zh => &ZH_PORTAL,
@@ -266,6 +283,7 @@ const MONTHS: [&str; 12] = [
     "December",
 ];
 
+#[expect(clippy::indexing_slicing, reason = "the month is drawn below 12")]
 fn dates_counters(text: &str, lang: Lang, rng: &mut Rng) -> String {
     let mut out: String = text
         .chars()
