@@ -9,12 +9,11 @@ use std::io::Write;
 
 use anyhow::{anyhow, Context, Result};
 use fpdb::{BulkOptions, BulkPhase, BulkProgress};
-use indicatif::ProgressBar;
 use serde_json::json;
 
 use crate::cli::{LoadArgs, ReportFormat};
 use crate::input::{self, Payload, Record, Role};
-use crate::progress::Reading;
+use crate::progress::{Bar, Reading};
 
 pub fn run(args: LoadArgs) -> Result<()> {
     let mut db = super::open_writable(&args.db, false)?;
@@ -30,7 +29,7 @@ pub fn run(args: LoadArgs) -> Result<()> {
     let mut loader = db
         .bulk_loader(options)
         .with_context(|| format!("cannot load into {}", args.db.display()))?;
-    let phase_bar = reading.bar().bar().clone();
+    let phase_bar = reading.bar().clone();
     loader.set_progress(move |progress: &BulkProgress| show_phase(&phase_bar, progress));
 
     let read = inputs.stream(|records| -> Result<()> {
@@ -112,19 +111,25 @@ fn add_records(loader: &mut fpdb::BulkLoader<'_>, records: &[Record]) -> Result<
     Ok(())
 }
 
-fn show_phase(bar: &ProgressBar, progress: &BulkProgress) {
-    let phase = match progress.phase {
+/// After reading, each phase of `finish` on the bar: sorting and
+/// ingesting as a spinner with their time so far (how long they take
+/// is not known beforehand), writing the tables as a bar of tables
+/// written with its own estimate of the time left, so that the estimate
+/// shown is never the reading's, long over.
+fn show_phase(bar: &Bar, progress: &BulkProgress) {
+    let (phase, total) = match progress.phase {
         BulkPhase::Reading => return,
-        BulkPhase::Sorting => "sorting",
-        BulkPhase::Writing => "writing",
-        BulkPhase::Ingesting => "ingesting",
+        BulkPhase::Sorting => ("sorting", None),
+        BulkPhase::Writing => ("writing", Some(progress.total)),
+        BulkPhase::Ingesting => ("ingesting", None),
     };
-    bar.set_prefix(phase);
+    if progress.done == 0 {
+        bar.count(phase, total.filter(|&total| total > 0));
+    }
+    let bar = bar.bar();
     if progress.total > 0 {
-        bar.set_message(format!(
-            "{} documents, table {}/{}",
-            progress.documents, progress.done, progress.total
-        ));
+        bar.set_position(progress.done);
+        bar.set_message(format!("tables, {} documents", progress.documents));
     } else {
         bar.set_message(format!("{} documents", progress.documents));
     }

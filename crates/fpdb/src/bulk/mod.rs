@@ -49,12 +49,12 @@ use fpdb_fingerprint::MAX_ID_BYTES;
 /// keep every core busy to the end.
 const ID_FILE_PARTS: usize = 4;
 
-/// The document buffer spills at 2/5 of the memory budget: sorting it in
-/// memory needs about twice the buffer at its peak (the buffer with its
-/// (fingerprint, id) pairs and their scratch copy; later the set and two
-/// tables being built).
-fn buffer_limit(memory_bytes: usize) -> usize {
-    memory_bytes / 5 * 2
+/// Whether the document buffer is full: finishing a load in memory holds
+/// the buffer and, beside it, the set of distinct fingerprints (at most
+/// one a document; see [`write_id_families_in_place`]). A full buffer is
+/// spilled as a sorted run.
+fn buffer_full(buffer: &Documents, memory_bytes: usize) -> bool {
+    buffer.bytes() + buffer.entries().len() * DISTINCT_BYTES >= memory_bytes
 }
 
 /// The least memory a bulk load may use by default.
@@ -303,7 +303,7 @@ impl<'db> BulkLoader<'db> {
         validate_id(id)?;
         self.buffer.push(id.as_bytes(), fp.0, signature);
         self.documents += 1;
-        if self.buffer.bytes() >= buffer_limit(self.memory_bytes) {
+        if buffer_full(&self.buffer, self.memory_bytes) {
             self.spill()?;
         }
         if self.documents.is_multiple_of(65_536) {
@@ -420,89 +420,37 @@ impl<'db> BulkLoader<'db> {
         })
     }
 
-    /// The fast path, when every document fits in memory: sort the ids;
-    /// write the `id_fp` files while the (fingerprint, id) pairs are
-    /// sorted and their `fp_ids` files written; then build the tables in
-    /// parallel from the set alone.
+    /// The fast path, when every document fits in memory: sort the ids,
+    /// write both id families from the buffer, then build the tables from
+    /// the distinct fingerprints alone.
     fn load_in_memory(&mut self) -> Result<(Sorted, Vec<BuiltTable>)> {
         let mut owned = std::mem::take(&mut self.buffer);
         owned.sort_and_dedup_ids();
-        let buffer = &owned;
-        let entries = buffer.entries();
-        if u32::try_from(entries.len()).is_err() {
+        let count = owned.entries().len();
+        if u32::try_from(count).is_err() {
             return Err(Error::LimitExceeded {
-                what: format!(
-                    "{} documents in memory (at most 2^32 - 1); lower memory_bytes",
-                    entries.len()
-                ),
+                what: format!("{count} documents in memory (at most 2^32 - 1); lower memory_bytes"),
             });
         }
         let dir = self.work.path.as_path();
-        // Several files per id family. The `fp_ids` files are written as soon
-        // as the pairs are sorted by fingerprint, beside the `id_fp` files
-        // (whose zstd takes longer), so neither core waits for the other.
-        let (id_files, fp_side) = rayon::join(
-            || {
-                write_parts(dir, Family::IdToFp, entries, |entries, put| {
-                    let pairs = entries.iter().map(|e| (e.fp, e.span));
-                    buffer.for_each_id(pairs, |id, fp, _| {
-                        put(Record::IdFp {
-                            id,
-                            fp: Fingerprint(fp),
-                        })
-                    })
-                })
-            },
-            || -> Result<(Vec<PathBuf>, Vec<u64>)> {
-                // (fingerprint, id's span); ties broken by the id bytes.
-                let mut by_fp: Vec<(u64, u64)> = entries.iter().map(|e| (e.fp, e.span)).collect();
-                radix::sort_by_key(
-                    &mut by_fp,
-                    &mut Vec::new(),
-                    |&(fp, _)| fp,
-                    |&(_, span)| buffer.id_at(span),
-                );
-                let fp_files = write_parts(dir, Family::FpToIds, &by_fp, |pairs, put| {
-                    buffer.for_each_id(pairs.iter().copied(), |id, fp, signature| {
-                        put(Record::FpId {
-                            fp: Fingerprint(fp),
-                            id,
-                            signature,
-                        })
-                    })
-                })?;
-                let mut fps: Vec<u64> = by_fp.iter().map(|&(fp, _)| fp).collect();
-                fps.dedup();
-                Ok((fp_files, fps))
-            },
-        );
-        let (id_files, (fp_files, fps)) = (id_files?, fp_side?);
-        let ids = entries.len() as u64;
+        let (id_files, fp_files, fps) =
+            if owned.bytes() + count * (PAIR_SORT_BYTES + DISTINCT_BYTES) <= self.memory_bytes {
+                write_id_families_beside(dir, &owned)?
+            } else {
+                write_id_families_in_place(dir, &mut owned)?
+            };
         // The documents are written; only the set is needed from here on.
         drop(owned);
-
-        let design = self.tables.design.clone();
-        let block_bytes = self.tables.block_bytes;
-        let ticker = Ticker::new(self.progress.take(), self.documents, design.tables().len());
-        let built: Vec<Result<BuiltTable>> = design
-            .tables()
-            .par_iter()
-            .enumerate()
-            .map(|(index, table)| {
-                let built = tables::build_in_memory(dir, index, table, &fps, block_bytes);
-                ticker.tick();
-                built
-            })
-            .collect();
-        self.progress = ticker.into_progress();
+        let fingerprints = fps.len() as u64;
+        let tables = self.build_tables(Fingerprints::Memory(fps))?;
         let sorted = Sorted {
             spilled_runs: 0,
-            ids,
-            fingerprints: fps.len() as u64,
+            ids: count as u64,
+            fingerprints,
             id_files,
             fp_files,
         };
-        Ok((sorted, built.into_iter().collect::<Result<_>>()?))
+        Ok((sorted, tables))
     }
 
     /// The bounded-memory path: merge the spilled runs.
@@ -510,6 +458,8 @@ impl<'db> BulkLoader<'db> {
         if !self.buffer.is_empty() {
             self.spill()?;
         }
+        // Its memory is the merges' now.
+        self.buffer = Documents::default();
         let dir = self.work.path.clone();
         let budget = self.memory_bytes / 3;
         // 1. Ids: of equal ids, the last run's is the latest document.
@@ -553,11 +503,22 @@ impl<'db> BulkLoader<'db> {
         let (spilled_ids, spilled_fp_ids) = (self.id_runs.len(), fp_runs.len());
         self.id_runs.remove();
 
-        // 2. Fingerprint → ids, each with its signature.
+        // 2. Fingerprint → ids, each with its signature; in the same pass
+        //    the distinct fingerprints, ascending, in memory when the
+        //    tables can be built from them there (there are at most as
+        //    many as ids).
+        let collect = tables_at_once(self.memory_bytes, ids) > 0;
+        let mut distinct: Vec<u64> = Vec::new();
+        if collect {
+            distinct.reserve_exact(usize::try_from(ids).unwrap_or(0));
+        }
         let fp_file = SstFile::new(&dir, Family::FpToIds, 0).write(|put| {
             for record in fp_runs.merge()? {
                 let (record, _) = record?;
                 let (fp, id) = decode_pair_key(&record.key)?;
+                if collect && distinct.last() != Some(&fp) {
+                    distinct.push(fp);
+                }
                 put(Record::FpId {
                     fp: Fingerprint(fp),
                     id,
@@ -566,32 +527,28 @@ impl<'db> BulkLoader<'db> {
             }
             Ok(())
         })?;
-
-        // 3. The distinct fingerprints, ascending: in memory when they fit.
-        let mut fps_run = Runs::new(&dir, "fps");
-        let mut last_fp = None;
-        let mut fingerprints = 0u64;
-        fps_run.write(fp_runs.merge()?.filter_map(|record| {
-            let fp = match record.and_then(|(record, _)| Ok(decode_pair_key(&record.key)?.0)) {
-                Ok(fp) => fp,
-                Err(e) => return Some(Err(e)),
-            };
-            if last_fp == Some(fp) {
-                return None;
-            }
-            last_fp = Some(fp);
-            fingerprints += 1;
-            Some(Ok((number_key(fp), 0)))
-        }))?;
-        fp_runs.remove();
-        let in_memory =
-            usize::try_from(fingerprints).is_ok_and(|count| count.saturating_mul(8 * 4) <= budget);
-        let fps = if in_memory {
-            let fps = read_keys(&fps_run)?;
-            fps_run.remove();
-            Fingerprints::Memory(fps)
+        let (fingerprints, fps) = if collect {
+            fp_runs.remove();
+            (distinct.len() as u64, Fingerprints::Memory(distinct))
         } else {
-            Fingerprints::Spilled(fps_run)
+            // 3. Too many for memory: the distinct fingerprints as a run.
+            let mut fps_run = Runs::new(&dir, "fps");
+            let mut last_fp = None;
+            let mut fingerprints = 0u64;
+            fps_run.write(fp_runs.merge()?.filter_map(|record| {
+                let fp = match record.and_then(|(record, _)| Ok(decode_pair_key(&record.key)?.0)) {
+                    Ok(fp) => fp,
+                    Err(e) => return Some(Err(e)),
+                };
+                if last_fp == Some(fp) {
+                    return None;
+                }
+                last_fp = Some(fp);
+                fingerprints += 1;
+                Some(Ok((number_key(fp), 0)))
+            }))?;
+            fp_runs.remove();
+            (fingerprints, Fingerprints::Spilled(fps_run))
         };
         let sorted = Sorted {
             spilled_runs: (spilled_ids + spilled_fp_ids) as u64,
@@ -603,36 +560,71 @@ impl<'db> BulkLoader<'db> {
         Ok((sorted, fps))
     }
 
-    /// Builds the tables from a fingerprint set that did not fit in
-    /// memory with everything else: one table at a time.
+    /// Builds the tables from the fingerprint set of a load that spilled:
+    /// in memory, as many at once as the budget holds (see
+    /// [`tables_at_once`]), or, when the set is too large for even one,
+    /// one at a time through sorted runs.
     fn build_tables(&mut self, fps: Fingerprints) -> Result<Vec<BuiltTable>> {
         let dir = self.work.path.clone();
         let block_bytes = self.tables.block_bytes;
         let design = self.tables.design.clone();
         let ticker = Ticker::new(self.progress.take(), self.documents, design.tables().len());
-        // A run sorts its keys with a scratch copy: 16 bytes per key.
-        let run_keys = (self.memory_bytes / 16).max(1024);
-        let tables = design
-            .tables()
-            .iter()
-            .enumerate()
-            .map(|(index, table)| {
-                let built = match &fps {
-                    Fingerprints::Memory(fps) => {
-                        tables::build_in_memory(&dir, index, table, fps, block_bytes)
-                    }
-                    Fingerprints::Spilled(run) => {
+        let tables = match &fps {
+            Fingerprints::Memory(fps) => {
+                // More at once than threads would only hold more memory.
+                let at_once = tables_at_once(self.memory_bytes, fps.len() as u64)
+                    .clamp(1, rayon::current_num_threads());
+                let mut built = Vec::with_capacity(design.tables().len());
+                for (round, tables) in design.tables().chunks(at_once).enumerate() {
+                    let round: Vec<Result<BuiltTable>> = tables
+                        .par_iter()
+                        .enumerate()
+                        .map(|(offset, table)| {
+                            let index = round * at_once + offset;
+                            let table =
+                                tables::build_in_memory(&dir, index, table, fps, block_bytes);
+                            ticker.tick();
+                            table
+                        })
+                        .collect();
+                    built.extend(round);
+                }
+                built.into_iter().collect()
+            }
+            Fingerprints::Spilled(run) => {
+                // A run sorts its keys with a scratch copy: 16 bytes per key.
+                let run_keys = (self.memory_bytes / 16).max(1024);
+                design
+                    .tables()
+                    .iter()
+                    .enumerate()
+                    .map(|(index, table)| {
                         let fps = run.merge()?.map(|record| decode_number_key(&record?.0.key));
-                        tables::build_external(&dir, index, table, fps, run_keys, block_bytes)
-                    }
-                };
-                ticker.tick();
-                built
-            })
-            .collect();
+                        let built =
+                            tables::build_external(&dir, index, table, fps, run_keys, block_bytes);
+                        ticker.tick();
+                        built
+                    })
+                    .collect()
+            }
+        };
         self.progress = ticker.into_progress();
         tables
     }
+}
+
+/// How many tables of `fingerprints` distinct fingerprints can be built
+/// in memory at once within `memory_bytes`: the set itself takes 8 bytes
+/// a fingerprint, and each table being built 16 more (its permuted keys
+/// and their sort's scratch copy). 0 when not even one fits.
+fn tables_at_once(memory_bytes: usize, fingerprints: u64) -> usize {
+    let Ok(fingerprints) = usize::try_from(fingerprints.max(1)) else {
+        return 0;
+    };
+    memory_bytes
+        .saturating_sub(fingerprints.saturating_mul(8))
+        .checked_div(fingerprints.saturating_mul(16))
+        .unwrap_or(0)
 }
 
 /// Writes `items` as [`ID_FILE_PARTS`] SST files of `family`, in
@@ -649,6 +641,91 @@ fn write_parts<T: Sync>(
         .map(|(part, items)| SstFile::new(dir, family, part).write(|put| fill(items, put)))
         .collect::<Result<_>>()?;
     Ok(written.into_iter().flatten().collect())
+}
+
+/// Bytes per document of the (fingerprint, id) pairs
+/// [`write_id_families_beside`] sorts, with their sort's scratch copy.
+const PAIR_SORT_BYTES: usize = 32;
+/// Bytes per distinct fingerprint of the set the tables are built from.
+const DISTINCT_BYTES: usize = 8;
+
+/// The id families' files, and the distinct fingerprints, of a buffer
+/// sorted by id, with memory to spare ([`PAIR_SORT_BYTES`] a document):
+/// the `id_fp` files are written while the (fingerprint, id) pairs are
+/// sorted and their `fp_ids` files written, so neither core waits for the
+/// other (the `id_fp` files' zstd takes longer).
+fn write_id_families_beside(
+    dir: &Path,
+    buffer: &Documents,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>, Vec<u64>)> {
+    let entries = buffer.entries();
+    let (id_files, fp_side) = rayon::join(
+        || write_id_fp_files(dir, buffer),
+        || -> Result<(Vec<PathBuf>, Vec<u64>)> {
+            // (fingerprint, id's span); ties broken by the id bytes.
+            let mut by_fp: Vec<(u64, u64)> = entries.iter().map(|e| (e.fp, e.span)).collect();
+            radix::sort_by_key(
+                &mut by_fp,
+                &mut Vec::new(),
+                |&(fp, _)| fp,
+                |&(_, span)| buffer.id_at(span),
+            );
+            let fp_files = write_fp_ids_files(dir, buffer, &by_fp, |&pair| pair)?;
+            let mut fps: Vec<u64> = by_fp.iter().map(|&(fp, _)| fp).collect();
+            fps.dedup();
+            Ok((fp_files, fps))
+        },
+    );
+    let (id_files, (fp_files, fps)) = (id_files?, fp_side?);
+    Ok((id_files, fp_files, fps))
+}
+
+/// [`write_id_families_beside`] within the buffer's own memory and
+/// [`DISTINCT_BYTES`] a document: the `id_fp` files, then the buffer
+/// sorted by fingerprint in place and the `fp_ids` files.
+fn write_id_families_in_place(
+    dir: &Path,
+    buffer: &mut Documents,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>, Vec<u64>)> {
+    let id_files = write_id_fp_files(dir, buffer)?;
+    buffer.sort_by_fingerprint();
+    let fp_files = write_fp_ids_files(dir, buffer, buffer.entries(), |e| (e.fp, e.span))?;
+    let mut fps: Vec<u64> = buffer.entries().iter().map(|e| e.fp).collect();
+    fps.dedup();
+    fps.shrink_to_fit();
+    Ok((id_files, fp_files, fps))
+}
+
+/// The `id_fp` files of a buffer sorted by id.
+fn write_id_fp_files(dir: &Path, buffer: &Documents) -> Result<Vec<PathBuf>> {
+    write_parts(dir, Family::IdToFp, buffer.entries(), |entries, put| {
+        let pairs = entries.iter().map(|e| (e.fp, e.span));
+        buffer.for_each_id(pairs, |id, fp, _| {
+            put(Record::IdFp {
+                id,
+                fp: Fingerprint(fp),
+            })
+        })
+    })
+}
+
+/// The `fp_ids` files of `items`, each a (fingerprint, id's span) by
+/// `pair`, in fingerprint order.
+fn write_fp_ids_files<T: Sync>(
+    dir: &Path,
+    buffer: &Documents,
+    items: &[T],
+    pair: impl Fn(&T) -> (u64, u64) + Sync,
+) -> Result<Vec<PathBuf>> {
+    write_parts(dir, Family::FpToIds, items, |items, put| {
+        buffer.for_each_id(items.iter().map(&pair), |id, fp, signature| {
+            put(Record::FpId {
+                fp: Fingerprint(fp),
+                id,
+                signature,
+            })
+        })
+    })
 }
 
 /// Reports tables written from whichever thread wrote them.
@@ -715,13 +792,6 @@ fn spill_sorted(buffer: &mut Documents, runs: &mut Runs) -> Result<()> {
     )?;
     buffer.clear();
     Ok(())
-}
-
-/// The 8-byte keys of `runs`, merged.
-fn read_keys(runs: &Runs) -> Result<Vec<u64>> {
-    runs.merge()?
-        .map(|record| decode_number_key(&record?.0.key))
-        .collect()
 }
 
 /// The distinct fingerprints, ascending.
