@@ -6,6 +6,7 @@
 //! dropped unfinished and the database stays empty.
 
 use std::io::Write;
+use std::time::Instant;
 
 use anyhow::{anyhow, Context, Result};
 use fpdb::{BulkOptions, BulkPhase, BulkProgress};
@@ -30,7 +31,10 @@ pub fn run(args: LoadArgs) -> Result<()> {
         .bulk_loader(options)
         .with_context(|| format!("cannot load into {}", args.db.display()))?;
     let phase_bar = reading.bar().clone();
-    loader.set_progress(move |progress: &BulkProgress| show_phase(&phase_bar, progress));
+    let mut phase_started = Instant::now();
+    loader.set_progress(move |progress: &BulkProgress| {
+        show_phase(&phase_bar, progress, &mut phase_started);
+    });
 
     let read = inputs.stream(|records| -> Result<()> {
         add_records(&mut loader, &records)?;
@@ -111,26 +115,37 @@ fn add_records(loader: &mut fpdb::BulkLoader<'_>, records: &[Record]) -> Result<
     Ok(())
 }
 
-/// After reading, each phase of `finish` on the bar: sorting and
-/// ingesting as a spinner with their time so far (how long they take
-/// is not known beforehand), writing the tables as a bar of tables
-/// written with its own estimate of the time left, so that the estimate
-/// shown is never the reading's, long over.
-fn show_phase(bar: &Bar, progress: &BulkProgress) {
-    let (phase, total) = match progress.phase {
+/// After reading, each phase of `finish` on the bar with its own time so
+/// far (`started`, reset as each begins): sorting and ingesting, whose
+/// length is not known beforehand, alone; writing the tables with the
+/// tables written and, once one is, the time left at the pace so far. No
+/// estimate is shown before there is a pace to make it from, and never
+/// the reading's, long over.
+fn show_phase(bar: &Bar, progress: &BulkProgress, started: &mut Instant) {
+    let phase = match progress.phase {
         BulkPhase::Reading => return,
-        BulkPhase::Sorting => ("sorting", None),
-        BulkPhase::Writing => ("writing", Some(progress.total)),
-        BulkPhase::Ingesting => ("ingesting", None),
+        BulkPhase::Sorting => "sorting",
+        BulkPhase::Writing => "writing",
+        BulkPhase::Ingesting => "ingesting",
     };
     if progress.done == 0 {
-        bar.count(phase, total.filter(|&total| total > 0));
+        *started = Instant::now();
     }
-    let bar = bar.bar();
-    if progress.total > 0 {
-        bar.set_position(progress.done);
-        bar.set_message(format!("tables, {} documents", progress.documents));
-    } else {
-        bar.set_message(format!("{} documents", progress.documents));
+    let documents = progress.documents;
+    let message = match (progress.done, progress.total) {
+        (_, 0) => format!("{documents} documents"),
+        (0, total) => format!("table 0/{total}, {documents} documents"),
+        (done, total) => {
+            let left =
+                started.elapsed().as_secs_f64() / done as f64 * total.saturating_sub(done) as f64;
+            format!("table {done}/{total}, about {left:.0} s left, {documents} documents")
+        }
+    };
+    // A new phase's time and message first, so that no frame shows its
+    // name beside the last phase's.
+    bar.bar().set_message(message);
+    if progress.done == 0 {
+        bar.bar().reset_elapsed();
+        bar.count(phase, None);
     }
 }
