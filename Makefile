@@ -18,7 +18,7 @@ PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-radius bench-readers bench-warc bench-serve bench-textdedup gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-scale bench-radius bench-readers bench-warc bench-serve bench-textdedup gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
 
 all: test
 
@@ -31,6 +31,7 @@ help:
 	@echo "make bench-python  the Python package against Rust, faiss and simhash"
 	@echo "make bench-spark   fpdb.spark against a Spark SQL band self-join"
 	@echo "make bench-cli     fresh fpdb processes against 10M, with faiss and brute force"
+	@echo "make bench-scale   fpdb load and fresh queries at 10M and 100M documents, with faiss (SCALE_SIZES)"
 	@echo "make bench-radius  fresh fpdb query processes at radii 3 to 12 over 10M, checked by a scan"
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
@@ -224,6 +225,25 @@ bench-cli: build python gnu-time
 	$(PYTHON) -m pip install --quiet -r crates/fpdb-py/requirements-bench.txt
 	$(PYTHON) benches/scripts/cli_cold.py $(BIN)
 	$(PYTHON) benches/scripts/cli_cold.py $(BIN) --ids url
+
+## `fpdb` at scale: for each of SCALE_SIZES documents (random
+## fingerprints with planted clusters and duplicates), `fpdb create` and
+## `fpdb load` as a user runs them (time, peak memory, phases, design),
+## disk per document, fresh `fpdb query` processes of 10,000 queries
+## (page cache warm, then dropped when run as root), answers checked by a
+## brute-force scan, and faiss IndexBinaryMultiHash in the same run; then
+## the growth from the smallest size to the largest. SCALE_DESIGN is
+## `fpdb create --design` (default auto). 10M and 100M take
+## about half an hour and ~15 GB of scratch space in SCALE_WORK
+## (docs/BENCHMARKS.md).
+SCALE_SIZES ?= 10000000 100000000
+SCALE_WORK ?= $(CARGO_TARGET_DIR)/scale-bench
+SCALE_DESIGN ?= auto
+bench-scale: setup gnu-time $(VENV)/.built
+	$(PYTHON) -m pip install --quiet -r crates/fpdb-py/requirements-bench.txt
+	$(CARGO) build --release -p fpdb-cli
+	$(PYTHON) benches/scripts/scale.py $(BIN) --sizes "$(SCALE_SIZES)" \
+		--design $(SCALE_DESIGN) --work $(SCALE_WORK)
 
 ## GNU time, which the whole-process benches read CPU time and peak
 ## memory from.

@@ -105,11 +105,21 @@ pub fn create_temp_db(options: Options) -> (TempDir, PathBuf, Db) {
 }
 
 /// Bulk-loads `documents` into `db` (default [`BulkOptions`]).
-pub fn bulk_load(
+pub fn bulk_load<S: AsRef<str>>(
     db: &mut Db,
-    documents: impl IntoIterator<Item = (String, Fingerprint)>,
+    documents: impl IntoIterator<Item = (S, Fingerprint)>,
 ) -> BulkSummary {
-    let mut loader = db.bulk_loader(BulkOptions::default()).unwrap();
+    bulk_load_within(db, documents, BulkOptions::default().memory_bytes)
+}
+
+/// Bulk-loads `documents` into `db` within `memory_bytes`.
+pub fn bulk_load_within<S: AsRef<str>>(
+    db: &mut Db,
+    documents: impl IntoIterator<Item = (S, Fingerprint)>,
+    memory_bytes: usize,
+) -> BulkSummary {
+    let options = BulkOptions::default().memory_bytes(memory_bytes);
+    let mut loader = db.bulk_loader(options).unwrap();
     loader.add_all(documents).unwrap();
     loader.finish().unwrap()
 }

@@ -6,15 +6,15 @@
 //! dropped unfinished and the database stays empty.
 
 use std::io::Write;
+use std::time::Instant;
 
 use anyhow::{anyhow, Context, Result};
 use fpdb::{BulkOptions, BulkPhase, BulkProgress};
-use indicatif::ProgressBar;
 use serde_json::json;
 
 use crate::cli::{LoadArgs, ReportFormat};
 use crate::input::{self, Payload, Record, Role};
-use crate::progress::Reading;
+use crate::progress::{Bar, Reading};
 
 pub fn run(args: LoadArgs) -> Result<()> {
     let mut db = super::open_writable(&args.db, false)?;
@@ -30,8 +30,11 @@ pub fn run(args: LoadArgs) -> Result<()> {
     let mut loader = db
         .bulk_loader(options)
         .with_context(|| format!("cannot load into {}", args.db.display()))?;
-    let phase_bar = reading.bar().bar().clone();
-    loader.set_progress(move |progress: &BulkProgress| show_phase(&phase_bar, progress));
+    let phase_bar = reading.bar().clone();
+    let mut phase_started = Instant::now();
+    loader.set_progress(move |progress: &BulkProgress| {
+        show_phase(&phase_bar, progress, &mut phase_started);
+    });
 
     let read = inputs.stream(|records| -> Result<()> {
         add_records(&mut loader, &records)?;
@@ -112,20 +115,37 @@ fn add_records(loader: &mut fpdb::BulkLoader<'_>, records: &[Record]) -> Result<
     Ok(())
 }
 
-fn show_phase(bar: &ProgressBar, progress: &BulkProgress) {
+/// After reading, each phase of `finish` on the bar with its own time so
+/// far (`started`, reset as each begins): sorting and ingesting, whose
+/// length is not known beforehand, alone; writing the tables with the
+/// tables written and, once one is, the time left at the pace so far. No
+/// estimate is shown before there is a pace to make it from, and never
+/// the reading's, long over.
+fn show_phase(bar: &Bar, progress: &BulkProgress, started: &mut Instant) {
     let phase = match progress.phase {
         BulkPhase::Reading => return,
         BulkPhase::Sorting => "sorting",
         BulkPhase::Writing => "writing",
         BulkPhase::Ingesting => "ingesting",
     };
-    bar.set_prefix(phase);
-    if progress.total > 0 {
-        bar.set_message(format!(
-            "{} documents, table {}/{}",
-            progress.documents, progress.done, progress.total
-        ));
-    } else {
-        bar.set_message(format!("{} documents", progress.documents));
+    if progress.done == 0 {
+        *started = Instant::now();
+    }
+    let documents = progress.documents;
+    let message = match (progress.done, progress.total) {
+        (_, 0) => format!("{documents} documents"),
+        (0, total) => format!("table 0/{total}, {documents} documents"),
+        (done, total) => {
+            let left =
+                started.elapsed().as_secs_f64() / done as f64 * total.saturating_sub(done) as f64;
+            format!("table {done}/{total}, about {left:.0} s left, {documents} documents")
+        }
+    };
+    // A new phase's time and message first, so that no frame shows its
+    // name beside the last phase's.
+    bar.bar().set_message(message);
+    if progress.done == 0 {
+        bar.bar().reset_elapsed();
+        bar.count(phase, None);
     }
 }

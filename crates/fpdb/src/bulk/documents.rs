@@ -182,6 +182,17 @@ impl Documents {
         });
     }
 
+    /// Sorts entries already in id order by fingerprint, in place; entries
+    /// of one fingerprint stay in id order. Takes no memory besides the
+    /// buffer's (each entry's id prefix, needed no more, is overwritten
+    /// with its place in id order, which breaks the ties).
+    pub fn sort_by_fingerprint(&mut self) {
+        for (place, entry) in self.entries.iter_mut().enumerate() {
+            entry.prefix = place as u64;
+        }
+        self.entries.par_sort_unstable_by_key(|e| (e.fp, e.prefix));
+    }
+
     pub fn clear(&mut self) {
         self.arena.clear();
         self.entries.clear();
@@ -270,6 +281,19 @@ mod tests {
             expected.dedup_by_key(|(id, _, _)| *id);
             prop_assert_eq!(got, expected);
         }
+    }
+
+    #[test]
+    fn a_fingerprint_sort_keeps_the_ids_of_one_fingerprint_in_order() {
+        let mut docs = Documents::default();
+        for (id, fp) in [("d", 2), ("b", 1), ("a", 2), ("c", 1), ("e", 0), ("a", 9)] {
+            docs.push(id.as_bytes(), fp, &[]);
+        }
+        docs.sort_and_dedup_ids();
+        docs.sort_by_fingerprint();
+        let got: Vec<(&[u8], u64)> = docs.entries().iter().map(|e| (docs.id(e), e.fp)).collect();
+        let expected: [(&[u8], u64); 5] = [(b"e", 0), (b"b", 1), (b"c", 1), (b"d", 2), (b"a", 9)];
+        assert_eq!(got, expected);
     }
 
     #[test]

@@ -1,16 +1,17 @@
 //! A bulk load's bounded-memory path: the documents spilled to disk as
-//! sorted runs are merged, and the tables built from a fingerprint set
-//! that may not fit in memory either.
+//! sorted runs are merged into both id families, and the distinct
+//! fingerprints kept in memory when the tables can be built there, else
+//! spilled as a run too.
 
 use std::path::{Path, PathBuf};
 
 use fpdb_fingerprint::MAX_ID_BYTES;
 use fpdb_simhash::Fingerprint;
 
+use super::build::Fingerprints;
 use super::documents::Documents;
-use super::progress::Ticker;
-use super::runs::{decode_number_key, decode_pair_key, number_key, pair_key, RunRecord, Runs};
-use super::tables::{self, BuiltTable};
+use super::memory::tables_at_once;
+use super::runs::{decode_pair_key, number_key, pair_key, RunRecord, Runs};
 use super::{BulkLoader, Sorted};
 use crate::error::Result;
 use crate::store::{Family, Record, SstFile};
@@ -21,14 +22,29 @@ impl BulkLoader<'_> {
         if !self.buffer.is_empty() {
             self.spill()?;
         }
+        // Its memory is the merges' now.
+        self.buffer = Documents::default();
         let dir = self.work.path.clone();
         let budget = self.memory_bytes / 3;
         let mut fp_runs = Runs::with_payloads(&dir, "fp-ids");
         let (ids, id_file) = latest_of_each_id(&self.id_runs, &dir, budget, &mut fp_runs)?;
         let (spilled_ids, spilled_fp_ids) = (self.id_runs.len(), fp_runs.len());
         self.id_runs.remove();
-        let fp_file = ids_of_each_fingerprint(&fp_runs, &dir)?;
-        let (fingerprints, fps) = distinct_fingerprints(fp_runs, &dir, budget)?;
+        // The distinct fingerprints are kept in memory when the tables can
+        // be built from them there (there are at most as many as ids).
+        let mut distinct = (tables_at_once(self.memory_bytes, ids) > 0)
+            .then(|| Vec::with_capacity(usize::try_from(ids).unwrap_or(0)));
+        let fp_file = ids_of_each_fingerprint(&fp_runs, &dir, distinct.as_mut())?;
+        let (fingerprints, fps) = match distinct {
+            Some(distinct) => {
+                fp_runs.remove();
+                (distinct.len() as u64, Fingerprints::Memory(distinct))
+            }
+            None => {
+                let (fingerprints, run) = distinct_fingerprints(fp_runs, &dir)?;
+                (fingerprints, Fingerprints::Spilled(run))
+            }
+        };
         let sorted = Sorted {
             spilled_runs: (spilled_ids + spilled_fp_ids) as u64,
             ids,
@@ -37,37 +53,6 @@ impl BulkLoader<'_> {
             fp_files: fp_file.into_iter().collect(),
         };
         Ok((sorted, fps))
-    }
-
-    /// Builds the tables from a fingerprint set that did not fit in
-    /// memory with everything else: one table at a time.
-    pub(super) fn build_tables(&mut self, fps: Fingerprints) -> Result<Vec<BuiltTable>> {
-        let dir = self.work.path.clone();
-        let block_bytes = self.tables.block_bytes;
-        let design = self.tables.design.clone();
-        let ticker = Ticker::new(self.progress.take(), self.documents, design.tables().len());
-        // A run sorts its keys with a scratch copy: 16 bytes per key.
-        let run_keys = (self.memory_bytes / 16).max(1024);
-        let tables = design
-            .tables()
-            .iter()
-            .enumerate()
-            .map(|(index, table)| {
-                let built = match &fps {
-                    Fingerprints::Memory(fps) => {
-                        tables::build_in_memory(&dir, index, table, fps, block_bytes)
-                    }
-                    Fingerprints::Spilled(run) => {
-                        let fps = run.merge()?.map(|record| decode_number_key(&record?.0.key));
-                        tables::build_external(&dir, index, table, fps, run_keys, block_bytes)
-                    }
-                };
-                ticker.tick();
-                built
-            })
-            .collect();
-        self.progress = ticker.into_progress();
-        tables
     }
 }
 
@@ -85,19 +70,6 @@ fn spill_sorted(buffer: &mut Documents, runs: &mut Runs) -> Result<()> {
     )?;
     buffer.clear();
     Ok(())
-}
-
-/// The 8-byte keys of `runs`, merged.
-fn read_keys(runs: &Runs) -> Result<Vec<u64>> {
-    runs.merge()?
-        .map(|record| decode_number_key(&record?.0.key))
-        .collect()
-}
-
-/// The distinct fingerprints, ascending.
-pub(super) enum Fingerprints {
-    Memory(Vec<u64>),
-    Spilled(Runs),
 }
 
 /// Step 1, the ids: writes the latest document of each id (of equal ids,
@@ -148,12 +120,23 @@ fn latest_of_each_id(
     Ok((ids, id_file))
 }
 
-/// Step 2: the `fp_ids` file, fingerprint → ids, each with its signature.
-fn ids_of_each_fingerprint(fp_runs: &Runs, dir: &Path) -> Result<Option<PathBuf>> {
+/// Step 2: the `fp_ids` file, fingerprint → ids, each with its signature;
+/// in the same pass the distinct fingerprints, ascending, pushed onto
+/// `distinct` when it is given.
+fn ids_of_each_fingerprint(
+    fp_runs: &Runs,
+    dir: &Path,
+    mut distinct: Option<&mut Vec<u64>>,
+) -> Result<Option<PathBuf>> {
     SstFile::new(dir, Family::FpToIds, 0).write(|put| {
         for record in fp_runs.merge()? {
             let (record, _) = record?;
             let (fp, id) = decode_pair_key(&record.key)?;
+            if let Some(distinct) = distinct.as_deref_mut() {
+                if distinct.last() != Some(&fp) {
+                    distinct.push(fp);
+                }
+            }
             put(Record::FpId {
                 fp: Fingerprint(fp),
                 id,
@@ -164,14 +147,10 @@ fn ids_of_each_fingerprint(fp_runs: &Runs, dir: &Path) -> Result<Option<PathBuf>
     })
 }
 
-/// Step 3: the distinct fingerprints, ascending, and how many: in memory
-/// when they fit in `budget` (with room to sort a table's keys), else as a
-/// run on disk. The pairs' runs are removed once read.
-fn distinct_fingerprints(
-    mut fp_runs: Runs,
-    dir: &Path,
-    budget: usize,
-) -> Result<(u64, Fingerprints)> {
+/// Step 3, when the set is too large for memory: the distinct
+/// fingerprints, ascending, as a run on disk, and how many. The pairs'
+/// runs are removed once read.
+fn distinct_fingerprints(mut fp_runs: Runs, dir: &Path) -> Result<(u64, Runs)> {
     let mut fps_run = Runs::new(dir, "fps");
     let mut last_fp = None;
     let mut fingerprints = 0u64;
@@ -188,14 +167,5 @@ fn distinct_fingerprints(
         Some(Ok((number_key(fp), 0)))
     }))?;
     fp_runs.remove();
-    let in_memory =
-        usize::try_from(fingerprints).is_ok_and(|count| count.saturating_mul(8 * 4) <= budget);
-    let fps = if in_memory {
-        let fps = read_keys(&fps_run)?;
-        fps_run.remove();
-        Fingerprints::Memory(fps)
-    } else {
-        Fingerprints::Spilled(fps_run)
-    };
-    Ok((fingerprints, fps))
+    Ok((fingerprints, fps_run))
 }

@@ -1,12 +1,44 @@
-//! How much memory a bulk load may use: by default a share of the
-//! machine's, as `/proc/meminfo` gives it.
+//! How much memory a bulk load may use, by default a share of the
+//! machine's as `/proc/meminfo` gives it, and what each step of a load
+//! holds within that budget.
 
-/// The document buffer spills at 2/5 of the memory budget: sorting it in
-/// memory needs about twice the buffer at its peak (the buffer with its
-/// (fingerprint, id) pairs and their scratch copy; later the set and two
-/// tables being built).
-pub(super) fn buffer_limit(memory_bytes: usize) -> usize {
-    memory_bytes / 5 * 2
+use super::documents::Documents;
+
+/// Bytes per document of the (fingerprint, id) pairs the in-memory path
+/// sorts beside the buffer, with their sort's scratch copy.
+pub(super) const PAIR_SORT_BYTES: usize = 32;
+/// Bytes per distinct fingerprint of the set the tables are built from.
+pub(super) const DISTINCT_BYTES: usize = 8;
+
+/// Whether the document buffer is full: finishing a load in memory holds
+/// the buffer and, beside it, the set of distinct fingerprints (at most
+/// one a document; see [`write_id_families_in_place`]). A full buffer is
+/// spilled as a sorted run.
+///
+/// [`write_id_families_in_place`]: super::in_memory::write_id_families_in_place
+pub(super) fn buffer_full(buffer: &Documents, memory_bytes: usize) -> bool {
+    buffer.bytes() + buffer.entries().len() * DISTINCT_BYTES >= memory_bytes
+}
+
+/// Whether the in-memory path can sort a copy of the (fingerprint, id)
+/// pairs beside a buffer of `bytes` holding `documents`, and keep the
+/// fingerprint set too; else it sorts the buffer itself by fingerprint.
+pub(super) fn pairs_fit_beside(bytes: usize, documents: usize, memory_bytes: usize) -> bool {
+    bytes + documents * (PAIR_SORT_BYTES + DISTINCT_BYTES) <= memory_bytes
+}
+
+/// How many tables of `fingerprints` distinct fingerprints can be built
+/// in memory at once within `memory_bytes`: the set itself takes 8 bytes
+/// a fingerprint, and each table being built 16 more (its permuted keys
+/// and their sort's scratch copy). 0 when not even one fits.
+pub(super) fn tables_at_once(memory_bytes: usize, fingerprints: u64) -> usize {
+    let Ok(fingerprints) = usize::try_from(fingerprints.max(1)) else {
+        return 0;
+    };
+    memory_bytes
+        .saturating_sub(fingerprints.saturating_mul(8))
+        .checked_div(fingerprints.saturating_mul(16))
+        .unwrap_or(0)
 }
 
 /// The least memory a bulk load may use by default.

@@ -19,6 +19,7 @@
 //! writable open deletes whatever was ingested (the store's recovery), so
 //! an interrupted load leaves the empty database it started from.
 
+mod build;
 mod commit;
 mod documents;
 mod external;
@@ -38,7 +39,7 @@ use rayon::prelude::*;
 
 use self::commit::{commit, ingest_all};
 use self::documents::{Documents, ENTRY_BYTES};
-use self::memory::buffer_limit;
+use self::memory::buffer_full;
 pub use self::memory::default_memory_bytes;
 pub use self::options::{BulkOptions, BulkPhase, BulkProgress, BulkSummary};
 use self::progress::ProgressFn;
@@ -174,7 +175,7 @@ impl<'db> BulkLoader<'db> {
         validate_id(id)?;
         self.buffer.push(id.as_bytes(), fp.0, signature);
         self.documents += 1;
-        if self.buffer.bytes() >= buffer_limit(self.memory_bytes) {
+        if buffer_full(&self.buffer, self.memory_bytes) {
             self.spill()?;
         }
         if self.documents.is_multiple_of(65_536) {

@@ -4,7 +4,7 @@
 
 use fpdb::{BulkOptions, Db, Error, Fingerprint, Options};
 
-use fpdb_testkit::Rng;
+use fpdb_testkit::{bulk_load_within, Rng};
 
 /// Documents with repeated ids (the last wins), shared fingerprints and
 /// planted near-duplicates within 1..=3 bits.
@@ -55,13 +55,7 @@ fn loaded(
     memory: usize,
 ) -> (Db, fpdb::BulkSummary) {
     let mut db = Db::create(dir.join(name), options()).unwrap();
-    let mut loader = db
-        .bulk_loader(BulkOptions::default().memory_bytes(memory))
-        .unwrap();
-    loader
-        .add_all(docs.iter().map(|(id, fp)| (id.as_str(), *fp)))
-        .unwrap();
-    let summary = loader.finish().unwrap();
+    let summary = bulk_load_within(&mut db, docs.iter().map(|(id, fp)| (id, *fp)), memory);
     (db, summary)
 }
 

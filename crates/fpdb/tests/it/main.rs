@@ -11,6 +11,7 @@ mod backup;
 mod batch_and_stats;
 mod batch_query;
 mod bulk;
+mod bulk_budget;
 mod common;
 mod concurrency;
 mod corruption;
