@@ -327,7 +327,7 @@ quality:
 ## on two cores).
 ## QUALITY_ARGS narrows it, e.g. QUALITY_ARGS="--sets zh-paragraphs".
 QUALITY_ARGS ?=
-GROWTH_RULES ?= jieba/tfidf:8|-|3|0;jieba/tf|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|10|0.50;crawl^2|minhash:64x4/w2/df20|12|0.60
+GROWTH_RULES ?= jieba/tfidf:8|-|3|0;jieba/tf|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|12|0.50;crawl^3~0.01|minhash:64x4/w2/df20|12|0.50;crawl^3~0.01|minhash:64x4/w2/df20|10|0.50;crawl^3~0.01|minhash:64x4/w2/df20|12|0.60
 QUALITY_OTHER_EN ?= en-python-docs,en-foldoc,en-spam-assassin-ham,en-debian-handbook
 QUALITY_OTHER_ZH ?= zh-manpages,zh-fortunes,zh-debian-handbook,zh-debian-reference
 quality-two-stage:

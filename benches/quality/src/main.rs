@@ -209,9 +209,11 @@ fn parse_configs(list: &str) -> Result<Vec<SimhashOptions>> {
 const PROTOS: &str = "cidf^2,crawl^1,crawl^2,crawl^2+bigrams,cidf^1:16,cidf^1:16-soft,\
 crawl^1:8-soft,crawl^1:16-soft,crawl^1:32-soft,jieba^1:8-soft,jieba^1:16-soft";
 
-/// A prototype from `IDF^POWER[:N][-soft][+bigrams]`, IDF being `cidf`
-/// (learn half), `crawl` (learn half with edits) or `jieba` (jieba's
-/// table, through its keyword extractor); on the word tokenizer that
+/// A prototype from `IDF^POWER[:N][~SHARE][>SHARE][-soft][+bigrams]`, IDF being
+/// `cidf` (learn half), `crawl` (learn half with edits) or `jieba` (jieba's
+/// table, through its keyword extractor), `~SHARE` capping the idf at
+/// ln(1 / SHARE), `>SHARE` leaving out words in more than SHARE of the
+/// documents; on the word tokenizer that
 /// suits the language (jieba for Chinese, Unicode words for English).
 fn parse_proto(spec: &str, lang: Lang) -> Result<Proto> {
     let (rest, bigrams) = match spec.strip_suffix("+bigrams") {
@@ -222,13 +224,21 @@ fn parse_proto(spec: &str, lang: Lang) -> Result<Proto> {
         Some(rest) => (rest, true),
         None => (rest, false),
     };
+    let (rest, common) = match rest.split_once('>') {
+        Some((rest, share)) => (rest, Some(share.parse()?)),
+        None => (rest, None),
+    };
+    let (rest, cap) = match rest.split_once('~') {
+        Some((rest, share)) => (rest, Some(share.parse()?)),
+        None => (rest, None),
+    };
     let (rest, top) = match rest.split_once(':') {
         Some((rest, n)) => (rest, Some(n.parse()?)),
         None => (rest, None),
     };
-    let (idf, power) = rest
-        .split_once('^')
-        .with_context(|| format!("prototype {spec:?} is not IDF^POWER[:N][-soft][+bigrams]"))?;
+    let (idf, power) = rest.split_once('^').with_context(|| {
+        format!("prototype {spec:?} is not IDF^POWER[:N][~SHARE][>SHARE][-soft][+bigrams]")
+    })?;
     let idf = match idf {
         "cidf" => Idf::Corpus,
         "crawl" => Idf::Crawl,
@@ -247,6 +257,8 @@ fn parse_proto(spec: &str, lang: Lang) -> Result<Proto> {
         top,
         soft,
         bigrams,
+        cap,
+        common,
     })
 }
 

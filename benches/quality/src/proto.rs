@@ -59,6 +59,11 @@ pub struct Proto {
     pub soft: bool,
     /// Add adjacent word pairs as features.
     pub bigrams: bool,
+    /// The highest idf a word may have before the power: ln(1 / share),
+    /// so every word rarer than `share` of the documents weighs the same.
+    pub cap: Option<f64>,
+    /// Words in more than this share of the documents weigh nothing.
+    pub common: Option<f64>,
 }
 
 impl Proto {
@@ -70,6 +75,8 @@ impl Proto {
             top: None,
             soft: false,
             bigrams: false,
+            cap: None,
+            common: None,
         }
     }
 }
@@ -96,9 +103,11 @@ impl fmt::Display for Proto {
             format!("^{}", self.power)
         };
         let soft = if self.soft { "-soft" } else { "" };
+        let cap = self.cap.map(|c| format!("~{c}")).unwrap_or_default()
+            + &self.common.map(|c| format!(">{c}")).unwrap_or_default();
         match self.top {
-            Some(n) => write!(f, "{base}{grams}/{idf}{power}{soft}:{n} *"),
-            None => write!(f, "{base}{grams}/tf·{idf}{power} *"),
+            Some(n) => write!(f, "{base}{grams}/{idf}{cap}{power}{soft}:{n} *"),
+            None => write!(f, "{base}{grams}/tf·{idf}{cap}{power} *"),
         }
     }
 }
@@ -295,6 +304,14 @@ impl Proto {
                         pair_hash(hashes[a as usize], hashes[b as usize]),
                         (idf[a as usize] + idf[b as usize]) / 2.0,
                     )
+                };
+                let idf = match self.cap {
+                    Some(share) => idf.min((1.0 / share).ln()),
+                    None => idf,
+                };
+                let idf = match self.common {
+                    Some(share) if idf < (1.0 / share).ln() => 0.0,
+                    _ => idf,
                 };
                 (hash, f64::from(tf) * idf.max(0.0).powf(self.power))
             })

@@ -22,16 +22,18 @@ use fpdb_tune::EditKind;
 use fpdb_tune::{recall_against_false_matches, Curve, CurvePoint, Lang};
 
 /// Candidate fingerprints measured by default: the default options, plain
-/// tf over jieba words, tf × the registry's IDF², and tf × crawl-IDF and
-/// tf × crawl-IDF², and fpdb-simhash's learned weights (tf × crawl-IDF² on
-/// one tokenizer for every language, as a database has it).
+/// tf over jieba words, tf × the registry's IDF², tf × crawl-IDF at powers
+/// 1, 2 and 3 (the last capped at ln 100), and fpdb-simhash's learned
+/// weights (tf × capped crawl-IDF³ on one tokenizer for every language, as
+/// a database has it).
 pub const CANDIDATES: &str =
-    "jieba/tfidf:8,jieba/tf,wordfreq^2,crawl^1,crawl^2,learned@jieba,learned@words";
+    "jieba/tfidf:8,jieba/tf,wordfreq^2,crawl^1,crawl^2,crawl^3~0.01,learned@jieba,learned@words";
 /// Settings shown on every set side by side: (candidates, signature, θ in
 /// hundredths), at the radii of [`SETTING_RADII`].
-const SETTINGS: [(&str, &str, usize); 8] = [
+const SETTINGS: [(&str, &str, usize); 9] = [
     ("learned@jieba", "minhash:64x4/w2/df20", 50),
     ("learned@words", "minhash:64x4/w2/df20", 50),
+    ("crawl^3~0.01", "minhash:64x4/w2/df20", 50),
     ("crawl^2", "minhash:64x4/w2/df20", 50),
     ("crawl^1", "minhash:64x4/w2/df20", 50),
     ("wordfreq^2", "minhash:64x4/w2/df20", 50),

@@ -247,7 +247,7 @@ pub struct SimhashArgs {
     pub tokenizer: Option<String>,
     /// tf (term counts), tfidf (top keywords, count by length), tfidf:N,
     /// or learned (every word weighted by its rarity in the first 10,000
-    /// texts, tf × IDF²: of the corpus for dedup, of --learn-from for
+    /// texts, tf × IDF³ capped at ln 100: of the corpus for dedup, of --learn-from for
     /// create) [default: tfidf:8; learned for dedup].
     #[arg(long)]
     pub weights: Option<String>,

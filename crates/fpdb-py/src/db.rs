@@ -151,8 +151,8 @@ impl PyDb {
     /// each `Match` then names one document and its `similarity`.
     /// `learn_from` (texts of the crawl; the first 10,000 are read) teaches
     /// the database, once and for good: with `weights="learned"` how rare
-    /// each word is (every word then weighs tf × IDF², unseen words
-    /// nothing), with `confirm=True` which features a site's template puts
+    /// each word is (every word then weighs tf × IDF³, the IDF capped
+    /// at ln 100, unseen words nothing), with `confirm=True` which features a site's template puts
     /// on more than 20% of pages (left out of signatures).
     #[staticmethod]
     #[pyo3(signature = (path, *, k=3, expected=None, design="auto", tokenizer=None, weights=None,

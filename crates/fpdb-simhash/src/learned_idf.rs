@@ -5,11 +5,15 @@
 //! so English text is weighted by counts alone, and a site template's words
 //! weigh as much as an article's. An IDF learned from the crawl knows every
 //! language it holds, and the template words common to a site's pages
-//! (those pages are many) weigh little. A feature weighs tf × idf², with
-//! idf = ln(N / df) over the N learned documents; a feature never seen in
-//! them weighs nothing (most are typos or the words of sites the sample
-//! never met; giving them the highest weight instead cost recall in the
-//! quality report).
+//! (those pages are many) weigh little. A feature weighs tf × idf³, with
+//! idf = ln(N / df) over the N learned documents, at most ln 100: every
+//! word in fewer than 1% of the documents weighs the same. The cube keeps
+//! a template's common words far below an article's; the cap keeps one
+//! rare word from carrying the fingerprint, so a typo that turns it into
+//! another word moves few bits (uncapped idf² lost many English copies with
+//! typos in the quality report). A feature never seen weighs nothing (most
+//! are typos or the words of sites the sample never met; giving them the
+//! highest weight instead cost recall in the quality report).
 //!
 //! The weights are fixed-point integers computed once when the table is
 //! learned and stored as they are, so a fingerprint depends only on stored
@@ -55,8 +59,12 @@ pub struct LearnedIdf {
 }
 
 impl LearnedIdf {
-    /// Weight units per 1.0 of idf².
+    /// Weight units per 1.0 of idf³.
     pub const SCALE: f64 = 1000.0;
+
+    /// The highest idf a feature can have, ln(1 / 1%): features rarer than
+    /// that weigh as much as one in 1% of the documents.
+    pub const MAX_IDF: f64 = 2.0 * std::f64::consts::LN_10;
 
     /// Learns the weights from `documents`, each given as its feature
     /// hashes ([`crate::Simhasher::feature_hashes`] with the tokenizer the
@@ -164,17 +172,17 @@ impl LearnedIdf {
     }
 }
 
-/// round(SCALE × ln(documents / df)²), at most `u32::MAX`.
+/// round(SCALE × min(ln(documents / df), MAX_IDF)³): at most 97,665.
 #[expect(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss,
-    reason = "the value is non-negative and clamped to u32's range before the cast"
+    reason = "the value is between 0 and SCALE × MAX_IDF³, far inside u32's range"
 )]
 fn weight_of(documents: u64, df: u64) -> u32 {
-    let idf = (documents as f64 / df.max(1) as f64).ln().max(0.0);
-    (LearnedIdf::SCALE * idf * idf)
-        .round()
-        .min(f64::from(u32::MAX)) as u32
+    let idf = (documents as f64 / df.max(1) as f64)
+        .ln()
+        .clamp(0.0, LearnedIdf::MAX_IDF);
+    (LearnedIdf::SCALE * idf * idf * idf).round() as u32
 }
 
 impl fmt::Debug for LearnedIdf {
@@ -199,12 +207,34 @@ mod tests {
         assert_eq!(idf.documents(), 4);
         // In every document: left out.
         assert_eq!(idf.weight(1), 0);
-        // df 3 of 4, df 1 of 4: ln(4/3)², ln(4)², in thousandths.
-        assert_eq!(idf.weight(2), 83);
-        assert_eq!(idf.weight(3), 1922);
-        assert_eq!(idf.weight(4), 1922);
+        // df 3 of 4, df 1 of 4: ln(4/3)³, ln(4)³, in thousandths.
+        assert_eq!(idf.weight(2), 24);
+        assert_eq!(idf.weight(3), 2664);
+        assert_eq!(idf.weight(4), 2664);
         assert_eq!(idf.weight(5), 0);
         assert_eq!(idf.len(), 3);
+    }
+
+    #[test]
+    fn features_rarer_than_one_percent_weigh_alike() {
+        // 1,000 documents: feature 1 in one, 2 in five, 3 in ten (1%),
+        // 4 in a hundred (10%).
+        let docs: Vec<Vec<u64>> = (0..1000u64)
+            .map(|d| {
+                [(1, 1), (2, 5), (3, 10), (4, 100)]
+                    .into_iter()
+                    .filter(|&(_, df)| d < df)
+                    .map(|(feature, _)| feature)
+                    .chain([99])
+                    .collect()
+            })
+            .collect();
+        let idf = LearnedIdf::learn(docs.iter().map(Vec::as_slice));
+        assert_eq!(idf.weight(1), 97_665);
+        assert_eq!(idf.weight(2), 97_665);
+        assert_eq!(idf.weight(3), 97_665);
+        // ln(10)³ in thousandths.
+        assert_eq!(idf.weight(4), 12_208);
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub enum Weighting {
         /// How many keywords to keep; `None` for the length-based default.
         top_n: Option<usize>,
     },
-    /// Every feature weighted tf × idf², the IDF learned from a sample of
+    /// Every feature weighted tf × idf³ (idf at most ln 100), the IDF learned from a sample of
     /// the crawl and frozen ([`crate::LearnedIdf`]); features the sample
     /// never had weigh nothing. `digest` names the table
     /// ([`crate::LearnedIdf::digest`]): a [`crate::Simhasher`] with these

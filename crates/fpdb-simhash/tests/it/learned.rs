@@ -2,8 +2,10 @@
 //! it gives are persisted data, pinned by golden vectors; the fingerprint
 //! from a text's feature hashes equals the text's own.
 //!
-//! After an intended change of the learned weighting (which also needs a
-//! new database format version), regenerate the golden file with
+//! After an intended change of how weights are learned (a database keeps
+//! the table it learned, so its fingerprints stay; a change in how a
+//! stored table weighs a text needs a new database format version instead),
+//! regenerate the golden file with
 //! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb-simhash --test it learned::`
 //! and say why in the commit.
 
