@@ -269,6 +269,21 @@ impl Db {
         )])
     }
 
+    /// [`Db::insert_document`] for many documents in one atomic write.
+    pub fn insert_documents<S: AsRef<str>>(&self, documents: &[(S, Document)]) -> Result<()> {
+        let ops: Vec<Op<'_>> = documents
+            .iter()
+            .map(|(id, document)| {
+                Op::Insert(
+                    id.as_ref(),
+                    document.fingerprint,
+                    document.signature_bytes(),
+                )
+            })
+            .collect();
+        self.apply(&ops)
+    }
+
     /// [`Db::check_and_insert`] under a match rule: the stored documents
     /// `rule` matches with `document` (as [`Db::find`]) other than `id`,
     /// and the fingerprint `id` had before; then `id` is stored with the
