@@ -567,6 +567,13 @@ impl Db {
         crate::rule_pairs::rule_pairs(&self.store, rule, ids, progress)
     }
 
+    /// How many stored documents have a confirming signature and how many
+    /// are bare fingerprints (matched by distance alone). Reads the whole
+    /// id map, so it is not part of [`Db::stats`].
+    pub fn signature_counts(&self) -> Result<crate::SignatureCounts> {
+        crate::signature_counts::signature_counts(&self.store)
+    }
+
     /// Reads every block, directory, id and counter and checks that they
     /// agree. Damage is listed in the report; an `Err` means the check
     /// itself could not run (an I/O failure). Writers wait until it is done.
