@@ -174,19 +174,26 @@ pub struct BackupOut {
     pub bytes: u64,
 }
 
-/// A stored fingerprint near the query, with every document that has it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// A stored fingerprint near the query, with every document that has it;
+/// or, for a text or page checked or queried in a database that confirms
+/// candidates, one stored document the database's match rule matched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct MatchOut {
     /// The stored fingerprint.
     pub fingerprint: Hex,
     /// Its Hamming distance to the query.
     pub distance: u32,
-    /// The documents with this fingerprint, in byte order.
+    /// The documents with this fingerprint, in byte order (one document
+    /// when the match was made under a confirming rule).
     pub ids: Vec<String>,
+    /// The signatures' estimated resemblance that confirmed the match;
+    /// absent when it was matched by distance alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
 }
 
 /// The answer of a check-and-insert.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CheckedOut {
     /// Stored near-duplicates, nearest first, never the document itself.
     pub matches: Vec<MatchOut>,
@@ -197,7 +204,7 @@ pub struct CheckedOut {
 }
 
 /// The answer of a query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct QueryOut {
     /// Stored fingerprints within k, nearest first.
     pub matches: Vec<MatchOut>,
@@ -227,14 +234,14 @@ pub struct GotOut {
 }
 
 /// The answer of `check_and_insert_many`, in input order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CheckedManyOut {
     /// One answer per document.
     pub results: Vec<CheckedOut>,
 }
 
 /// The answer of `query_many`, in input order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct QueryManyOut {
     /// The matches of each query.
     pub results: Vec<Vec<MatchOut>>,

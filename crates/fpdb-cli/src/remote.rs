@@ -2,6 +2,8 @@
 //! Only ids and fingerprints travel: documents are read and fingerprinted
 //! by this process with the options the server's database was created
 //! with (its stats name them), exactly as they would be for a directory.
+//! A database with learned weights or one that confirms matches with
+//! signatures is refused: its texts must reach the server as texts.
 //! Many documents go in one batch request, bounded in count and bytes.
 //!
 //! Why ureq: a blocking client fits a command that waits for one answer
@@ -74,6 +76,11 @@ impl Remote {
             .and_then(Value::as_u64)
             .and_then(|k| u32::try_from(k).ok())
             .ok_or_else(|| anyhow!("{}: the stats answer has no k", remote.url))?;
+        if stats.get("confirmation").is_some_and(|c| !c.is_null()) {
+            // Its documents are texts signed by the server; this client
+            // sends fingerprints, which would be stored bare.
+            bail!("the server's database confirms matches with signatures of the texts, which --server does not send (it sends fingerprints); send texts through the server's HTTP API or fpdb.Client, or run fpdb on the database itself");
+        }
         remote.simhasher = Simhasher::new(simhash_options(stats.get("simhash"))?);
         remote.extract = stats
             .get("extract")

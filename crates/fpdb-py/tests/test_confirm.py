@@ -9,7 +9,7 @@ import json
 import subprocess
 
 import pytest
-from serving import fpdb_binary
+from serving import fpdb_binary, served
 
 import fpdb
 
@@ -186,3 +186,38 @@ def test_dedup_under_the_rule_takes_texts_alone():
         fpdb.dedup([1, 2, 3], confirm=True)
     with pytest.raises(fpdb.InvalidInputError, match="confirm=True"):
         fpdb.dedup(texts=["a b c"], confirm_radius=9)
+
+
+def test_a_served_confirming_database_answers_as_db(tmp_path):
+    texts = [ORIGINAL, OTHER, *(f"{OTHER} Item {i} of the list." for i in range(30))]
+    options = {"confirm": True, "confirm_radius": 10, "weights": "learned", "learn_from": texts}
+    page = f"<html><body><article><p>{ORIGINAL}</p></article></body></html>"
+    calls = [
+        ("orig", {"text": ORIGINAL}),
+        ("copy", {"text": COPY}),
+        ("page", {"html": page.encode()}),
+        ("bare", {"fp": 0x0123456789ABCDEF}),
+        ("other", {"text": OTHER}),
+        ("copy", {"text": COPY + "爬虫"}),
+    ]
+    fpdb.Db.create(tmp_path / "served", **options).close()
+    with (
+        fpdb.Db.create(tmp_path / "local", **options) as db,
+        served(str(tmp_path / "served")) as url,
+        fpdb.Client(url) as client,
+    ):
+        for doc_id, document in calls:
+            local = db.check_and_insert(doc_id, **document)
+            remote = client.check_and_insert(doc_id, **document)
+            assert remote.matches == local.matches, doc_id
+            assert (remote.fingerprint, remote.previous) == (local.fingerprint, local.previous)
+        confirmed = db.check_and_insert("again", text=ORIGINAL).matches
+        assert confirmed and all(m.similarity is not None for m in confirmed)
+        assert client.check_and_insert("again", text=ORIGINAL).matches == confirmed
+        assert client.query_text(COPY) == db.query_text(COPY)
+        assert client.insert_text("late", OTHER) == db.insert_text("late", OTHER)
+        assert client.query_text(OTHER) == db.query_text(OTHER)
+        for target in (db, client):
+            with pytest.raises(fpdb.InvalidInputError):
+                target.check_and_insert("empty", text="，。！")
+            assert target.get("empty") is None

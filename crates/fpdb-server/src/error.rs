@@ -141,6 +141,7 @@ impl From<fpdb::Error> for ApiError {
             | E::KTooLarge { .. }
             | E::RadiusTooLarge { .. }
             | E::InvalidOptions(_)
+            | E::NoFeatures
             | E::Html(_) => (StatusCode::BAD_REQUEST, "invalid_input"),
             E::ReadOnly => (StatusCode::FORBIDDEN, "read_only"),
             E::AlreadyExists { .. } => (StatusCode::CONFLICT, "already_exists"),

@@ -16,7 +16,7 @@ use fpdb_api::{
 };
 use fpdb_api::{HasContent, Source};
 
-use crate::document::fingerprint;
+use crate::document::{compared, Compared};
 use crate::error::{ApiError, ErrorBody};
 use crate::json::Strict;
 use crate::metrics::DbGauges;
@@ -63,6 +63,21 @@ fn matches_out(found: Vec<fpdb::Match>) -> Vec<MatchOut> {
             fingerprint: Hex(found.fingerprint),
             distance: found.distance,
             ids: found.ids,
+            similarity: None,
+        })
+        .collect()
+}
+
+/// Documents a confirming rule matched, one per answer, as Python's
+/// `Match` has them.
+fn near_out(found: Vec<fpdb::Near>) -> Vec<MatchOut> {
+    found
+        .into_iter()
+        .map(|near| MatchOut {
+            fingerprint: Hex(near.fingerprint),
+            distance: near.distance,
+            ids: vec![near.id],
+            similarity: near.similarity,
         })
         .collect()
 }
@@ -72,6 +87,28 @@ fn checked_out(checked: fpdb::Checked, fp: Fingerprint) -> CheckedOut {
         matches: matches_out(checked.matches),
         previous: checked.previous.map(Hex),
         fingerprint: Hex(fp),
+    }
+}
+
+/// Checks and stores one document as the library does for its kind: a
+/// bare fingerprint by distance within `k`, a signed one under the
+/// database's match rule.
+fn check_and_insert_one(
+    db: &Db,
+    id: &str,
+    document: Compared,
+    k: u32,
+) -> Result<CheckedOut, ApiError> {
+    match document {
+        Compared::Bare(fp) => Ok(checked_out(db.check_and_insert(id, fp, k)?, fp)),
+        Compared::Signed(document) => {
+            let checked = db.check_and_insert_document(id, &document, &db.match_rule(k))?;
+            Ok(CheckedOut {
+                matches: near_out(checked.near),
+                previous: checked.previous.map(Hex),
+                fingerprint: Hex(document.fingerprint),
+            })
+        }
     }
 }
 
@@ -89,12 +126,12 @@ fn batch_sources(documents: &[InsertRequest]) -> Result<Vec<Source>, ApiError> {
         .collect()
 }
 
-/// The fingerprints of a batch's documents, in order.
-fn batch_fingerprints(db: &Db, sources: &[Source]) -> Result<Vec<Fingerprint>, ApiError> {
+/// What each of a batch's documents is compared as, in order.
+fn batch_compared(db: &Db, sources: &[Source]) -> Result<Vec<Compared>, ApiError> {
     sources
         .iter()
         .enumerate()
-        .map(|(index, source)| fingerprint(source, db, &format!("documents[{index}]")))
+        .map(|(index, source)| compared(source, db, &format!("documents[{index}]")))
         .collect()
 }
 
@@ -119,14 +156,25 @@ pub(crate) async fn check_and_insert(
     check_id(&request.id, "id")?;
     let source = Source::of(request.content(), "")?;
     let k = k_or_default(&state.db, request.k)?;
-    // Text and pages are fingerprinted on a blocking thread; the write
-    // waits for its group with everyone else's (`writer.rs`).
-    let fp = match source {
-        Source::Fingerprint(fp) => fp,
-        source => blocking(&state, move |db| fingerprint(&source, db, "")).await?,
+    // Text and pages are fingerprinted (and signed) on a blocking thread;
+    // a bare fingerprint's write waits for its group with everyone else's
+    // (`writer.rs`), a signed document's is one write of its own.
+    let document = match source {
+        Source::Fingerprint(fp) => Compared::Bare(fp),
+        source => blocking(&state, move |db| compared(&source, db, "")).await?,
     };
-    let checked = state.writer.check_and_insert(request.id, fp, k).await?;
-    Ok(Json(checked_out(checked, fp)))
+    match document {
+        Compared::Bare(fp) => {
+            let checked = state.writer.check_and_insert(request.id, fp, k).await?;
+            Ok(Json(checked_out(checked, fp)))
+        }
+        signed => {
+            blocking(&state, move |db| {
+                check_and_insert_one(db, &request.id, signed, k).map(Json)
+            })
+            .await
+        }
+    }
 }
 
 /// check_and_insert of each document in order (later documents see earlier ones); every document is checked before any is stored.
@@ -156,13 +204,22 @@ pub(crate) async fn check_and_insert_many(
     let sources = batch_sources(&request.documents)?;
     blocking(&state, move |db| {
         let k = k_or_default(db, request.k)?;
-        let fps = batch_fingerprints(db, &sources)?;
-        let documents: Vec<(&str, Fingerprint)> = request
+        let compared = batch_compared(db, &sources)?;
+        let ids = request
             .documents
             .iter()
-            .map(|document| document.id.as_str())
-            .zip(fps.iter().copied())
-            .collect();
+            .map(|document| document.id.as_str());
+        if compared.iter().any(|c| matches!(c, Compared::Signed(_))) {
+            // Signed documents are checked under the match rule one by
+            // one, in order, each seeing the ones before.
+            let results = ids
+                .zip(compared)
+                .map(|(id, document)| check_and_insert_one(db, id, document, k))
+                .collect::<Result<_, _>>()?;
+            return Ok(Json(CheckedManyOut { results }));
+        }
+        let fps: Vec<Fingerprint> = compared.iter().map(Compared::fingerprint).collect();
+        let documents: Vec<(&str, Fingerprint)> = ids.zip(fps.iter().copied()).collect();
         let results = db
             .check_and_insert_batch(&documents, k)?
             .into_iter()
@@ -194,11 +251,16 @@ pub(crate) async fn query(
     let source = Source::of(request.content(), "")?;
     blocking(&state, move |db| {
         let k = k_or_default(db, request.k)?;
-        let fp = fingerprint(&source, db, "")?;
-        let found = db.query(fp, k)?;
+        let matches = match compared(&source, db, "")? {
+            Compared::Bare(fp) => (matches_out(db.query(fp, k)?), fp),
+            Compared::Signed(document) => (
+                near_out(db.find(&document, &db.match_rule(k))?),
+                document.fingerprint,
+            ),
+        };
         Ok(Json(QueryOut {
-            matches: matches_out(found),
-            fingerprint: Hex(fp),
+            matches: matches.0,
+            fingerprint: Hex(matches.1),
         }))
     })
     .await
@@ -255,10 +317,10 @@ pub(crate) async fn insert(
     check_id(&request.id, "id")?;
     let source = Source::of(request.content(), "")?;
     blocking(&state, move |db| {
-        let fp = fingerprint(&source, db, "")?;
-        db.insert(&request.id, fp)?;
+        let document = compared(&source, db, "")?.into_document();
+        db.insert_document(&request.id, &document)?;
         Ok(Json(InsertedOut {
-            fingerprint: Hex(fp),
+            fingerprint: Hex(document.fingerprint),
         }))
     })
     .await
@@ -290,16 +352,22 @@ pub(crate) async fn insert_many(
         .batch("/v1/insert_many", request.documents.len());
     let sources = batch_sources(&request.documents)?;
     blocking(&state, move |db| {
-        let fps = batch_fingerprints(db, &sources)?;
-        let documents: Vec<(&str, Fingerprint)> = request
+        let documents: Vec<(&str, fpdb::Document)> = request
             .documents
             .iter()
             .map(|document| document.id.as_str())
-            .zip(fps.iter().copied())
+            .zip(
+                batch_compared(db, &sources)?
+                    .into_iter()
+                    .map(Compared::into_document),
+            )
             .collect();
-        db.insert_batch(&documents)?;
+        db.insert_documents(&documents)?;
         Ok(Json(InsertedManyOut {
-            fingerprints: fps.into_iter().map(Hex).collect(),
+            fingerprints: documents
+                .iter()
+                .map(|(_, document)| Hex(document.fingerprint))
+                .collect(),
         }))
     })
     .await
@@ -505,6 +573,12 @@ pub(crate) async fn stats(State(state): State<AppState>) -> Result<Json<Value>, 
             "design": stats.design,
             "simhash": stats.simhash.to_string(),
             "extract": stats.extract.to_string(),
+            "confirmation": stats.confirmation.as_ref().map(|confirmation| json!({
+                "signature": confirmation.layout().to_string(),
+                "radius": confirmation.radius(),
+                "threshold": confirmation.threshold(),
+                "common_features": confirmation.common_features().hashes().len(),
+            })),
             "directory_bytes": stats.directory_bytes,
             "block_cache_bytes": stats.block_cache_bytes,
             "delta_added": stats.delta_added,

@@ -269,6 +269,21 @@ impl Db {
         )])
     }
 
+    /// [`Db::insert_document`] for many documents in one atomic write.
+    pub fn insert_documents<S: AsRef<str>>(&self, documents: &[(S, Document)]) -> Result<()> {
+        let ops: Vec<Op<'_>> = documents
+            .iter()
+            .map(|(id, document)| {
+                Op::Insert(
+                    id.as_ref(),
+                    document.fingerprint,
+                    document.signature_bytes(),
+                )
+            })
+            .collect();
+        self.apply(&ops)
+    }
+
     /// [`Db::check_and_insert`] under a match rule: the stored documents
     /// `rule` matches with `document` (as [`Db::find`]) other than `id`,
     /// and the fingerprint `id` had before; then `id` is stored with the
@@ -550,6 +565,13 @@ impl Db {
     ) -> Result<(crate::dedup::Corpus, Vec<crate::DocumentPair>)> {
         let ids = self.tables.read().ids;
         crate::rule_pairs::rule_pairs(&self.store, rule, ids, progress)
+    }
+
+    /// How many stored documents have a confirming signature and how many
+    /// are bare fingerprints (matched by distance alone). Reads the whole
+    /// id map, so it is not part of [`Db::stats`].
+    pub fn signature_counts(&self) -> Result<crate::SignatureCounts> {
+        crate::signature_counts::signature_counts(&self.store)
     }
 
     /// Reads every block, directory, id and counter and checks that they

@@ -65,6 +65,7 @@ mod report_json;
 mod rule;
 mod rule_pairs;
 mod seeded_hash;
+mod signature_counts;
 mod stats;
 mod store;
 mod tables;
@@ -101,6 +102,7 @@ pub use progress::Progress;
 pub use query::Match;
 pub use repair::RepairReport;
 pub use rule::{Confirmation, Document, MatchRule, Near};
+pub use signature_counts::SignatureCounts;
 pub use stats::{Stats, TableStats};
 pub use tuning::{
     measure_settings, recommend, tune, Setting, SettingScore, TuneOptions, Tuning, TUNING_RADII,

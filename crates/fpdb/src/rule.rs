@@ -157,8 +157,14 @@ impl Document {
         if features.is_empty() {
             return Err(Error::NoFeatures);
         }
+        // Learned weights give the fingerprint from the features already
+        // hashed (the same as from the text); other weightings read it.
+        let fingerprint = match simhasher.learned_idf() {
+            Some(idf) => idf.fingerprint(&features),
+            None => simhasher.fingerprint(text),
+        };
         Ok(Document {
-            fingerprint: simhasher.fingerprint(text),
+            fingerprint,
             signature: confirmation.and_then(|confirmation| confirmation.signature(&features)),
         })
     }

@@ -86,8 +86,7 @@ pub fn tune(simhasher: &Simhasher, sample: &[String], options: TuneOptions) -> R
     options.check()?;
     let planted = Planted::from_sample(sample, options.originals, options.seed);
     let scores = measure_settings(simhasher, &planted, options.confirm_threshold)?;
-    let recommended = recommend(&scores, options.min_precision)
-        .and_then(|best| scores.iter().position(|s| std::ptr::eq(s, best)));
+    let recommended = recommend(&scores, options.min_precision);
     Ok(Tuning {
         given_weights: simhasher.options().weighting.to_string(),
         options,
@@ -253,24 +252,27 @@ fn documents(
     )
 }
 
-/// The setting to recommend: the best recall among those a database can
+/// The index in `scores` of the setting to recommend: the best recall
+/// among those a database can
 /// be created with (distance alone up to [`MAX_K`]) and with precision at
 /// least `min_precision`; on a tie fewer false pairs, then the smaller
 /// radius (a cheaper query), then distance alone and the given weights
 /// (less to store and learn).
-pub fn recommend(scores: &[SettingScore], min_precision: f64) -> Option<&SettingScore> {
+pub fn recommend(scores: &[SettingScore], min_precision: f64) -> Option<usize> {
     let cost = |s: &SettingScore| (s.setting.radius, s.setting.confirmed, s.setting.learned);
     scores
         .iter()
-        .filter(|s| s.setting.confirmed || s.setting.radius <= MAX_K)
-        .filter(|s| s.score.precision() >= min_precision)
-        .max_by(|a, b| {
+        .enumerate()
+        .filter(|(_, s)| s.setting.confirmed || s.setting.radius <= MAX_K)
+        .filter(|(_, s)| s.score.precision() >= min_precision)
+        .max_by(|(_, a), (_, b)| {
             a.score
                 .recall()
                 .total_cmp(&b.score.recall())
                 .then(b.score.false_pairs.cmp(&a.score.false_pairs))
                 .then(cost(b).cmp(&cost(a)))
         })
+        .map(|(index, _)| index)
 }
 
 #[cfg(test)]
@@ -351,7 +353,7 @@ mod tests {
             assert!(at(learned, true, 12).precision() >= at(learned, false, 12).precision());
             assert!(at(learned, true, 12).recall() > at(learned, false, 3).recall());
         }
-        let best = recommend(&scores, 0.99).unwrap();
+        let best = &scores[recommend(&scores, 0.99).unwrap()];
         assert!(best.score.precision() >= 0.99);
         let creatable = |s: &&SettingScore| s.setting.confirmed || s.setting.radius <= MAX_K;
         for s in scores

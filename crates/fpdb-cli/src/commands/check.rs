@@ -17,8 +17,8 @@ pub fn run(mut args: CheckArgs) -> Result<()> {
     let db = Target::writable(&args.target, &mut args.input.inputs, args.sync)?;
     let k = db.query_k(args.k)?;
     let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
-    // A confirming database's texts are matched in two stages (a server's
-    // answers are by distance alone).
+    // A confirming database's texts are matched in two stages (a
+    // confirming server is refused by `Remote::connect`).
     let local = db.local().filter(|local| local.confirmation().is_some());
     let rule = local.map(|local| local.match_rule(k));
     let mut answers = Answers::new(args.format).with_similarity(local.is_some());

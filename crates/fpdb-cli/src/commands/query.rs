@@ -15,8 +15,8 @@ pub fn run(mut args: QueryArgs) -> Result<()> {
     let mut inputs = input::inputs(&args.input, Role::Query)
         .with_chunk(args.batch as usize)
         .with_extract(db.extract());
-    // A confirming database's texts are matched in two stages (a server's
-    // answers are by distance alone).
+    // A confirming database's texts are matched in two stages (a
+    // confirming server is refused by `Remote::connect`).
     let local = db.local().filter(|local| local.confirmation().is_some());
     let rule = local.map(|local| local.match_rule(k));
     let mut answers = Answers::new(args.format).with_similarity(local.is_some());

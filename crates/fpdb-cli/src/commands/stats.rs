@@ -10,8 +10,18 @@ pub fn run(args: StatsArgs) -> Result<()> {
     let db = super::open_read_only(&args.db)?;
     let stats = db.stats();
     let mut out = io::stdout().lock();
+    // Only a confirming database has signatures to count (a read of
+    // the whole id map).
+    let signatures = match &stats.confirmation {
+        Some(_) => Some(db.signature_counts()?),
+        None => None,
+    };
     if args.format.get() == ReportFormat::Json {
-        writeln!(out, "{}", serde_json::to_string(&stats)?)?;
+        let mut json = serde_json::to_value(&stats)?;
+        if let (Some(counts), Some(object)) = (signatures, json.as_object_mut()) {
+            object.insert("signatures".into(), serde_json::to_value(counts)?);
+        }
+        writeln!(out, "{json}")?;
     } else {
         writeln!(out, "database       {}", args.db.display())?;
         writeln!(out, "design         {}", db.design_description())?;
@@ -30,6 +40,13 @@ pub fn run(args: StatsArgs) -> Result<()> {
                 confirmation.radius(),
                 confirmation.threshold(),
                 confirmation.common_features().hashes().len()
+            )?;
+        }
+        if let Some(counts) = signatures {
+            writeln!(
+                out,
+                "signatures     {} documents signed, {} bare fingerprints (matched by distance alone)",
+                counts.signed, counts.bare
             )?;
         }
         writeln!(out, "html extract   {}", stats.extract)?;

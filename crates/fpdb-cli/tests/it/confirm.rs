@@ -97,6 +97,20 @@ fn check_and_query_apply_the_rule_and_report_similarity() {
         Some("query\tfp\tmatch_fp\tdistance\tid\tsimilarity")
     );
     assert!(rows.all(|row| row.split('\t').count() == 6));
+
+    // A bare fingerprint beside the three signed texts: stats counts both.
+    ok(dir, &["add", "db"], "bare\t0123456789abcdef\n");
+    let stats = ok(dir, &["stats", "db"], "");
+    assert!(
+        stats.contains("signatures     3 documents signed, 1 bare fingerprints"),
+        "{stats}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(dir, &["stats", "db", "--format", "json"], "")).unwrap();
+    assert_eq!(
+        json["signatures"],
+        serde_json::json!({"signed": 3, "bare": 1})
+    );
 }
 
 /// A small vocabulary: every page uses most of it.

@@ -294,6 +294,59 @@ fn text_and_html_documents_get_the_librarys_fingerprints() {
 }
 
 #[test]
+fn a_confirming_database_signs_what_it_is_sent_and_answers_under_its_rule() {
+    let original = "近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同，指纹数据库用来找出它们，爬虫因此少存很多副本。";
+    let copy = "近重复网页检测：同一篇文章出现在很多网址下，只有广告和日期不同，指纹数据库用来找出它们，爬虫因此少存很多副本。";
+    let dir = tempfile::tempdir().unwrap();
+    let db = create_db(dir.path(), "db", &["--confirm", "--confirm-radius", "10"]);
+    let served = Served::start(&db, &[]);
+    let mut client = served.client();
+    assert!(client.get("/v1/stats").json()["confirmation"]["radius"] == json!(10));
+
+    // A text without features stops the batch, naming it; nothing stored.
+    let refused = client.post(
+        "/v1/insert_many",
+        &json!({"documents": [{"id": "orig", "text": original}, {"id": "empty", "text": "，。！"}]}),
+    );
+    assert_eq!(refused.status, 400, "{}", refused.text());
+    assert_eq!(refused.error().0, "documents[1].text");
+    assert_eq!(
+        client.ok("/v1/get", &json!({"id": "orig"}))["fingerprint"],
+        Value::Null
+    );
+
+    client.ok(
+        "/v1/insert_many",
+        &json!({"documents": [{"id": "orig", "text": original}, {"id": "bare", "fp": "0123456789abcdef"}]}),
+    );
+    let checked = client.ok("/v1/check_and_insert", &json!({"id": "copy", "text": copy}));
+    assert_eq!(checked["matches"][0]["ids"], json!(["orig"]));
+    let similarity = checked["matches"][0]["similarity"].as_f64().unwrap();
+    assert!((0.5..=1.0).contains(&similarity), "{similarity}");
+    let queried = client.ok("/v1/query", &json!({"text": copy}));
+    drop(served);
+
+    // What the library answers for the same text on the same store.
+    let library = OpenOptions::new().read_only(true).open(&db).unwrap();
+    let document = library.document_text(copy).unwrap();
+    let near = library
+        .find(&document, &library.match_rule(library.k()))
+        .unwrap();
+    let expected: Vec<Value> = near
+        .iter()
+        .map(|n| {
+            json!({"fingerprint": hex(n.fingerprint.0), "distance": n.distance,
+                   "ids": [n.id], "similarity": n.similarity})
+        })
+        .collect();
+    assert_eq!(queried["matches"], json!(expected));
+    assert_eq!(fp_of(&queried["fingerprint"]), document.fingerprint.0);
+    assert!(near
+        .iter()
+        .any(|n| n.id == "orig" && n.similarity.is_some()));
+}
+
+#[test]
 fn bad_requests_get_400_naming_the_field_and_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = create_db(dir.path(), "db", &["--expected", "1000"]);

@@ -308,3 +308,25 @@ fn the_token_file_is_sent_and_refusals_are_errors() {
         "query\tfp\tmatch_fp\tdistance\tid\n0123456789abcdee\t0123456789abcdee\t0123456789abcdef\t1\tdoc-1\n"
     );
 }
+
+#[test]
+fn a_confirming_server_is_refused_rather_than_sent_bare_fingerprints() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = create_db(dir.path(), "db", &["--confirm"]);
+    let served = Served::start(&db, &[]);
+    let url = format!("http://{}", served.addr);
+    let texts = "{\"id\": \"a\", \"text\": \"The river flooded the lower town after three days of rain.\"}\n";
+    for command in ["add", "check", "query"] {
+        let refused = fpdb(
+            dir.path(),
+            &[command, "--server", &url, "--input", "jsonl"],
+            texts,
+        );
+        assert_eq!(refused.status.code(), Some(2), "{command}");
+        assert!(
+            stderr(&refused).contains("confirms matches with signatures"),
+            "{command}: {}",
+            stderr(&refused)
+        );
+    }
+}

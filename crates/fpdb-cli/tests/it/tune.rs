@@ -62,7 +62,7 @@ fn prints_the_library_s_scores_recommendation_and_figure() {
         assert_eq!(row["false_pairs"], measured.score.false_pairs);
         assert!((row["recall"].as_f64().unwrap() - measured.score.recall()).abs() < 1e-12);
     }
-    let best = fpdb::recommend(&scores, 0.99).unwrap();
+    let best = &scores[fpdb::recommend(&scores, 0.99).unwrap()];
     let recommended = &report["recommended"];
     assert_eq!(recommended["radius"], best.setting.radius);
     assert_eq!(recommended["confirmed"], best.setting.confirmed);

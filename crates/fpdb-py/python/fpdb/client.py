@@ -207,7 +207,10 @@ def _document(
 
 
 def _matches(found: list[dict[str, Any]]) -> list[Match]:
-    return [Match(int(m["fingerprint"], 16), m["distance"], m["ids"]) for m in found]
+    return [
+        Match(int(m["fingerprint"], 16), m["distance"], m["ids"], m.get("similarity"))
+        for m in found
+    ]
 
 
 def _optional_fp(value: str | None) -> int | None:

@@ -151,6 +151,7 @@ fn find_and_check_equal_brute_force_through_every_change() {
                     .count();
         }
         assert_answers(&db, &model, &queries, &db.match_rule(3));
+        assert_signature_counts(&db, &model);
         // Another rule over the same signatures: distance alone at 5.
         assert_answers(&db, &model, &queries, &db.match_rule(5));
         match round {
@@ -179,6 +180,19 @@ fn find_and_check_equal_brute_force_through_every_change() {
     let db = Db::open(&path).unwrap();
     assert_eq!(db.confirmation(), Some(&Confirmation::recommended()));
     assert_answers(&db, &model, &queries, &db.match_rule(3));
+    assert_signature_counts(&db, &model);
+}
+
+/// `Db::signature_counts` against the model: the documents stored with a
+/// signature and those stored bare.
+fn assert_signature_counts(db: &Db, model: &Model) {
+    let counts = db.signature_counts().unwrap();
+    let signed = model.values().filter(|s| !s.signature.is_empty()).count() as u64;
+    assert!(signed > 0 && signed < model.len() as u64, "{signed} signed");
+    assert_eq!(
+        (counts.signed, counts.bare),
+        (signed, model.len() as u64 - signed)
+    );
 }
 
 #[test]
