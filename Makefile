@@ -87,7 +87,7 @@ setup-java:
 	$(APT_INSTALL)
 
 ## Headless Chromium for the tests that open `fpdb report`'s page in a
-## browser (crates/fpdb-cli/tests/report.rs), without the desktop's
+## browser (crates/fpdb-cli/tests/it/report.rs), without the desktop's
 ## recommended packages, and a font with Chinese characters: Chromium's
 ## dependencies bring only DejaVu, so the page's Chinese texts would draw
 ## as boxes. Where they cannot be installed the tests are skipped or fail,
@@ -357,15 +357,17 @@ SOAK_BULK_ROUNDS ?= 100
 SOAK_SECONDS ?= 600
 SOAK_DUPLICATES ?= 10000000
 SOAK_KILL_ROUNDS ?= 200
+## Each crate's integration tests are one binary, `it`, with a module per
+## concern; a module's tests are picked by the filter `module::`.
 soak: setup
 	FPDB_CRASH_ROUNDS=$(SOAK_CRASH_ROUNDS) FPDB_CRASH_BULK_ROUNDS=$(SOAK_BULK_ROUNDS) \
-		$(CARGO) test --release -p fpdb --test crash -- --nocapture
-	FPDB_SOAK_SECONDS=$(SOAK_SECONDS) $(CARGO) test --release -p fpdb --test concurrency -- --nocapture
-	FPDB_HOSTILE_DUPLICATES=$(SOAK_DUPLICATES) $(CARGO) test --release -p fpdb --test hostile -- --nocapture
-	$(CARGO) test --release -p fpdb-cli --test hostile -- --ignored
+		$(CARGO) test --release -p fpdb --test it -- crash:: --nocapture
+	FPDB_SOAK_SECONDS=$(SOAK_SECONDS) $(CARGO) test --release -p fpdb --test it -- concurrency:: --nocapture
+	FPDB_HOSTILE_DUPLICATES=$(SOAK_DUPLICATES) $(CARGO) test --release -p fpdb --test it -- hostile:: --nocapture
+	$(CARGO) test --release -p fpdb-cli --test it -- hostile:: --ignored
 	FPDB_BACKUP_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) FPDB_REPAIR_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) \
-		$(CARGO) test --release -p fpdb --test backup --test repair -- --nocapture
-	FPDB_SERVE_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) $(CARGO) test --release -p fpdb-cli --test serve_kill -- --nocapture
+		$(CARGO) test --release -p fpdb --test it -- backup:: repair:: --nocapture
+	FPDB_SERVE_KILL_ROUNDS=$(SOAK_KILL_ROUNDS) $(CARGO) test --release -p fpdb-cli --test it -- serve_kill:: --nocapture
 
 clean:
 	$(CARGO) clean

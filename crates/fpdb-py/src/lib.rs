@@ -4,6 +4,7 @@
 //! and defines the exception classes.
 
 mod args;
+mod bulk;
 mod corpus;
 mod db;
 mod errors;

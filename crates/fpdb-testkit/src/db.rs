@@ -105,23 +105,60 @@ pub fn create_temp_db(options: Options) -> (TempDir, PathBuf, Db) {
 }
 
 /// Bulk-loads `documents` into `db` (default [`BulkOptions`]).
-pub fn bulk_load(
+pub fn bulk_load<S: AsRef<str>>(
     db: &mut Db,
-    documents: impl IntoIterator<Item = (String, Fingerprint)>,
+    documents: impl IntoIterator<Item = (S, Fingerprint)>,
 ) -> BulkSummary {
-    let mut loader = db.bulk_loader(BulkOptions::default()).unwrap();
+    bulk_load_within(db, documents, BulkOptions::default().memory_bytes)
+}
+
+/// Bulk-loads `documents` into `db` within `memory_bytes`.
+pub fn bulk_load_within<S: AsRef<str>>(
+    db: &mut Db,
+    documents: impl IntoIterator<Item = (S, Fingerprint)>,
+    memory_bytes: usize,
+) -> BulkSummary {
+    let options = BulkOptions::default().memory_bytes(memory_bytes);
+    let mut loader = db.bulk_loader(options).unwrap();
     loader.add_all(documents).unwrap();
     loader.finish().unwrap()
+}
+
+/// Every column family of the closed database in `path`, opened through
+/// RocksDB itself: to read or damage what fpdb wrote, below fpdb's own
+/// checks (RocksDB's checksums stay valid for what is written through it).
+pub fn open_raw(path: &Path) -> rocksdb::DB {
+    let names = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).unwrap();
+    rocksdb::DB::open_cf(&rocksdb::Options::default(), path, names).unwrap()
+}
+
+/// [`open_raw`], read-only: the files stay exactly as they are.
+pub fn open_raw_read_only(path: &Path) -> rocksdb::DB {
+    let names = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).unwrap();
+    rocksdb::DB::open_cf_for_read_only(&rocksdb::Options::default(), path, names, false).unwrap()
+}
+
+/// The key of each block of table `index` in its column family
+/// (`table-NNN`), in order: each block's last fingerprint, big-endian, as
+/// the table's directory in `meta` (`dir/NNN`) lists them.
+pub fn block_keys(rocks: &rocksdb::DB, index: usize) -> Vec<[u8; 8]> {
+    let meta = rocks.cf_handle("meta").unwrap();
+    let bytes = rocks
+        .get_cf(meta, format!("dir/{index:03}"))
+        .unwrap()
+        .unwrap();
+    fpdb_codec::BlockDirectory::from_bytes(&bytes)
+        .unwrap()
+        .last_keys()
+        .iter()
+        .map(|key| key.to_be_bytes())
+        .collect()
 }
 
 /// (column family, file name) of every live SST file of the closed
 /// database in `path`, as RocksDB lists them.
 pub fn live_files(path: &Path) -> Vec<(String, String)> {
-    let names = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).unwrap();
-    let rocks =
-        rocksdb::DB::open_cf_for_read_only(&rocksdb::Options::default(), path, names, false)
-            .unwrap();
-    rocks
+    open_raw_read_only(path)
         .live_files()
         .unwrap()
         .into_iter()
@@ -141,11 +178,5 @@ pub fn damage_a_table_file(path: &Path) {
         .into_iter()
         .find(|(family, _)| family.starts_with("table-"))
         .expect("a table file");
-    let file = path.join(file);
-    let mut bytes = std::fs::read(&file).unwrap();
-    let middle = bytes.len() / 2;
-    for byte in &mut bytes[middle..middle + 64] {
-        *byte ^= 0xff;
-    }
-    std::fs::write(&file, bytes).unwrap();
+    crate::flip_64_bytes_in_the_middle(&path.join(file));
 }

@@ -33,10 +33,45 @@ pub fn bless_golden_copy(path: &Path, golden: &Path) {
     }
 }
 
+/// The repository's root directory. Cargo sets `CARGO_MANIFEST_DIR` to the
+/// crate under test (two levels down, `crates/NAME` or `tools/NAME`) when
+/// it runs a test; the compile-time value, the testkit's own directory, is
+/// the fallback. The run-time one matters when a shared target directory
+/// hands over a binary built in another checkout.
+pub fn repo_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+        .join("../..")
+}
+
+/// Flips 64 bytes in the middle of `file`: damage in the middle of what a
+/// checksum covers.
+pub fn flip_64_bytes_in_the_middle(file: &Path) {
+    let mut bytes = std::fs::read(file).unwrap();
+    let middle = bytes.len() / 2;
+    for byte in &mut bytes[middle..middle + 64] {
+        *byte ^= 0xff;
+    }
+    std::fs::write(file, bytes).unwrap();
+}
+
+/// Damages the largest SST file of the closed database in `dir` (a table's
+/// blocks, in a loaded database) and returns its file name.
+pub fn damage_the_largest_file(dir: &Path) -> String {
+    let largest = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "sst"))
+        .max_by_key(|path| std::fs::metadata(path).unwrap().len())
+        .unwrap();
+    flip_64_bytes_in_the_middle(&largest);
+    largest.file_name().unwrap().to_string_lossy().into_owned()
+}
+
 /// The paragraphs of the repository's articles (`data/text/*.txt`, by file
 /// name) longer than `min_chars` characters, each named `p<file>-<line>`.
 pub fn article_paragraphs(min_chars: usize) -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/text");
+    let dir = repo_dir().join("data/text");
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())

@@ -5,13 +5,20 @@
 //!   sequence is fixed: the golden database's recorded answers were drawn
 //!   with it, so a change here changes what those tests check.
 //! - [`Model`]: what a database should hold (id → fingerprint), with
-//!   [`ids_by_fingerprint`] and [`clustered_documents`].
-//! - Files: [`copy_dir`], [`temp_copy`], [`memory_temp_dir`], and the
-//!   soak knob [`env_rounds`].
+//!   [`ids_by_fingerprint`], and documents to fill it with
+//!   ([`clustered_documents`], [`spread_documents`]).
+//! - Files: [`repo_dir`] (the repository's data and docs), [`copy_dir`],
+//!   [`temp_copy`], [`memory_temp_dir`], damage to files
+//!   ([`flip_64_bytes_in_the_middle`], [`damage_the_largest_file`]), and
+//!   the soak knob [`env_rounds`].
 //! - With the `db` feature: the brute-force answer `brute_force`, the
 //!   checks that a database equals a model (`assert_equals_model`,
 //!   `assert_verifies`, `export`), and temporary databases
-//!   (`create_temp_db`, `bulk_load`, `small_options`, `live_files`).
+//!   (`create_temp_db`, `bulk_load`, `small_options`); beneath fpdb, the
+//!   database's RocksDB opened directly (`open_raw`, `open_raw_read_only`)
+//!   with its tables' block keys (`block_keys`) and live files
+//!   (`live_files`, `damage_a_table_file`), to read or damage what fpdb
+//!   wrote.
 //!
 //! The `db` feature is off by default: it brings `fpdb` and so RocksDB,
 //! which the pure crates' tests (fpdb-codec) must not need.
@@ -33,11 +40,13 @@ mod db;
 
 #[cfg(feature = "db")]
 pub use db::{
-    assert_equals_model, assert_verifies, brute_force, bulk_load, create_temp_db,
-    damage_a_table_file, export, live_files, small_options,
+    assert_equals_model, assert_verifies, block_keys, brute_force, bulk_load, bulk_load_within,
+    create_temp_db, damage_a_table_file, export, live_files, open_raw, open_raw_read_only,
+    small_options,
 };
 pub use files::{
-    article_paragraphs, bless_golden_copy, copy_dir, env_rounds, memory_temp_dir, temp_copy,
+    article_paragraphs, bless_golden_copy, copy_dir, damage_the_largest_file, env_rounds,
+    flip_64_bytes_in_the_middle, memory_temp_dir, repo_dir, temp_copy,
 };
-pub use model::{clustered_documents, ids_by_fingerprint, Model};
+pub use model::{clustered_documents, ids_by_fingerprint, spread, spread_documents, Model};
 pub use rng::Rng;

@@ -34,3 +34,18 @@ pub fn clustered_documents(rng: &mut Rng, count: usize) -> Vec<(String, Fingerpr
         })
         .collect()
 }
+
+/// The `i`th of a sequence of fingerprints spread over the whole space:
+/// `i` times the golden ratio's 64-bit fraction, so that consecutive ones
+/// land far apart and a few hundred fill every block of a table.
+pub fn spread(i: u64) -> Fingerprint {
+    Fingerprint(i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+/// `count` documents: id `prefix` followed by `i`, fingerprint
+/// [`spread`]`(i)`.
+pub fn spread_documents(prefix: &str, count: u64) -> Vec<(String, Fingerprint)> {
+    (0..count)
+        .map(|i| (format!("{prefix}{i}"), spread(i)))
+        .collect()
+}

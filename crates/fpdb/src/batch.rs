@@ -20,11 +20,12 @@ use fpdb_parallel::{cores, in_parallel};
 use fpdb_simhash::Fingerprint;
 
 use crate::added_keys::keys_within;
+use crate::block_fetch::{block_damage, decode_read, fill_rocksdb_cache, kept_range, Need};
 use crate::error::{Error, Result};
 use crate::query::{query, Match};
 use crate::radix;
 use crate::store::{BlockCursor, Family, Store, FP_IDS_BLOCK_BYTES};
-use crate::tables::{block_damage, fill_rocksdb_cache, State, Tables};
+use crate::tables::{State, Tables};
 
 /// Batches of at least this many queries are merged against the tables
 /// rather than probed one by one ([`BatchStrategy::Auto`]); measured in
@@ -284,17 +285,14 @@ impl RangeReader for TableReader<'_> {
         for block in self.directory.locate(lo, hi) {
             let Some(cursor) = self.scan.as_mut() else {
                 if let Some(kept) = self.state.blocks.get(table, block) {
-                    // A kept block is decoded from its sync point nearest
-                    // the range, as a single query decodes it (kept blocks
-                    // passed their checksum when they were read).
-                    BlockDecoder::new(self.code, ChecksumPolicy::Skip)
-                        .for_each_in_range(&kept.bytes, &kept.sync, lo, hi, &mut |key| {
-                            candidates.push(key)
-                        })
-                        .map_err(|e| block_damage(table, block, &e))?;
+                    // As a single query reads it.
+                    kept_range(kept, self.code, (table, block), lo, hi, &mut |key| {
+                        candidates.push(key);
+                    })?;
                 } else {
-                    // The read-ahead holds the block's keys until a later
-                    // block is asked for.
+                    // Read ahead with the blocks around it (decoded by the
+                    // same policy as a single query's, `decode_read`), its
+                    // keys held until a later block is asked for.
                     let block_keys =
                         self.ahead
                             .keys_of(self.store, self.state, (table, self.code), block)?;
@@ -424,7 +422,6 @@ impl ReadAhead {
             scratch,
             ..
         } = self;
-        let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
         store.blocks(
             table,
             &last_keys,
@@ -432,16 +429,13 @@ impl ReadAhead {
             |position, bytes| {
                 let wanted = batch.get(position).ok_or_else(|| out_of_range(position))?;
                 let block = wanted.block;
-                if state.blocks.admit(table, block, bytes.len()) {
-                    decoder
-                        .decode(bytes, scratch)
-                        .map_err(|e| block_damage(table, block, &e))?;
-                    state.blocks.keep(table, block, bytes, scratch, code);
-                } else {
-                    decoder
-                        .decode_until(bytes, wanted.hi, scratch)
-                        .map_err(|e| block_damage(table, block, &e))?;
-                }
+                // Every key up to `hi`: the block's keys serve each range
+                // the walk asks of it.
+                let need = Need::Range {
+                    lo: 0,
+                    hi: wanted.hi,
+                };
+                decode_read(state, code, (table, block), bytes, need, scratch)?;
                 let start = keys.len();
                 keys.extend_from_slice(scratch);
                 ready.push_back((block, start..keys.len()));

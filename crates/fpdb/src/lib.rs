@@ -43,6 +43,7 @@ mod added_keys;
 mod backup;
 mod batch;
 mod block_cache;
+mod block_fetch;
 mod bulk;
 mod corpus_rule;
 mod db;

@@ -15,6 +15,7 @@ use fpdb_codec::{plan_merge, BlockDirectory, BlockEncoder, MergePlan, PlannedBlo
 use fpdb_parallel::in_parallel;
 
 use crate::block_cache::{BlockCache, KeptBlock};
+use crate::block_fetch::{fetch, Need};
 use crate::delta::Delta;
 use crate::error::{Error, Result};
 use crate::store::{Counter, Family, Key, Record, Store, RECORD_OVERHEAD};
@@ -142,12 +143,28 @@ fn merge_table(
         .cut_at_groups(tables.table(index)?.prefix_bits());
     let mut kept = Vec::new();
     let mut kept_bytes = 0;
+    let mut scratch = Vec::new();
     let plan = plan_merge(
         directory,
         add,
         remove,
         &encoder,
-        |block, keys| tables.decode_block(store, state, (index, block), keys, false),
+        |block, keys| {
+            keys.clear();
+            let need = Need::Whole;
+            let fetched = fetch(
+                store,
+                state,
+                code,
+                (index, block),
+                need,
+                &mut scratch,
+                &mut |key| {
+                    keys.push(key);
+                },
+            )?;
+            Ok::<_, Error>(fetched.bytes)
+        },
         |position, block, keys| {
             if kept_bytes + block.bytes().len() <= keep_budget {
                 kept_bytes += block.bytes().len();

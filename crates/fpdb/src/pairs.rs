@@ -22,10 +22,11 @@ use fpdb_codec::dedup::FingerprintPair;
 use fpdb_codec::{BlockDecoder, ChecksumPolicy, PairScan};
 use fpdb_simhash::Fingerprint;
 
+use crate::block_fetch::block_damage;
 use crate::error::Result;
 use crate::progress::Progress;
 use crate::store::Store;
-use crate::tables::{block_damage, State, Tables};
+use crate::tables::{State, Tables};
 
 /// Every near-duplicate pair of stored fingerprints within `k`, each once,
 /// with the ids of each side, plus every fingerprint shared by several

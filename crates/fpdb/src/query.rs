@@ -10,12 +10,13 @@
 
 use std::ops::Range;
 
-use fpdb_codec::{engine, BlockDecoder, BlockDirectory, BlockSource, ChecksumPolicy};
+use fpdb_codec::{engine, BlockDirectory, BlockSource};
 use fpdb_simhash::Fingerprint;
 
+use crate::block_fetch::{fetch, Need};
 use crate::error::{Error, Result};
 use crate::store::Store;
-use crate::tables::{block_damage, read_block, State, Tables};
+use crate::tables::{State, Tables};
 
 /// A stored fingerprint within the asked distance of a query, with the ids
 /// of every document that has it.
@@ -130,37 +131,9 @@ impl BlockSource for StoreSource<'_> {
         } = self;
         if !blocks.is_empty() {
             let code = tables.code(table)?;
-            let decoder = BlockDecoder::new(code, ChecksumPolicy::Verify);
-            // Kept blocks passed their checksum when they were read.
-            let trusted = BlockDecoder::new(code, ChecksumPolicy::Skip);
+            let need = Need::Range { lo, hi };
             for block in blocks {
-                let past_hi = match state.blocks.get(table, block) {
-                    Some(kept) => trusted
-                        .for_each_in_range(&kept.bytes, &kept.sync, lo, hi, visit)
-                        .map_err(|e| block_damage(table, block, &e))?,
-                    None => {
-                        let bytes = read_block(store, state, table, block)?;
-                        if state.blocks.admit(table, block, bytes.len()) {
-                            // Decoded whole (and checked) once, to keep it
-                            // with its sync points.
-                            decoder
-                                .decode(&bytes, keys)
-                                .map_err(|e| block_damage(table, block, &e))?;
-                            state.blocks.keep(table, block, &bytes, keys, code);
-                        } else {
-                            decoder
-                                .decode_until(&bytes, hi, keys)
-                                .map_err(|e| block_damage(table, block, &e))?;
-                        }
-                        keys.iter()
-                            .filter(|&&key| key >= lo && key <= hi)
-                            .for_each(|&key| visit(key));
-                        // (A decode that stopped at `hi` says nothing about
-                        // later blocks: look at them.)
-                        keys.last().is_some_and(|&last| last > hi)
-                    }
-                };
-                if past_hi {
+                if fetch(store, state, code, (table, block), need, keys, visit)?.past_range {
                     break;
                 }
             }

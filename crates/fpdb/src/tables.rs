@@ -12,10 +12,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use fpdb_codec::{
-    BlockDecoder, BlockDirectory, ChecksumPolicy, CodecError, HuffmanCode, Table, TableDesign,
-    MAX_K, MAX_RADIUS,
-};
+use fpdb_codec::{BlockDirectory, HuffmanCode, Table, TableDesign, MAX_K, MAX_RADIUS};
 use fpdb_html::Extract;
 use fpdb_simhash::{
     CommonFeatures, LearnedIdf, SignatureLayout, SimhashOptions, Simhasher, Weighting,
@@ -321,76 +318,6 @@ impl Tables {
             .get(index)
             .ok_or_else(|| Error::corrupt(format!("code book of table {index}"), "missing"))
     }
-
-    /// Decodes block `block` of table `index` whole into `keys`: from
-    /// memory when it is kept (its checksum passed when it was read), else
-    /// from the store with its checksum verified, then, with `keep`, kept
-    /// if the cache admits it. Returns the block's encoded size.
-    pub fn decode_block(
-        &self,
-        store: &Store,
-        state: &State,
-        (index, block): (usize, usize),
-        keys: &mut Vec<u64>,
-        keep: bool,
-    ) -> Result<usize> {
-        let code = self.code(index)?;
-        if let Some(kept) = state.blocks.get(index, block) {
-            BlockDecoder::new(code, ChecksumPolicy::Skip)
-                .decode(&kept.bytes, keys)
-                .map_err(|e| block_damage(index, block, &e))?;
-            return Ok(kept.bytes.len());
-        }
-        let bytes = read_block(store, state, index, block)?;
-        BlockDecoder::new(code, ChecksumPolicy::Verify)
-            .decode(&bytes, keys)
-            .map_err(|e| block_damage(index, block, &e))?;
-        if keep && state.blocks.admit(index, block, bytes.len()) {
-            state.blocks.keep(index, block, &bytes, keys, code);
-        }
-        Ok(bytes.len())
-    }
-}
-
-/// Whether a read of a table block should fill RocksDB's cache: not
-/// while fpdb keeps the blocks it reads itself (1 KiB is a block's usual
-/// size), where a second copy would cost memory and page faults.
-pub(crate) fn fill_rocksdb_cache(state: &State) -> bool {
-    !state.blocks.has_room_for(1 << 10)
-}
-
-/// The stored bytes of block `block` of table `index`, as its directory
-/// names it; a block the directory lists that is not stored is damage.
-pub(crate) fn read_block<'s>(
-    store: &'s Store,
-    state: &State,
-    index: usize,
-    block: usize,
-) -> Result<impl std::ops::Deref<Target = [u8]> + 's> {
-    let last_key = state
-        .directory(index)?
-        .last_keys()
-        .get(block)
-        .copied()
-        .ok_or_else(|| {
-            Error::corrupt(
-                format!("table {index}, block {block}"),
-                "past the end of its directory",
-            )
-        })?;
-    store
-        .block(index, last_key, fill_rocksdb_cache(state))?
-        .ok_or_else(|| {
-            Error::corrupt(
-                format!("table {index}, block {block}"),
-                "missing from the store",
-            )
-        })
-}
-
-/// A block that fails to decode.
-pub(crate) fn block_damage(index: usize, block: usize, error: &CodecError) -> Error {
-    Error::corrupt(format!("table {index}, block {block}"), error.to_string())
 }
 
 /// The manifest, checked, and the database format it was stored in.
