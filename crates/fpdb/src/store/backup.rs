@@ -4,21 +4,21 @@
 //! sequence is a consistent fpdb state: a copy only has to be a copy of
 //! one such point. A writable handle asks RocksDB for a checkpoint (its
 //! files hard-linked when the destination is on the same file system,
-//! the memtables flushed first); a read-only handle, a secondary instance
-//! that cannot stop the writer deleting files, copies its view family by
-//! family into SST files and ingests them into a new database. Either
+//! the memtables flushed first); a read-only handle, which cannot stop a
+//! writer in another process deleting files, links and copies the files
+//! themselves while the MANIFEST stands still ([`super::live_copy`]).
+//! Either
 //! way the copy is built in `<dest>.tmp` and renamed into place, so a
 //! process killed meanwhile leaves no half backup at `dest`.
 
 use std::path::Path;
 
 use rocksdb::checkpoint::Checkpoint;
-use rocksdb::{IngestExternalFileOptions, DB};
 
+use super::db_files::DbFile;
 use super::error::{io, storage};
-use super::families::{self, family_handle};
+use super::live_copy::copy_live;
 use super::paths::{parent_dir, sibling};
-use super::sst::SstFile;
 use super::Store;
 use crate::error::{Error, Result};
 
@@ -29,16 +29,16 @@ pub enum BackupMethod {
     /// A RocksDB checkpoint of a writable handle: table files hard-linked
     /// (copied across file systems), the rest copied.
     Checkpoint,
-    /// A read-only handle's view, copied entry by entry into new files.
+    /// A read-only handle's copy of the database's files: table files
+    /// hard-linked (copied across file systems), the rest copied.
     Copy,
 }
 
-/// The scratch directory for SST files inside the staging directory.
-const INGEST_DIR: &str = "ingest";
-
 impl Store {
-    /// Writes a consistent copy of what this handle sees to `dest`, which
-    /// must not exist (its parent is created if missing). A leftover `<dest>.tmp` of an interrupted backup is
+    /// Writes a consistent copy of the database to `dest`, holding at
+    /// least what this handle sees and every write acknowledged before
+    /// the call. `dest` must not exist (its parent is created if
+    /// missing). A leftover `<dest>.tmp` of an interrupted backup is
     /// removed first; anything else there is [`Error::AlreadyExists`].
     /// A read-only handle's copy is put in place only if `accept` says
     /// so of the staged copy; `None` when it does not (nothing is left).
@@ -56,7 +56,7 @@ impl Store {
         let staging = sibling(dest, "tmp");
         remove_staging(&staging)?;
         if self.is_read_only() {
-            self.copy_into(&staging)?;
+            copy_live(self.path(), &staging, self.tables)?;
             if !accept(&staging)? {
                 remove_staging(&staging)?;
                 return Ok(None);
@@ -73,39 +73,6 @@ impl Store {
                 .map_err(storage(|| format!("checkpoint into {}", dest.display())))?;
             Ok(Some(BackupMethod::Checkpoint))
         }
-    }
-
-    /// Creates a database with this one's families in `staging` and
-    /// ingests a copy of every family. A secondary instance's view changes
-    /// only when it is told to catch up, which fpdb never does, so the
-    /// families are read at one point.
-    fn copy_into(&self, staging: &Path) -> Result<()> {
-        let scratch = staging.join(INGEST_DIR);
-        std::fs::create_dir_all(&scratch).map_err(io(&scratch))?;
-        let mut options = rocksdb::Options::default();
-        options.create_if_missing(true);
-        options.create_missing_column_families(true);
-        let copy = DB::open_cf_descriptors(&options, staging, families::descriptors(self.tables))
-            .map_err(storage(|| format!("creating {}", staging.display())))?;
-        for family in families::all_families(self.tables) {
-            let file = SstFile::new(&scratch, family, 0).write_bytes(|put| {
-                for entry in self.entries(family)? {
-                    let (key, value) = entry?;
-                    put(&key, &value)?;
-                }
-                Ok(())
-            })?;
-            let Some(file) = file else { continue };
-            let handle = family_handle(&copy, family)?;
-            let mut ingest = IngestExternalFileOptions::default();
-            ingest.set_move_files(true);
-            copy.ingest_external_file_cf_opts(handle, &ingest, vec![file])
-                .map_err(storage(|| {
-                    format!("ingesting the copy of {}", family.name())
-                }))?;
-        }
-        drop(copy);
-        std::fs::remove_dir_all(&scratch).map_err(io(&scratch))
     }
 }
 
@@ -133,14 +100,16 @@ fn remove_staging(staging: &Path) -> Result<()> {
     std::fs::remove_dir_all(staging).map_err(io(staging))
 }
 
-/// The names RocksDB and a backup's scratch directory use.
+/// The names RocksDB uses (its files, lock, info logs and temporary
+/// files), and `ingest`, the scratch directory earlier versions staged
+/// a read-only handle's copy in.
 fn is_database_file(name: &str) -> bool {
-    const PREFIXES: [&str; 5] = ["MANIFEST-", "OPTIONS-", "LOG", "CURRENT", "IDENTITY"];
-    const SUFFIXES: [&str; 5] = [".sst", ".log", ".blob", ".dbtmp", ".tmp"];
-    name == "LOCK"
-        || name == INGEST_DIR
-        || PREFIXES.iter().any(|prefix| name.starts_with(prefix))
-        || SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
+    DbFile::of(name).is_some()
+        || name == "LOCK"
+        || name == "ingest"
+        || name.starts_with("LOG")
+        || name.ends_with(".dbtmp")
+        || name.ends_with(".tmp")
 }
 
 /// fsyncs the files directly in `dir` and `dir` itself, so that the

@@ -9,12 +9,14 @@
 
 mod backup;
 mod cursor;
+mod db_files;
 mod error;
 mod families;
 mod group_commit;
 mod handle;
 mod ids;
 mod keys;
+mod live_copy;
 mod lock;
 mod paths;
 mod placement;

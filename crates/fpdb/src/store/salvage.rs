@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use rocksdb::DB;
 
+use super::db_files::{self, Vanished};
 use super::error::{io, storage};
 use super::families;
 use super::keys::{Family, FIXED_FAMILIES};
@@ -211,29 +212,8 @@ impl Salvage {
 
     /// Links or copies every file RocksDB needs.
     fn copy_files(&self, path: &Path) -> Result<()> {
-        for entry in std::fs::read_dir(path).map_err(io(path))? {
-            let entry = entry.map_err(io(path))?;
-            let name = entry.file_name();
-            let name_text = name.to_string_lossy();
-            if !entry.file_type().map_err(io(path))?.is_file() {
-                continue;
-            }
-            let from = entry.path();
-            let to = self.dir.join(&name);
-            let immutable = name_text.ends_with(".sst") || name_text.ends_with(".blob");
-            let needed = immutable
-                || name_text.ends_with(".log")
-                || name_text == "CURRENT"
-                || name_text == "IDENTITY"
-                || name_text.starts_with("MANIFEST-")
-                || name_text.starts_with("OPTIONS-");
-            if !needed {
-                continue;
-            }
-            if immutable && std::fs::hard_link(&from, &to).is_ok() {
-                continue;
-            }
-            std::fs::copy(&from, &to).map_err(io(&from))?;
+        for (name, kind) in db_files::list(path)? {
+            db_files::link_or_copy(path, &self.dir, &name, kind, Vanished::Fail)?;
         }
         Ok(())
     }
