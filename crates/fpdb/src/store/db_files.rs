@@ -91,3 +91,22 @@ pub(super) fn list(dir: &Path) -> Result<Vec<(String, DbFile)>> {
     }
     Ok(files)
 }
+
+/// Which MANIFEST a database's CURRENT names and how long it is: changed
+/// by every flush, compaction and ingestion, and before RocksDB deletes
+/// any file it no longer needs.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct ManifestState {
+    pub name: String,
+    pub bytes: u64,
+}
+
+/// The MANIFEST state of the database in `path`.
+pub(super) fn manifest_state(path: &Path) -> Result<ManifestState> {
+    let current = path.join("CURRENT");
+    let name = std::fs::read_to_string(&current).map_err(io(&current))?;
+    let name = name.trim_end().to_owned();
+    let manifest = path.join(&name);
+    let bytes = std::fs::metadata(&manifest).map_err(io(&manifest))?.len();
+    Ok(ManifestState { name, bytes })
+}

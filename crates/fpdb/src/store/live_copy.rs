@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use rocksdb::DB;
 
-use super::db_files::{self, DbFile, Vanished};
+use super::db_files::{self, manifest_state, DbFile, ManifestState, Vanished};
 use super::error::{io, storage};
 use super::families;
 use crate::error::{Error, Result};
@@ -39,33 +39,21 @@ pub(super) fn copy_live(path: &Path, staging: &Path, tables: usize) -> Result<()
             std::fs::remove_dir_all(staging).map_err(io(staging))?;
         }
         std::fs::create_dir_all(staging).map_err(io(staging))?;
-        let before = manifest_state(path)?;
+        // A MANIFEST replaced meanwhile may be gone: try again.
+        let before = match manifest_state(path) {
+            Ok(state) => state,
+            Err(_) if attempt + 1 < ATTEMPTS => continue,
+            Err(error) => return Err(error),
+        };
         copy_files(path, staging, &before)?;
-        if manifest_state(path)? == before {
+        if manifest_state(path).ok().as_ref() == Some(&before) {
             return open_once(staging, tables);
         }
     }
-    Err(Error::corrupt(
-        format!("a copy of {}", path.display()),
-        format!("its MANIFEST changed during each of {ATTEMPTS} copies"),
-    ))
-}
-
-/// Which MANIFEST is current and how long it is: changed by every flush,
-/// compaction and ingestion.
-#[derive(Debug, PartialEq, Eq)]
-struct ManifestState {
-    name: String,
-    bytes: u64,
-}
-
-fn manifest_state(path: &Path) -> Result<ManifestState> {
-    let current = path.join("CURRENT");
-    let name = std::fs::read_to_string(&current).map_err(io(&current))?;
-    let name = name.trim_end().to_owned();
-    let manifest = path.join(&name);
-    let bytes = std::fs::metadata(&manifest).map_err(io(&manifest))?.len();
-    Ok(ManifestState { name, bytes })
+    Err(Error::Storage {
+        what: format!("copying {}", path.display()),
+        message: format!("the writer changed its MANIFEST during each of {ATTEMPTS} copies"),
+    })
 }
 
 /// Links the table files, then copies the MANIFEST `state` names (and a

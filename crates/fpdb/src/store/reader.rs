@@ -10,6 +10,7 @@ use std::path::Path;
 
 use rocksdb::DB;
 
+use super::db_files::{manifest_state, ManifestState};
 use super::error::{io, storage};
 use super::lock::writer_is_live;
 use crate::error::{Error, Result};
@@ -145,8 +146,12 @@ pub(super) fn open_following(
     // or directory"). Each attempt reads the MANIFEST afresh.
     let mut attempt = 0;
     loop {
+        let before = manifest_state(path).ok();
         match DB::open_cf_as_secondary(&options, path, dir.path(), families) {
-            Ok(db) => return Ok((db, dir)),
+            Ok(db) => {
+                catch_up(&db, path, before)?;
+                return Ok((db, dir));
+            }
             Err(error)
                 if error.kind() == rocksdb::ErrorKind::IOError
                     && attempt < OPEN_RETRIES
@@ -164,8 +169,43 @@ pub(super) fn open_following(
     }
 }
 
+/// Brings a secondary instance opened while the MANIFEST was `before` up
+/// to the latest state. An open (or a catch-up) that races a compaction's
+/// deletions can fall back silently to the last state whose files it can
+/// still read, once an empty one. The writer deletes a file only after
+/// its MANIFEST says so, so a catch-up during which the MANIFEST stood
+/// still reached the latest state (the files of the state it had are held
+/// open). No state is read when CURRENT cannot be (a damaged database's
+/// salvage): nothing changes there.
+fn catch_up(db: &DB, path: &Path, before: Option<ManifestState>) -> Result<()> {
+    let Some(mut state) = before else {
+        return Ok(());
+    };
+    for _ in 0..CATCH_UPS {
+        // A MANIFEST replaced meanwhile may be gone: a change too.
+        let now = manifest_state(path).ok();
+        if now.as_ref() == Some(&state) {
+            return Ok(());
+        }
+        db.try_catch_up_with_primary()
+            .map_err(storage(|| format!("following {}", path.display())))?;
+        if let Some(now) = now {
+            state = now;
+        }
+    }
+    Err(Error::Storage {
+        what: format!("opening {} for reading", path.display()),
+        message: format!("the writer changed its MANIFEST during each of {CATCH_UPS} catch-ups"),
+    })
+}
+
+/// How many times a reader catches up with a writer whose MANIFEST changed
+/// meanwhile before it gives up.
+const CATCH_UPS: u32 = 100;
+
 /// How many times a reader retries an open that lost a race with the
-/// writer deleting files, waiting 1, 2, … ms in between.
+/// writer's flushes, compactions and deletions, waiting 1, 2, … ms in
+/// between.
 const OPEN_RETRIES: u8 = 20;
 
 /// The size of the write-ahead log files in `path` now (files deleted
