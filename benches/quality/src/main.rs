@@ -31,6 +31,7 @@ mod corpus;
 mod eval;
 mod growth;
 mod html;
+mod probes;
 mod proto;
 mod two_stage;
 mod two_stage_report;
@@ -95,6 +96,8 @@ struct Args {
     /// Measure two-stage matching (candidates within a radius, confirmed by
     /// a signature) instead of the single-fingerprint tables.
     two_stage: bool,
+    /// Measure query-adaptive probing (`probes.rs`) instead.
+    probes: bool,
     /// Candidate fingerprints of the two-stage report: fpdb options
     /// (`TOKENIZER/WEIGHTS`) or prototypes.
     candidates: Vec<String>,
@@ -133,6 +136,7 @@ fn parse_args() -> Result<Args> {
         show_false: None,
         warc: None,
         two_stage: false,
+        probes: false,
         candidates: two_stage_report::CANDIDATES
             .split(',')
             .map(str::to_string)
@@ -159,6 +163,7 @@ fn parse_args() -> Result<Args> {
             "--show-false" => args.show_false = Some(value("--show-false")?),
             "--warc" => args.warc = Some(PathBuf::from(value("--warc")?)),
             "--two-stage" => args.two_stage = true,
+            "--probes" => args.probes = true,
             "--growth" => {
                 args.growth = value("--growth")?
                     .split(';')
@@ -285,6 +290,9 @@ fn main() -> Result<()> {
     }
     if !args.growth.is_empty() {
         return growth::run(&args.growth, &corpora, args.show_false.is_some());
+    }
+    if args.probes {
+        return probes::run(&args, &corpora);
     }
     if args.two_stage {
         return two_stage_report::run(&args, &corpora, started, &load_start);

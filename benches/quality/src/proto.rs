@@ -255,9 +255,10 @@ fn pair_hash(a: u64, b: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The simhash vote over weighted hashed features: bit i (bit 0 the most
-/// significant) is 1 when the weighted vote is strictly positive.
-pub fn vote(features: impl IntoIterator<Item = (u64, f64)>) -> u64 {
+/// The simhash vote over weighted hashed features, bit by bit (bit 0 the
+/// most significant): a bit is 1 when its vote is strictly positive, and
+/// the vote's size is how far the document is from flipping it.
+pub fn vote_sums(features: impl IntoIterator<Item = (u64, f64)>) -> [f64; 64] {
     let mut sums = [0f64; 64];
     for (hash, weight) in features {
         for (bit, sum) in sums.iter_mut().enumerate() {
@@ -268,12 +269,22 @@ pub fn vote(features: impl IntoIterator<Item = (u64, f64)>) -> u64 {
             }
         }
     }
+    sums
+}
+
+/// The fingerprint of per-bit votes.
+pub fn sign_bits(sums: &[f64; 64]) -> u64 {
     sums.iter()
         .fold(0u64, |fp, &s| (fp << 1) | u64::from(s > 0.0))
 }
 
 impl Proto {
     pub fn fingerprints(&self, tokenized: &Tokenized) -> Vec<u64> {
+        self.vote_sums(tokenized).iter().map(sign_bits).collect()
+    }
+
+    /// Every document's per-bit votes.
+    pub fn vote_sums(&self, tokenized: &Tokenized) -> Vec<[f64; 64]> {
         match tokenized {
             Tokenized::Corpus { docs, hashes, idf } => docs
                 .par_iter()
@@ -319,7 +330,7 @@ impl Proto {
     }
 
     /// Top N (soft or hard) and the vote.
-    fn finish(&self, mut weighted: Vec<(u64, f64)>) -> u64 {
+    fn finish(&self, mut weighted: Vec<(u64, f64)>) -> [f64; 64] {
         if let Some(n) = self.top {
             weighted.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
             let floor = if self.soft {
@@ -332,7 +343,7 @@ impl Proto {
                 x.1 -= floor;
             }
         }
-        vote(weighted)
+        vote_sums(weighted)
     }
 }
 

@@ -280,7 +280,7 @@ fn write_figures(rows: &[Row], dir: &std::path::Path) -> Result<()> {
 }
 
 /// Planted texts: a group per original, its copies planted against it.
-fn text_truth(documents: usize) -> Truth {
+pub fn text_truth(documents: usize) -> Truth {
     let kinds = EditKind::ALL.len();
     Truth {
         group: (0..documents).map(|i| (i / eval::GROUP) as u32).collect(),
