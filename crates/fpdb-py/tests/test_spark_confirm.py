@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import fpdb
+from conftest import brute_clusters
 
 pytest.importorskip("pyspark")
 from pyspark.sql.types import (  # noqa: E402
@@ -213,7 +214,10 @@ def test_the_job_confirms_pairs_of_texts(spark, texts, tmp_path):
     got = as_rule_answers(job.run(spark, job.parser().parse_args([*argv, *rule])))
     fp, signatures, present = fpdb.Signer().documents(texts)
     docs = [(n, int(fp[i]), signatures[i]) for i, n in enumerate(names) if present[i]]
-    same_answers(got, brute_force(docs, threshold=0.9))
+    expected = brute_force(docs, threshold=0.9)
+    same_answers(got, expected)
+    clusters = job.run(spark, job.parser().parse_args(["clusters", *argv[1:], *rule]))
+    assert dict(clusters.collect()) == brute_clusters({(a, b, 0) for a, b in expected})
     with pytest.raises(fpdb.InvalidInputError, match="need --confirm"):
         job.run(spark, job.parser().parse_args([*argv[:-1], "--confirm-radius", "9"]))
 
