@@ -138,6 +138,25 @@ def test_confirmed_pairs_equal_brute_force_and_dedup(spark, texts, weights):
     same_answers(texts_only, by_dedup)
 
 
+def test_pages_are_signed_as_the_signer_signs_them(spark, texts):
+    pages = [
+        f"<html><body><article><p>{t}</p></article></body></html>".encode() for t in texts[:20]
+    ]
+    pages += [b"\0\1\2" * 10, None]
+    frame = spark.createDataFrame(list(zip(ids(len(pages)), pages)), "id string, html binary")
+    got = fps.fingerprints(frame, html_col="html", confirm=True, signature_col="sig")
+    assert got.columns == ["id", "html", "fingerprint", "sig"]
+    fp, signatures, readable = fpdb.Signer().page_documents(pages[:-1])
+    expected = [
+        (fps.to_signed(int(f)) if ok else None, s) for f, s, ok in zip(fp, signatures, readable)
+    ]
+    assert [(r.fingerprint, r.sig) for r in got.orderBy("id").collect()] == [
+        *expected,
+        (None, None),
+    ]
+    assert expected[0][1] is not None and expected[-1] == (None, None)
+
+
 def test_a_candidate_below_the_threshold_is_not_a_pair(spark):
     signer = fpdb.Signer()
     article = (
