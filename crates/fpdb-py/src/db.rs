@@ -126,7 +126,7 @@ fn open_options(read_only: bool, cache_bytes: Option<usize>, sync: bool) -> Open
 
 /// The feature hashes of the first texts with features, at most
 /// `fpdb::LEARN_SAMPLE`.
-fn learning_sample(tokens: &Simhasher, texts: &[String]) -> Vec<Vec<u64>> {
+pub fn learning_sample(tokens: &Simhasher, texts: &[String]) -> Vec<Vec<u64>> {
     texts
         .iter()
         .map(|text| tokens.feature_hashes(text))

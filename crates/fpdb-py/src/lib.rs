@@ -13,6 +13,8 @@ mod files;
 mod progress;
 mod reports;
 mod results;
+mod signer;
+mod signer_state;
 mod spark;
 mod tune;
 
@@ -32,11 +34,17 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(corpus::page_text, module)?)?;
     module.add_function(wrap_pyfunction!(corpus::fingerprint_pages, module)?)?;
     module.add_function(wrap_pyfunction!(tune::tune, module)?)?;
+    module.add_class::<signer::PySigner>()?;
+    module.add_function(wrap_pyfunction!(signer::similarity, module)?)?;
+    module.add_function(wrap_pyfunction!(signer::judge_pairs, module)?)?;
     module.add_class::<spark::PyBatchIndex>()?;
     module.add_function(wrap_pyfunction!(spark::design_for, module)?)?;
     module.add_function(wrap_pyfunction!(spark::route, module)?)?;
     module.add_function(wrap_pyfunction!(spark::pairs_in_partition, module)?)?;
     module.add("DEFAULT_K", fpdb::DEFAULT_K)?;
+    let confirmation = fpdb::Confirmation::recommended();
+    module.add("CONFIRM_RADIUS", confirmation.radius())?;
+    module.add("CONFIRM_THRESHOLD", confirmation.threshold())?;
     module.add("MAX_ID_BYTES", fpdb::MAX_ID_BYTES)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

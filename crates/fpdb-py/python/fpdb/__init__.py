@@ -25,12 +25,14 @@ from fpdb._fpdb import (
     Export,
     FingerprintPairs,
     Match,
+    Signer,
     __version__,
     dedup,
     fingerprint,
     fingerprint_many,
     fingerprint_pages,
     page_text,
+    similarity,
     tune,
 )
 from fpdb._reports import (
@@ -84,6 +86,7 @@ __all__ = [
     "NotFoundError",
     "ReadOnlyError",
     "RepairReport",
+    "Signer",
     "Stats",
     "StorageError",
     "TableStats",
@@ -96,5 +99,6 @@ __all__ = [
     "fingerprint_many",
     "fingerprint_pages",
     "page_text",
+    "similarity",
     "tune",
 ]

@@ -21,6 +21,8 @@ from fpdb._reports import (
 
 DEFAULT_K: int
 MAX_ID_BYTES: int
+CONFIRM_RADIUS: int
+CONFIRM_THRESHOLD: float
 __version__: str
 
 _Fingerprints = npt.NDArray[np.uint64] | Sequence[int]
@@ -187,6 +189,33 @@ class Db:
     def flush(self) -> None: ...
     def compact(self) -> None: ...
 
+_Documents = tuple[npt.NDArray[np.uint64], list[bytes | None], npt.NDArray[np.bool_]]
+
+@final
+class Signer:
+    def __new__(
+        cls,
+        *,
+        tokenizer: str | None = None,
+        weights: str | None = None,
+        learn_from: Sequence[str] | None = None,
+    ) -> Signer: ...
+    @classmethod
+    def from_state(cls, state: bytes) -> Signer: ...
+    def __bytes__(self) -> bytes: ...
+    def __reduce__(self) -> tuple[Callable[[bytes], Signer], tuple[bytes]]: ...
+    def fingerprint(self, text: str) -> int: ...
+    def signature(self, text: str) -> bytes | None: ...
+    def documents(self, texts: Sequence[str]) -> _Documents: ...
+    def page_documents(
+        self,
+        pages: Sequence[bytes | str],
+        content_types: Sequence[str | None] | None = None,
+        *,
+        extract: Literal["main", "all"] = "main",
+    ) -> _Documents: ...
+
+def similarity(a: bytes, b: bytes) -> float: ...
 def fingerprint(text: str, *, tokenizer: str | None = None, weights: str | None = None) -> int: ...
 def page_text(
     html: bytes | str, content_type: str | None = None, *, extract: Literal["main", "all"] = "main"
@@ -279,6 +308,14 @@ def pairs_in_partition(
     k: int,
     is_query: npt.NDArray[np.bool_] | None = None,
 ) -> _Triples: ...
+def judge_pairs(
+    distance: npt.NDArray[np.int32],
+    a: Sequence[bytes | None],
+    b: Sequence[bytes | None],
+    k: int,
+    confirm_radius: int | None = None,
+    confirm_threshold: float | None = None,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]: ...
 
 @final
 class BatchIndex:

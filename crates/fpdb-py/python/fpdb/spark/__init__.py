@@ -19,6 +19,10 @@ A typical job::
     pairs = fps.near_duplicate_pairs(docs, id_col="url")  # id_a, id_b, distance
     groups = fps.clusters(pairs)                          # id, representative
 
+With ``confirm=True`` (``fingerprints``, ``near_duplicate_pairs``,
+``query``) the documents carry confirming signatures and pairs follow the
+two-stage rule of a confirming database (docs/SPARK.md).
+
 The same from Parquet to Parquet, for ``spark-submit``: :mod:`fpdb.spark.job`.
 """
 

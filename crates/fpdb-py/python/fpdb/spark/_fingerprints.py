@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 from pyspark.sql import DataFrame
-from pyspark.sql.types import LongType, StructField, StructType
+from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from fpdb import _fpdb
 from fpdb.errors import InvalidInputError
@@ -21,6 +23,9 @@ def fingerprints(
     extract: str = "main",
     tokenizer: str | None = None,
     weights: str | None = None,
+    confirm: bool = False,
+    signature_col: str = "signature",
+    learn_from: Sequence[str] | None = None,
 ) -> DataFrame:
     """``df`` with a fingerprint column (LongType, see ``fpdb.spark``)
     computed by fpdb's simhasher inside the executors, one Arrow batch at
@@ -33,6 +38,18 @@ def fingerprints(
     options your database was created with and the fingerprints agree
     with it. A null text or page, or a page that cannot be read as HTML
     (binary, above fpdb's size limit), gets a null fingerprint.
+
+    ``confirm=True`` also adds ``signature_col`` (binary): each document's
+    32-byte confirming signature, made as a database created with
+    ``confirm=True`` makes it (``fpdb.Signer``), for the two-stage rule of
+    :func:`near_duplicate_pairs` and :func:`query`. ``learn_from`` (texts,
+    read on the driver) teaches what ``Db.create(..., learn_from=)``
+    learns: the features common to a site's template, left out of
+    signatures, and with ``weights="learned"`` every word's weight. Under
+    ``confirm=True`` or learned weights, a text without features gets a
+    null fingerprint (a confirming ``fpdb.dedup`` leaves it out), and one
+    with only common features a null signature (it is matched by
+    distance alone).
     """
     if (text_col is None) == (html_col is None):
         raise InvalidInputError("give exactly one of text_col and html_col")
@@ -40,11 +57,31 @@ def fingerprints(
     for name in (source, content_type_col):
         if name is not None and name not in df.columns:
             raise InvalidInputError(f"no column {name!r} in {df.columns}")
-    if output_col in df.columns:
-        raise InvalidInputError(f"column {output_col!r} already exists")
-    # Bad option names fail here, on the driver, not in every executor.
-    _fpdb.fingerprint("", tokenizer=tokenizer, weights=weights)
+    new_columns = [output_col, signature_col] if confirm else [output_col]
+    for name in new_columns:
+        if name in df.columns:
+            raise InvalidInputError(f"column {name!r} already exists")
+    if len(set(new_columns)) != len(new_columns):
+        raise InvalidInputError("output_col and signature_col must differ")
+    # Bad options fail here, on the driver, not in every executor.
     _fpdb.page_text(b"", extract=extract)
+    if confirm or weights == "learned":
+        signer = _fpdb.Signer(tokenizer=tokenizer, weights=weights, learn_from=learn_from)
+        return _signed(
+            df,
+            signer,
+            source,
+            text_col is not None,
+            content_type_col,
+            extract,
+            output_col,
+            signature_col if confirm else None,
+        )
+    if learn_from is not None:
+        raise InvalidInputError(
+            'learn_from: nothing to learn without weights="learned" or confirm=True'
+        )
+    _fpdb.fingerprint("", tokenizer=tokenizer, weights=weights)
 
     def compute(batches):
         for batch in batches:
@@ -74,3 +111,53 @@ def fingerprints(
 
     schema = StructType([*df.schema.fields, StructField(output_col, LongType(), True)])
     return df.mapInArrow(compute, schema)
+
+
+def _signed(
+    df: DataFrame,
+    signer: _fpdb.Signer,
+    source: str,
+    is_text: bool,
+    content_type_col: str | None,
+    extract: str,
+    output_col: str,
+    signature_col: str | None,
+) -> DataFrame:
+    """:func:`fingerprints` made by ``signer``, as a confirming database
+    makes documents; with a signature column unless ``signature_col`` is
+    None."""
+
+    def compute(batches):
+        for batch in batches:
+            values = batch.column(source).to_pylist()
+            present = [row for row, value in enumerate(values) if value is not None]
+            fps = np.zeros(len(values), dtype=np.uint64)
+            valid = np.zeros(len(values), dtype=bool)
+            signatures: list[bytes | None] = [None] * len(values)
+            if present:
+                items = [values[row] for row in present]
+                if is_text:
+                    got, signed, made = signer.documents(items)
+                else:
+                    types = None
+                    if content_type_col is not None:
+                        all_types = batch.column(content_type_col).to_pylist()
+                        types = [all_types[row] for row in present]
+                    got, signed, made = signer.page_documents(items, types, extract=extract)
+                fps[present] = got
+                valid[present] = made
+                for row, signature in zip(present, signed):
+                    signatures[row] = signature
+            columns = [pa.array(fps.view(np.int64), mask=~valid, type=pa.int64())]
+            names = [output_col]
+            if signature_col is not None:
+                columns.append(pa.array(signatures, type=pa.binary()))
+                names.append(signature_col)
+            yield pa.RecordBatch.from_arrays(
+                [*batch.columns, *columns], names=[*batch.schema.names, *names]
+            )
+
+    fields = [StructField(output_col, LongType(), True)]
+    if signature_col is not None:
+        fields.append(StructField(signature_col, BinaryType(), True))
+    return df.mapInArrow(compute, StructType([*df.schema.fields, *fields]))

@@ -9,6 +9,7 @@ from pyspark.storagelevel import StorageLevel
 from fpdb import _fpdb
 from fpdb.errors import InvalidInputError
 from fpdb.spark import _runs
+from fpdb.spark._confirm import ConfirmingRule, check_signature_column, confirmed
 
 
 def near_duplicate_pairs(
@@ -20,6 +21,10 @@ def near_duplicate_pairs(
     duplicates: str = "all",
     design: str | None = None,
     partitions: int | None = None,
+    confirm: bool = False,
+    signature_col: str = "signature",
+    confirm_radius: int | None = None,
+    confirm_threshold: float | None = None,
 ) -> DataFrame:
     """The pairs of documents whose fingerprints are within ``k`` bits:
     ``(id_a, id_b, distance)`` with ``id_a < id_b``, each pair once, the
@@ -50,12 +55,52 @@ def near_duplicate_pairs(
     then stands for the group in near pairs too: m - 1 pairs per group,
     the same clusters, and nothing gathered; use it when empty pages
     abound).
+
+    ``confirm=True`` applies the two-stage rule of a confirming database
+    and ``fpdb.dedup(confirm=True)``: candidates are found within the
+    wider of ``k`` and ``confirm_radius`` (default 12), and a pair whose
+    documents both have a signature (``signature_col``, binary, as
+    :func:`fingerprints` makes it with ``confirm=True``) is kept when
+    they are within ``confirm_radius`` and their estimated resemblance
+    (``fpdb.similarity``) reaches ``confirm_threshold`` (default 0.5); a
+    pair with a null signature is kept within ``k``, by distance alone.
+    The rows then have a fourth column, ``similarity`` (null for a pair
+    kept by distance alone). Every copy of a fingerprint is paired
+    (``duplicates="all"``), since copies may differ in their signatures.
     """
     if duplicates not in ("all", "representative"):
         raise InvalidInputError(f'duplicates={duplicates!r}: expected "all" or "representative"')
     for name in (id_col, fp_col):
         if name not in df.columns:
             raise InvalidInputError(f"no column {name!r} in {df.columns}")
+    if not confirm:
+        if confirm_radius is not None or confirm_threshold is not None:
+            raise InvalidInputError("confirm_radius and confirm_threshold need confirm=True")
+        return _distance_pairs(df, k, id_col, fp_col, duplicates, design, partitions)
+    if duplicates != "all":
+        raise InvalidInputError('confirm=True pairs every copy: duplicates="all"')
+    check_signature_column(df, signature_col)
+    rule = ConfirmingRule.of(k, confirm_radius, confirm_threshold)
+    # Read by the pair search and by both sides of the signature join:
+    # kept so that texts are not signed three times.
+    docs = df.select(id_col, fp_col, signature_col).persist(StorageLevel.MEMORY_AND_DISK)
+    candidates = _distance_pairs(
+        docs, rule.retrieval_radius, id_col, fp_col, "all", design, partitions
+    )
+    signatures = docs.select(F.col(id_col).alias("id"), F.col(signature_col).alias("signature"))
+    return confirmed(candidates, ("id_a", signatures), ("id_b", signatures), rule)
+
+
+def _distance_pairs(
+    df: DataFrame,
+    k: int,
+    id_col: str,
+    fp_col: str,
+    duplicates: str,
+    design: str | None,
+    partitions: int | None,
+) -> DataFrame:
+    """:func:`near_duplicate_pairs` by distance alone."""
     name, _ = _fpdb.design_for(k, design)
     docs = df.select(F.col(id_col).alias("id"), F.col(fp_col).alias("fp")).where(
         F.col("fp").isNotNull()

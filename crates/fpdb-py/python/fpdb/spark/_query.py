@@ -15,6 +15,7 @@ from fpdb import _fpdb
 from fpdb.errors import InvalidInputError
 from fpdb.spark import _runs
 from fpdb.spark._columns import arrow_fingerprints, arrow_longs
+from fpdb.spark._confirm import ConfirmingRule, check_signature_column, confirmed
 
 #: Queries up to this many distinct fingerprints are broadcast (8 bytes
 #: each, plus an in-memory index of about the same size per executor).
@@ -37,6 +38,11 @@ def query(
     broadcast_limit: int = BROADCAST_LIMIT,
     design: str | None = None,
     partitions: int | None = None,
+    confirm: bool = False,
+    stored_signature_col: str = "signature",
+    query_signature_col: str = "signature",
+    confirm_radius: int | None = None,
+    confirm_threshold: float | None = None,
 ) -> DataFrame:
     """Every stored document within ``k`` bits of each query document:
     ``(query_id, stored_id, distance)``, the answers ``Db.query_many``
@@ -48,12 +54,75 @@ def query(
     nothing of ``stored`` is shuffled. A larger batch is joined by prefix:
     both sides keyed once per table of the design, shuffled by
     ``(table, prefix)`` and matched run by run.
+
+    ``confirm=True`` applies the two-stage rule, as ``Db.query_text`` in
+    a confirming database does: candidates within the wider of ``k`` and
+    ``confirm_radius`` are kept by the signatures
+    (``stored_signature_col``, ``query_signature_col``) as in
+    :func:`near_duplicate_pairs`, and the rows have a fourth column,
+    ``similarity`` (null for a match by distance alone).
     """
     columns = ((stored, (stored_id_col, stored_fp_col)), (queries, (query_id_col, query_fp_col)))
     for frame, names in columns:
         for name in names:
             if name not in frame.columns:
                 raise InvalidInputError(f"no column {name!r} in {frame.columns}")
+    if not confirm:
+        if confirm_radius is not None or confirm_threshold is not None:
+            raise InvalidInputError("confirm_radius and confirm_threshold need confirm=True")
+        return _distance_matches(
+            stored,
+            queries,
+            k,
+            (stored_id_col, stored_fp_col),
+            (query_id_col, query_fp_col),
+            broadcast_limit,
+            design,
+            partitions,
+        )
+    check_signature_column(stored, stored_signature_col)
+    check_signature_column(queries, query_signature_col)
+    rule = ConfirmingRule.of(k, confirm_radius, confirm_threshold)
+    candidates = _distance_matches(
+        stored,
+        queries,
+        rule.retrieval_radius,
+        (stored_id_col, stored_fp_col),
+        (query_id_col, query_fp_col),
+        broadcast_limit,
+        design,
+        partitions,
+    )
+    return confirmed(
+        candidates,
+        (
+            "query_id",
+            queries.select(
+                F.col(query_id_col).alias("id"), F.col(query_signature_col).alias("signature")
+            ),
+        ),
+        (
+            "stored_id",
+            stored.select(
+                F.col(stored_id_col).alias("id"), F.col(stored_signature_col).alias("signature")
+            ),
+        ),
+        rule,
+    )
+
+
+def _distance_matches(
+    stored: DataFrame,
+    queries: DataFrame,
+    k: int,
+    stored_columns: tuple[str, str],
+    query_columns: tuple[str, str],
+    broadcast_limit: int,
+    design: str | None,
+    partitions: int | None,
+) -> DataFrame:
+    """:func:`query` by distance alone."""
+    (stored_id_col, stored_fp_col), (query_id_col, query_fp_col) = stored_columns, query_columns
     stored = stored.select(
         F.col(stored_id_col).alias("stored_id"), F.col(stored_fp_col).alias("fp")
     ).where(F.col("fp").isNotNull())

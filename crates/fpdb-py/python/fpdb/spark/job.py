@@ -16,11 +16,15 @@ INPUT is Parquet (a file or a directory, as Spark writes them) with one
 row per document: a unique id (``--id-col``, default ``id``) and its
 fingerprint (``--fp-col``, default ``fingerprint``: int64 holding the 64
 bits, uint64, or 16 hex digits), or its text (``--text-col``) or page
-(``--html-col``) to fingerprint in the executors. OUTPUT is a Parquet
-directory:
+(``--html-col``) to fingerprint in the executors. ``--confirm`` (with
+``--confirm-radius`` and ``--confirm-threshold``, as ``fpdb dedup``'s)
+pairs by the two-stage rule: texts and pages are signed in the
+executors, fingerprint inputs read their signatures from
+``--signature-col``. OUTPUT is a Parquet directory:
 
 - ``pairs``: ``id_a, id_b, distance`` (``id_a < id_b``), every pair of
-  documents within k once;
+  documents within k once (with ``--confirm``, every pair the two-stage
+  rule keeps, and its ``similarity``);
 - ``clusters``: ``id, representative`` for every document with a
   near-duplicate, the smallest id of its cluster representing it;
 - ``keep``: the input's rows (all their columns) without the documents a
@@ -69,6 +73,24 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tokenizer", help="as for fpdb.Db.create (texts and pages)")
     p.add_argument("--weights", help="as for fpdb.Db.create (texts and pages)")
     p.add_argument("--extract", default="main", help="main or all (pages)")
+    p.add_argument(
+        "--confirm",
+        action="store_true",
+        help="confirm pairs in two stages, as fpdb dedup: candidates within --confirm-radius "
+        "kept when their signatures' estimated resemblance reaches --confirm-threshold",
+    )
+    p.add_argument(
+        "--confirm-radius", type=int, help="with --confirm: the candidates' radius (default 12)"
+    )
+    p.add_argument(
+        "--confirm-threshold",
+        type=float,
+        help="with --confirm: the least resemblance that confirms (default 0.5)",
+    )
+    p.add_argument(
+        "--signature-col",
+        help="with --confirm and --fp-col: the documents' signatures (binary; null: bare)",
+    )
     p.add_argument("--design", help="the table design to pair by (default: fewest tables)")
     p.add_argument("--partitions", type=int, help="shuffle partitions of the pair search")
     p.add_argument(
@@ -86,7 +108,18 @@ def run(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
     docs = spark.read.parquet(args.input)
     if args.id_col not in docs.columns:
         raise InvalidInputError(f"no column {args.id_col!r} in {docs.columns}")
+    if not args.confirm and (
+        args.confirm_radius is not None
+        or args.confirm_threshold is not None
+        or args.signature_col is not None
+    ):
+        raise InvalidInputError(
+            "--confirm-radius, --confirm-threshold and --signature-col need --confirm"
+        )
+    signature_col = "_fpdb_sig"
     if args.text_col or args.html_col:
+        if args.signature_col is not None:
+            raise InvalidInputError("--signature-col is for --fp-col: texts and pages are signed")
         with_fp = fingerprints(
             docs,
             text_col=args.text_col,
@@ -96,23 +129,39 @@ def run(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
             extract=args.extract,
             tokenizer=args.tokenizer,
             weights=args.weights,
+            confirm=args.confirm,
+            signature_col=signature_col,
         )
     else:
         fp_col = args.fp_col or "fingerprint"
         if fp_col not in docs.columns:
             raise InvalidInputError(f"no column {fp_col!r} in {docs.columns}")
         with_fp = docs.withColumn("_fpdb_fp", _as_fingerprint(docs, fp_col, args.id_col))
+        if args.confirm:
+            signature_col = args.signature_col or "signature"
     # Clusters and keep need no more than each copy paired with the
     # smallest id of its fingerprint: the same clusters, m - 1 pairs for m
-    # copies instead of m(m - 1)/2.
+    # copies instead of m(m - 1)/2. Confirmed pairs need every copy: their
+    # signatures may differ.
+    confirming = (
+        {
+            "confirm": True,
+            "signature_col": signature_col,
+            "confirm_radius": args.confirm_radius,
+            "confirm_threshold": args.confirm_threshold,
+        }
+        if args.confirm
+        else {}
+    )
     pairs = near_duplicate_pairs(
         with_fp,
         k=args.k,
         id_col=args.id_col,
         fp_col="_fpdb_fp",
-        duplicates="all" if args.action == "pairs" else "representative",
+        duplicates="all" if args.action == "pairs" or args.confirm else "representative",
         design=args.design,
         partitions=args.partitions,
+        **confirming,
     )
     if args.action == "pairs":
         return pairs
