@@ -10,7 +10,7 @@ use fpdb::simhash::{CommonFeatures, LearnedIdf, Tokenizer, Weighting};
 use fpdb::{SimhashOptions, Simhasher};
 
 /// The first bytes of every state: the format and its version.
-const MAGIC: &[u8; 8] = b"fpdbsgn1";
+const MAGIC: &[u8; 8] = b"fpdbsgn2";
 
 /// Everything a signer needs besides the fixed signature layout.
 #[derive(Debug, Clone)]
@@ -28,12 +28,9 @@ impl SignerState {
         match self.simhasher.learned_idf() {
             Some(idf) => {
                 out.push(1);
-                out.extend_from_slice(&idf.documents().to_le_bytes());
-                put_len(&mut out, idf.len());
-                for (hash, weight) in idf.entries() {
-                    out.extend_from_slice(&hash.to_le_bytes());
-                    out.extend_from_slice(&weight.to_le_bytes());
-                }
+                let table = idf.to_bytes();
+                put_len(&mut out, table.len());
+                out.extend_from_slice(&table);
             }
             None => {
                 out.push(0);
@@ -56,14 +53,8 @@ impl SignerState {
         let tokenizer: Tokenizer = reader.string()?.parse().map_err(|e| format!("{e}"))?;
         let simhasher = match reader.byte()? {
             1 => {
-                let documents = reader.u64()?;
-                let count = reader.len(12)?;
-                let mut entries = Vec::with_capacity(count);
-                for _ in 0..count {
-                    entries.push((reader.u64()?, reader.u32()?));
-                }
-                let idf =
-                    LearnedIdf::from_entries(documents, &entries).map_err(|e| e.to_string())?;
+                let len = reader.len(1)?;
+                let idf = LearnedIdf::from_bytes(reader.take(len)?).map_err(|e| e.to_string())?;
                 Simhasher::learned(tokenizer, Arc::new(idf))
             }
             0 => {

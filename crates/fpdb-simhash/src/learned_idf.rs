@@ -47,6 +47,9 @@ pub enum LearnedIdfError {
         /// Documents the table says it learned from.
         documents: u64,
     },
+    /// Bytes that are not a table's stored form.
+    #[error("learned weights: {0}")]
+    Malformed(String),
 }
 
 /// Feature weights learned from a sample of the crawl and frozen.
@@ -109,6 +112,50 @@ impl LearnedIdf {
             hashes: entries.iter().map(|e| e.0).collect(),
             weights: entries.iter().map(|e| e.1).collect(),
         })
+    }
+
+    /// Bytes of one entry of the stored form ([`LearnedIdf::to_bytes`]):
+    /// the feature hash (u64) and its weight (u32), after the document
+    /// count (u64).
+    pub const ENTRY_BYTES: usize = 12;
+
+    /// The table's stored form: the documents learned from, then every
+    /// (feature hash, weight) in ascending hash order, little-endian (the
+    /// bytes a database keeps and its digest names).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(8 + self.len() * Self::ENTRY_BYTES);
+        out.extend_from_slice(&self.documents.to_le_bytes());
+        for (hash, weight) in self.entries() {
+            out.extend_from_slice(&hash.to_le_bytes());
+            out.extend_from_slice(&weight.to_le_bytes());
+        }
+        out
+    }
+
+    /// A table read back from [`LearnedIdf::to_bytes`]'s form.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, LearnedIdfError> {
+        let (documents, rest) = bytes.split_first_chunk::<8>().ok_or_else(|| {
+            LearnedIdfError::Malformed(format!(
+                "{} bytes, fewer than the document count's 8",
+                bytes.len()
+            ))
+        })?;
+        let chunks = rest.chunks_exact(Self::ENTRY_BYTES);
+        if !chunks.remainder().is_empty() {
+            return Err(LearnedIdfError::Malformed(format!(
+                "{} bytes of entries, not a multiple of {}",
+                rest.len(),
+                Self::ENTRY_BYTES
+            )));
+        }
+        let entries: Vec<(u64, u32)> = chunks
+            .filter_map(|entry| {
+                let (hash, weight) = entry.split_first_chunk::<8>()?;
+                let weight: [u8; 4] = weight.try_into().ok()?;
+                Some((u64::from_le_bytes(*hash), u32::from_le_bytes(weight)))
+            })
+            .collect();
+        LearnedIdf::from_entries(u64::from_le_bytes(*documents), &entries)
     }
 
     /// The number of documents learned from.
@@ -199,6 +246,25 @@ impl fmt::Debug for LearnedIdf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stored_form_is_the_count_then_each_entry_little_endian() {
+        let idf = LearnedIdf::from_entries(7, &[(1, 5), (0x0102, 9)]).unwrap();
+        let bytes = idf.to_bytes();
+        let mut expected = 7u64.to_le_bytes().to_vec();
+        for (hash, weight) in [(1u64, 5u32), (0x0102, 9)] {
+            expected.extend_from_slice(&hash.to_le_bytes());
+            expected.extend_from_slice(&weight.to_le_bytes());
+        }
+        assert_eq!(bytes, expected);
+        assert_eq!(LearnedIdf::from_bytes(&bytes), Ok(idf));
+        for len in [0, 7, 9, bytes.len() - 1] {
+            assert!(matches!(
+                LearnedIdf::from_bytes(&bytes[..len]),
+                Err(LearnedIdfError::Malformed(_))
+            ));
+        }
+    }
 
     #[test]
     fn rare_features_weigh_more_and_unseen_nothing() {

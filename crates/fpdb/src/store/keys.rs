@@ -305,43 +305,14 @@ impl Key<'_> {
     }
 }
 
-/// Bytes of one learned weight: the feature hash (u64) and its weight
-/// (u32), little-endian, after the document count (u64).
-const LEARNED_ENTRY_BYTES: usize = 12;
-
-/// The stored form of learned weights: the documents learned from, then
-/// every (feature hash, weight) in ascending hash order, little-endian as
-/// the table's digest reads them.
+/// The stored form of learned weights ([`LearnedIdf::to_bytes`]).
 pub(crate) fn encode_learned_weights(idf: &LearnedIdf) -> Vec<u8> {
-    let mut out = Vec::with_capacity(8 + idf.len() * LEARNED_ENTRY_BYTES);
-    out.extend_from_slice(&idf.documents().to_le_bytes());
-    for (hash, weight) in idf.entries() {
-        out.extend_from_slice(&hash.to_le_bytes());
-        out.extend_from_slice(&weight.to_le_bytes());
-    }
-    out
+    idf.to_bytes()
 }
 
 /// Learned weights read back, or why their bytes are not a table.
 pub(crate) fn decode_learned_weights(bytes: &[u8]) -> Result<LearnedIdf, String> {
-    let (documents, rest) = bytes
-        .split_first_chunk::<8>()
-        .ok_or_else(|| format!("{} bytes, fewer than the document count's 8", bytes.len()))?;
-    let chunks = rest.chunks_exact(LEARNED_ENTRY_BYTES);
-    if !chunks.remainder().is_empty() {
-        return Err(format!(
-            "{} bytes of entries, not a multiple of {LEARNED_ENTRY_BYTES}",
-            rest.len()
-        ));
-    }
-    let entries: Vec<(u64, u32)> = chunks
-        .filter_map(|entry| {
-            let (hash, weight) = entry.split_first_chunk::<8>()?;
-            let weight: [u8; 4] = weight.try_into().ok()?;
-            Some((u64::from_le_bytes(*hash), u32::from_le_bytes(weight)))
-        })
-        .collect();
-    LearnedIdf::from_entries(u64::from_le_bytes(*documents), &entries).map_err(|e| e.to_string())
+    LearnedIdf::from_bytes(bytes).map_err(|e| e.to_string())
 }
 
 /// `prefix` and `number` in three or more digits (`dir/007`).
@@ -532,7 +503,7 @@ fn decode_meta<'a>(key: &'a [u8], value: &'a [u8]) -> Result<Record<'a>, Malform
                 len: value.len(),
             }),
         LEARNED_WEIGHTS_KEY => {
-            if value.len() < 8 || !(value.len() - 8).is_multiple_of(LEARNED_ENTRY_BYTES) {
+            if value.len() < 8 || !(value.len() - 8).is_multiple_of(LearnedIdf::ENTRY_BYTES) {
                 return Err(Malformed::ValueLength {
                     family: Family::Meta,
                     len: value.len(),
