@@ -124,15 +124,37 @@ fn open_options(read_only: bool, cache_bytes: Option<usize>, sync: bool) -> Open
     options
 }
 
-/// The feature hashes of the first texts with features, at most
-/// `fpdb::LEARN_SAMPLE`.
-pub fn learning_sample(tokens: &Simhasher, texts: &[String]) -> Vec<Vec<u64>> {
-    texts
-        .iter()
-        .map(|text| tokens.feature_hashes(text))
-        .filter(|f| !f.is_empty())
-        .take(fpdb::LEARN_SAMPLE)
-        .collect()
+/// `options` having learned from `learn_from` (its first
+/// `fpdb::LEARN_SAMPLE` texts with features): the features common to
+/// many of them when confirming, and with `learn_weights` every word's
+/// weight. Learned weights without texts are refused.
+pub fn learned_from_texts(
+    py: Python<'_>,
+    options: Options,
+    simhash: fpdb::SimhashOptions,
+    learn_from: Option<Vec<String>>,
+    learn_weights: bool,
+) -> PyResult<Options> {
+    match learn_from {
+        Some(texts) => {
+            let tokens = Simhasher::new(simhash);
+            let sample: Vec<Vec<u64>> = py.detach(|| {
+                texts
+                    .iter()
+                    .map(|text| tokens.feature_hashes(text))
+                    .filter(|f| !f.is_empty())
+                    .take(fpdb::LEARN_SAMPLE)
+                    .collect()
+            });
+            if sample.is_empty() {
+                return Err(Kind::InvalidInput.err("learn_from: no text with features"));
+            }
+            Ok(options.learned_from(&sample, learn_weights))
+        }
+        None if learn_weights => Err(Kind::InvalidInput
+            .err("weights=\"learned\": give the texts to learn them from with learn_from=")),
+        None => Ok(options),
+    }
 }
 
 #[pymethods]
@@ -203,27 +225,11 @@ impl PyDb {
             confirm_radius,
             confirm_threshold,
         )?);
-        match learn_from {
-            Some(texts) => {
-                if !learn_weights && !confirm {
-                    return Err(Kind::InvalidInput.err(
-                        "learn_from: nothing to learn without weights=\"learned\" or confirm=True",
-                    ));
-                }
-                let tokens = Simhasher::new(simhash);
-                let sample = py.detach(|| learning_sample(&tokens, &texts));
-                if sample.is_empty() {
-                    return Err(Kind::InvalidInput.err("learn_from: no text with features"));
-                }
-                options = options.learned_from(&sample, learn_weights);
-            }
-            None if learn_weights => {
-                return Err(Kind::InvalidInput.err(
-                    "weights=\"learned\": give the texts to learn them from with learn_from=",
-                ));
-            }
-            None => {}
+        if learn_from.is_some() && !learn_weights && !confirm {
+            return Err(Kind::InvalidInput
+                .err("learn_from: nothing to learn without weights=\"learned\" or confirm=True"));
         }
+        options = learned_from_texts(py, options, simhash, learn_from, learn_weights)?;
         let open = open_options(false, cache_bytes, sync);
         let open = if exist_ok {
             open.create_if_missing(options)

@@ -83,25 +83,11 @@ impl PySigner {
     ) -> PyResult<PySigner> {
         let learn_weights = weights == Some("learned");
         let simhash = simhash_options(tokenizer, if learn_weights { Some("tf") } else { weights })?;
-        let mut options = Options::default()
+        let options = Options::default()
             .simhash(simhash)
             .confirmation(Some(Confirmation::recommended()));
-        match learn_from {
-            Some(texts) => {
-                let tokens = Simhasher::new(simhash);
-                let sample = py.detach(|| crate::db::learning_sample(&tokens, &texts));
-                if sample.is_empty() {
-                    return Err(Kind::InvalidInput.err("learn_from: no text with features"));
-                }
-                options = options.learned_from(&sample, learn_weights);
-            }
-            None if learn_weights => {
-                return Err(Kind::InvalidInput.err(
-                    "weights=\"learned\": give the texts to learn them from with learn_from=",
-                ));
-            }
-            None => {}
-        }
+        let options =
+            crate::db::learned_from_texts(py, options, simhash, learn_from, learn_weights)?;
         let simhasher = match &options.learned_weights {
             Some(idf) => Simhasher::learned(simhash.tokenizer, idf.clone()),
             None => Simhasher::new(simhash),
