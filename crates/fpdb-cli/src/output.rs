@@ -62,6 +62,20 @@ impl<'a> From<&'a Near> for Row<'a> {
     }
 }
 
+/// A server's matches, a row per id: as a directory's confirming
+/// database answers (one document per match), whether the server grouped
+/// a bare fingerprint's ids or not.
+fn rows_of(matches: &[fpdb_server::api::MatchOut]) -> impl Iterator<Item = Row<'_>> {
+    matches.iter().flat_map(|found| {
+        found.ids.iter().map(move |id| Row {
+            fingerprint: found.fingerprint.0,
+            distance: found.distance,
+            ids: std::slice::from_ref(id),
+            similarity: found.similarity,
+        })
+    })
+}
+
 /// Writes answers to standard output.
 pub struct Answers {
     format: OutputFormat,
@@ -130,6 +144,26 @@ impl Answers {
     ) -> Result<()> {
         let previous = Some(previous.map(|fp| fp.to_string()));
         self.write_answer(query, fp, previous, matches.iter().map(Row::from))
+    }
+
+    /// A server's answer to one `check`, as [`Answers::write_checked`].
+    pub fn write_checked_answer(
+        &mut self,
+        query: &str,
+        checked: &fpdb_server::api::CheckedOut,
+    ) -> Result<()> {
+        let previous = Some(checked.previous.map(|fp| fp.0.to_string()));
+        let rows = rows_of(&checked.matches);
+        self.write_answer(query, checked.fingerprint.0, previous, rows)
+    }
+
+    /// A server's answer to one query, as [`Answers::write`].
+    pub fn write_query_answer(
+        &mut self,
+        query: &str,
+        answer: &fpdb_server::api::QueryOut,
+    ) -> Result<()> {
+        self.write_answer(query, answer.fingerprint.0, None, rows_of(&answer.matches))
     }
 
     fn write_answer<'a>(

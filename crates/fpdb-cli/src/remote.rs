@@ -1,10 +1,12 @@
 //! A client of `fpdb serve` for `check`, `query` and `add --server URL`.
-//! Only ids and fingerprints travel: documents are read and fingerprinted
-//! by this process with the options the server's database was created
-//! with (its stats name them), exactly as they would be for a directory.
-//! A database with learned weights or one that confirms matches with
-//! signatures is refused: its texts must reach the server as texts.
-//! Many documents go in one batch request, bounded in count and bytes.
+//! Ids and fingerprints travel where they can: documents are read and
+//! fingerprinted by this process with the options the server's database
+//! was created with (its stats name them), exactly as they would be for a
+//! directory. A database with learned weights, or one that confirms
+//! matches with signatures of the texts, gets the texts themselves (the
+//! server fingerprints and signs them); a text the server finds nothing
+//! to compare in is reported and skipped, as a directory skips it. Many
+//! documents go in one batch request, bounded in count and bytes.
 //!
 //! Why ureq: a blocking client fits a command that waits for one answer
 //! at a time, so no async runtime is started for it; it reuses one
@@ -16,14 +18,18 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use fpdb::{Extract, Fingerprint, Match, SimhashOptions, Simhasher};
-use fpdb_server::api::{CheckedManyOut, CheckedOut, InsertedManyOut, MatchOut, QueryManyOut};
+use fpdb_server::api::{
+    CheckedManyOut, CheckedOut, InsertedManyOut, MatchOut, QueryManyOut, QueryOut,
+};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
+
+use crate::input::{Payload, Record};
 
 /// Most documents or fingerprints in one request: a tenth of the server's
 /// default batch limit.
 const REQUEST_ITEMS: usize = 10_000;
-/// A request is sent once its ids reach this many bytes, so its JSON stays
+/// A request is sent once its ids (and texts) reach this many bytes, so its JSON stays
 /// far below the server's default body limit (64 MiB) even when every
 /// character of an id needs escaping.
 const REQUEST_ID_BYTES: usize = 8 << 20;
@@ -43,6 +49,21 @@ pub struct Remote {
     pub simhasher: Simhasher,
     /// Which text of an HTML page the database fingerprints.
     pub extract: Extract,
+    /// The database confirms matches with signatures of the texts.
+    pub confirming: bool,
+    /// The server must see the texts: the database confirms, or weighs
+    /// words by weights learned into it (a fingerprint computed here
+    /// would be stored bare, or be wrong).
+    pub needs_texts: bool,
+}
+
+/// An error answer of the server.
+#[derive(Debug)]
+struct Refusal {
+    status: u16,
+    kind: Option<String>,
+    field: Option<String>,
+    body: Vec<u8>,
 }
 
 impl Remote {
@@ -69,6 +90,8 @@ impl Remote {
             k: 0,
             simhasher: Simhasher::default(),
             extract: Extract::default(),
+            confirming: false,
+            needs_texts: false,
         };
         let stats: Value = remote.call("/v1/stats", None)?;
         remote.k = stats
@@ -76,12 +99,13 @@ impl Remote {
             .and_then(Value::as_u64)
             .and_then(|k| u32::try_from(k).ok())
             .ok_or_else(|| anyhow!("{}: the stats answer has no k", remote.url))?;
-        if stats.get("confirmation").is_some_and(|c| !c.is_null()) {
-            // Its documents are texts signed by the server; this client
-            // sends fingerprints, which would be stored bare.
-            bail!("the server's database confirms matches with signatures of the texts, which --server does not send (it sends fingerprints); send texts through the server's HTTP API or fpdb.Client, or run fpdb on the database itself");
+        remote.confirming = stats.get("confirmation").is_some_and(|c| !c.is_null());
+        let options = simhash_options(stats.get("simhash"))?;
+        let learned = matches!(options.weighting, fpdb::simhash::Weighting::Learned { .. });
+        remote.needs_texts = remote.confirming || learned;
+        if !learned {
+            remote.simhasher = Simhasher::new(options);
         }
-        remote.simhasher = Simhasher::new(simhash_options(stats.get("simhash"))?);
         remote.extract = stats
             .get("extract")
             .and_then(Value::as_str)
@@ -137,6 +161,105 @@ impl Remote {
         Ok(())
     }
 
+    /// Check-and-insert of each record in order, texts sent as texts:
+    /// `each` gets each record's id and the server's answer (its
+    /// fingerprint, the one its id had, its matches).
+    pub fn check_and_insert_records(
+        &self,
+        records: &[Record],
+        k: u32,
+        mut each: impl FnMut(&str, CheckedOut) -> Result<()>,
+    ) -> Result<()> {
+        for part in requests(records, record_bytes) {
+            let Some((sent, answer)) = self.call_skipping::<CheckedManyOut>(
+                "/v1/check_and_insert_many",
+                part,
+                |documents| json!({"documents": documents, "k": k}),
+            )?
+            else {
+                continue;
+            };
+            self.expect_count("results", answer.results.len(), sent.len())?;
+            for (record, checked) in sent.iter().zip(answer.results) {
+                each(&record.id, checked)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores the records, texts sent as texts, one atomic write per
+    /// request; how many were stored.
+    pub fn insert_records(&self, records: &[Record]) -> Result<usize> {
+        let mut stored = 0;
+        for part in requests(records, record_bytes) {
+            let Some((sent, answer)) = self.call_skipping::<InsertedManyOut>(
+                "/v1/insert_many",
+                part,
+                |documents| json!({"documents": documents}),
+            )?
+            else {
+                continue;
+            };
+            self.expect_count("fingerprints", answer.fingerprints.len(), sent.len())?;
+            stored += sent.len();
+        }
+        Ok(stored)
+    }
+
+    /// The stored near-duplicates of each record under the server's rule,
+    /// texts sent as texts, one request each (the batch query takes
+    /// fingerprints only); `None` for a text with nothing to compare.
+    pub fn query_records(&self, records: &[Record], k: u32) -> Result<Vec<Option<QueryOut>>> {
+        records
+            .iter()
+            .map(|record| {
+                let mut body = record_document(record);
+                if let Some(fields) = body.as_object_mut() {
+                    fields.remove("id");
+                    fields.insert("k".into(), k.into());
+                }
+                match self.send::<QueryOut>("/v1/query", Some(body))? {
+                    Ok(answer) => Ok(Some(answer)),
+                    Err(refusal) if refusal.kind.as_deref() == Some("no_features") => {
+                        skipped(record);
+                        Ok(None)
+                    }
+                    Err(refusal) => Err(self.error(refusal)),
+                }
+            })
+            .collect()
+    }
+
+    /// POSTs the records of `part` as documents (`body` wraps them); a
+    /// record the server finds no features in is reported, left out,
+    /// and the rest sent again (the server stored nothing of a refused
+    /// request). The records answered for, with the answer; `None` when
+    /// none was left.
+    fn call_skipping<'r, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        part: &'r [Record],
+        body: impl Fn(Vec<Value>) -> Value,
+    ) -> Result<Option<(Vec<&'r Record>, T)>> {
+        let mut sending: Vec<&Record> = part.iter().collect();
+        while !sending.is_empty() {
+            let documents = sending.iter().map(|r| record_document(r)).collect();
+            let refusal = match self.send::<T>(path, Some(body(documents)))? {
+                Ok(answer) => return Ok(Some((sending, answer))),
+                Err(refusal) => refusal,
+            };
+            let featureless = (refusal.kind.as_deref() == Some("no_features"))
+                .then(|| refusal.field.as_deref().and_then(document_index))
+                .flatten()
+                .filter(|&index| index < sending.len());
+            let Some(index) = featureless else {
+                return Err(self.error(refusal));
+            };
+            skipped(sending.remove(index));
+        }
+        Ok(None)
+    }
+
     fn expect_count(&self, what: &str, got: usize, sent: usize) -> Result<()> {
         if got != sent {
             bail!("{}: answered {got} {what} for {sent} documents", self.url);
@@ -147,6 +270,22 @@ impl Remote {
     /// A GET, or a POST of `body`; an error answer becomes an error with
     /// the server's message (and the field it names).
     fn call<T: DeserializeOwned>(&self, path: &str, body: Option<Value>) -> Result<T> {
+        self.send(path, body)?
+            .map_err(|refusal| self.error(refusal))
+    }
+
+    /// The server's error answer as an error of this command.
+    fn error(&self, refusal: Refusal) -> anyhow::Error {
+        anyhow!(error_message(refusal.status, &refusal.body))
+            .context(format!("fpdb serve at {}", self.url))
+    }
+
+    /// A GET, or a POST of `body`: the answer, or the server's refusal.
+    fn send<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<std::result::Result<T, Refusal>> {
         let url = format!("{}{path}", self.url);
         let sent = match body {
             Some(body) => {
@@ -177,12 +316,58 @@ impl Remote {
             .read_to_vec()
             .with_context(|| format!("{url}: reading the answer"))?;
         if !status.is_success() {
-            return Err(anyhow!(error_message(status.as_u16(), &bytes))
-                .context(format!("fpdb serve at {}", self.url)));
+            let answer: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            let text = |name: &str| {
+                answer
+                    .get("error")
+                    .and_then(|e| e.get(name))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            return Ok(Err(Refusal {
+                status: status.as_u16(),
+                kind: text("kind"),
+                field: text("field"),
+                body: bytes,
+            }));
         }
         serde_json::from_slice(&bytes)
+            .map(Ok)
             .with_context(|| format!("{url}: the answer is not what fpdb serve sends"))
     }
+}
+
+/// A record as a request's document: `{"id", "text"}` or `{"id", "fp"}`.
+fn record_document(record: &Record) -> Value {
+    match &record.payload {
+        Payload::Text(text) => json!({"id": record.id, "text": text}),
+        Payload::Fingerprint(fp) => json!({"id": record.id, "fp": fp.to_string()}),
+    }
+}
+
+/// The bytes a record adds to a request.
+fn record_bytes(record: &Record) -> usize {
+    record.id.len()
+        + match &record.payload {
+            Payload::Text(text) => text.len(),
+            Payload::Fingerprint(_) => 16,
+        }
+}
+
+/// The index of `documents[3].text` (the field a refusal names).
+fn document_index(field: &str) -> Option<usize> {
+    field
+        .strip_prefix("documents[")?
+        .split_once(']')?
+        .0
+        .parse()
+        .ok()
+}
+
+/// Says on standard error that `record` was left out, as a local
+/// database's command says it.
+fn skipped(record: &Record) {
+    eprintln!("fpdb: {}: {}; skipped", record.id, fpdb::Error::NoFeatures);
 }
 
 /// The token in `path`: its first line that is not blank or a `#`
@@ -215,10 +400,6 @@ fn simhash_options(value: Option<&Value>) -> Result<SimhashOptions> {
     }
     if named != (true, true) {
         bail!("the server's simhash options {text:?} do not name a tokenizer and weights");
-    }
-    if let fpdb::simhash::Weighting::Learned { .. } = options.weighting {
-        // The table is in the server's database, not here.
-        bail!("the server's database weighs words by learned weights, which --server cannot fingerprint with; give fingerprints, or run fpdb on the database itself");
     }
     Ok(options)
 }
@@ -294,6 +475,15 @@ mod tests {
         let sizes: Vec<usize> = requests(&large, |&n| n).map(<[usize]>::len).collect();
         assert_eq!(sizes, [2, 2, 1]);
         assert_eq!(requests(&[] as &[usize], |_| 0).count(), 0);
+    }
+
+    #[test]
+    fn the_document_a_refusal_names_is_found() {
+        assert_eq!(document_index("documents[3].text"), Some(3));
+        assert_eq!(document_index("documents[12]"), Some(12));
+        assert_eq!(document_index("text"), None);
+        assert_eq!(document_index("documents[x].text"), None);
+        assert_eq!(document_index("documents[3"), None);
     }
 
     #[test]

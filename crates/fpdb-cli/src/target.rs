@@ -55,6 +55,24 @@ impl Target {
         }
     }
 
+    /// The server, when it must be sent the texts themselves
+    /// ([`Remote::needs_texts`]).
+    pub fn remote_texts(&self) -> Option<&Remote> {
+        match self {
+            Target::Server(remote) if remote.needs_texts => Some(remote),
+            _ => None,
+        }
+    }
+
+    /// Whether matches are confirmed by signatures (answers carry the
+    /// similarity).
+    pub fn confirming(&self) -> bool {
+        match self {
+            Target::Dir(db) => db.confirmation().is_some(),
+            Target::Server(remote) => remote.confirming,
+        }
+    }
+
     /// How the database turns texts into fingerprints.
     pub fn simhasher(&self) -> &Simhasher {
         match self {

@@ -13,7 +13,7 @@ pub struct ApiError {
     /// The HTTP status.
     pub status: StatusCode,
     /// A stable name for the kind of failure (`invalid_input`,
-    /// `unauthorized`, `read_only`, `limit_exceeded`, `corrupt`,
+    /// `no_features`, `unauthorized`, `read_only`, `limit_exceeded`, `corrupt`,
     /// `storage`, `not_found`, `method_not_allowed`, `timeout`,
     /// `internal`); clients map it to
     /// their exception classes.
@@ -141,8 +141,10 @@ impl From<fpdb::Error> for ApiError {
             | E::KTooLarge { .. }
             | E::RadiusTooLarge { .. }
             | E::InvalidOptions(_)
-            | E::NoFeatures
             | E::Html(_) => (StatusCode::BAD_REQUEST, "invalid_input"),
+            // Not malformed, just nothing to compare: a client may drop the
+            // document and send the rest again.
+            E::NoFeatures => (StatusCode::BAD_REQUEST, "no_features"),
             E::ReadOnly => (StatusCode::FORBIDDEN, "read_only"),
             E::AlreadyExists { .. } => (StatusCode::CONFLICT, "already_exists"),
             E::LimitExceeded { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "limit_exceeded"),
@@ -174,8 +176,8 @@ pub(crate) struct ErrorBody<'a> {
 /// What went wrong.
 #[derive(Serialize, utoipa::ToSchema)]
 struct Detail<'a> {
-    /// `invalid_input`, `unauthorized`, `read_only`, `backups_off`,
-    /// `already_exists`, `limit_exceeded`, `corrupt`, `storage`,
+    /// `invalid_input`, `no_features`, `unauthorized`, `read_only`,
+    /// `backups_off`, `already_exists`, `limit_exceeded`, `corrupt`, `storage`,
     /// `not_found`, `method_not_allowed`, `timeout` or `internal`.
     kind: &'a str,
     /// For people.

@@ -14,8 +14,10 @@ use crate::target::Target;
 pub fn run(mut args: AddArgs) -> Result<()> {
     let db = Target::writable(&args.target, &mut args.input.inputs, args.sync)?;
     let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
-    // A confirming database keeps each text's signature.
+    // A confirming database keeps each text's signature; a server that
+    // confirms or has learned weights is sent the texts.
     let local = db.local().filter(|local| local.confirmation().is_some());
+    let remote = db.remote_texts();
     let started = Instant::now();
     let mut reading = Reading::new("adding", &inputs, false);
     let mut added = 0u64;
@@ -28,6 +30,11 @@ pub fn run(mut args: AddArgs) -> Result<()> {
                     added += 1;
                 }
             }
+            reading.handled(records.len());
+            return Ok(());
+        }
+        if let Some(remote) = remote {
+            added += remote.insert_records(&records)? as u64;
             reading.handled(records.len());
             return Ok(());
         }

@@ -17,11 +17,12 @@ pub fn run(mut args: CheckArgs) -> Result<()> {
     let db = Target::writable(&args.target, &mut args.input.inputs, args.sync)?;
     let k = db.query_k(args.k)?;
     let mut inputs = input::inputs(&args.input, Role::Store).with_extract(db.extract());
-    // A confirming database's texts are matched in two stages (a
-    // confirming server is refused by `Remote::connect`).
+    // A confirming database's texts are matched in two stages; a server
+    // that confirms or has learned weights is sent the texts.
     let local = db.local().filter(|local| local.confirmation().is_some());
     let rule = local.map(|local| local.match_rule(k));
-    let mut answers = Answers::new(args.format).with_similarity(local.is_some());
+    let remote = db.remote_texts();
+    let mut answers = Answers::new(args.format).with_similarity(db.confirming());
     let streaming = input::streams(&inputs, args.apply);
     let mut reading = Reading::new("checking", &inputs, true);
     let mut apply = |records: Vec<Record>| -> Result<()> {
@@ -34,6 +35,10 @@ pub fn run(mut args: CheckArgs) -> Result<()> {
                     answers.write_checked_document(&record.id, document.fingerprint, &checked)?;
                 }
             }
+        } else if let Some(remote) = remote {
+            remote.check_and_insert_records(&records, k, |id, checked| {
+                answers.write_checked_answer(id, &checked)
+            })?;
         } else {
             let fps = fingerprints(db.simhasher(), &records);
             let documents: Vec<(&str, fpdb::Fingerprint)> =

@@ -15,11 +15,12 @@ pub fn run(mut args: QueryArgs) -> Result<()> {
     let mut inputs = input::inputs(&args.input, Role::Query)
         .with_chunk(args.batch as usize)
         .with_extract(db.extract());
-    // A confirming database's texts are matched in two stages (a
-    // confirming server is refused by `Remote::connect`).
+    // A confirming database's texts are matched in two stages; a server
+    // that confirms or has learned weights is sent the texts.
     let local = db.local().filter(|local| local.confirmation().is_some());
     let rule = local.map(|local| local.match_rule(k));
-    let mut answers = Answers::new(args.format).with_similarity(local.is_some());
+    let remote = db.remote_texts();
+    let mut answers = Answers::new(args.format).with_similarity(db.confirming());
     let mut reading = Reading::new("querying", &inputs, true);
     inputs.stream(|records| -> Result<()> {
         reading.handled(records.len());
@@ -29,6 +30,14 @@ pub fn run(mut args: QueryArgs) -> Result<()> {
                 if let Some(document) = super::document(local, record)? {
                     let near = local.find(&document, rule)?;
                     answers.write_near(&record.id, document.fingerprint, &near)?;
+                }
+            }
+            return answers.flush();
+        }
+        if let Some(remote) = remote {
+            for (record, answer) in records.iter().zip(remote.query_records(&records, k)?) {
+                if let Some(answer) = answer {
+                    answers.write_query_answer(&record.id, &answer)?;
                 }
             }
             return answers.flush();

@@ -309,7 +309,10 @@ fn a_confirming_database_signs_what_it_is_sent_and_answers_under_its_rule() {
         &json!({"documents": [{"id": "orig", "text": original}, {"id": "empty", "text": "，。！"}]}),
     );
     assert_eq!(refused.status, 400, "{}", refused.text());
-    assert_eq!(refused.error().0, "documents[1].text");
+    assert_eq!(
+        refused.error(),
+        ("documents[1].text".to_string(), "no_features".to_string())
+    );
     assert_eq!(
         client.ok("/v1/get", &json!({"id": "orig"}))["fingerprint"],
         Value::Null

@@ -80,9 +80,14 @@ struct Pair {
 
 impl Pair {
     fn new(serve_args: &[&str]) -> Pair {
+        Pair::created(CREATE, serve_args)
+    }
+
+    /// Both databases created with `create_args`.
+    fn created(create_args: &[&str], serve_args: &[&str]) -> Pair {
         let dir = tempfile::tempdir().unwrap();
-        create_db(dir.path(), "local", CREATE);
-        let remote = create_db(dir.path(), "remote", CREATE);
+        create_db(dir.path(), "local", create_args);
+        let remote = create_db(dir.path(), "remote", create_args);
         let served = Served::start(&remote, serve_args);
         let url = format!("http://{}", served.addr);
         Pair {
@@ -310,23 +315,56 @@ fn the_token_file_is_sent_and_refusals_are_errors() {
 }
 
 #[test]
-fn a_confirming_server_is_refused_rather_than_sent_bare_fingerprints() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = create_db(dir.path(), "db", &["--confirm"]);
-    let served = Served::start(&db, &[]);
-    let url = format!("http://{}", served.addr);
-    let texts = "{\"id\": \"a\", \"text\": \"The river flooded the lower town after three days of rain.\"}\n";
-    for command in ["add", "check", "query"] {
-        let refused = fpdb(
-            dir.path(),
-            &[command, "--server", &url, "--input", "jsonl"],
-            texts,
-        );
-        assert_eq!(refused.status.code(), Some(2), "{command}");
-        assert!(
-            stderr(&refused).contains("confirms matches with signatures"),
-            "{command}: {}",
-            stderr(&refused)
-        );
+fn a_confirming_server_with_learned_weights_is_sent_the_texts_and_answers_as_a_directory() {
+    // Fingerprints computed here would be wrong (the weights are the
+    // server's) and bare (no signature): the texts travel instead.
+    let mut rng = Rng::new(41);
+    let learned = tempfile::tempdir().unwrap();
+    let learn = learned.path().join("learn.txt");
+    let sample: String = (0..300).map(|_| text(&mut rng, 40) + "\n").collect();
+    std::fs::write(&learn, sample).unwrap();
+    let learn = learn.to_str().unwrap();
+    let create = [
+        "--tokenizer",
+        "words",
+        "--weights",
+        "learned",
+        "--learn-from",
+        learn,
+        "--confirm",
+    ];
+    let pair = Pair::created(&create, &[]);
+    let write = |name: &str, text: &str| std::fs::write(pair.path().join(name), text).unwrap();
+    // Texts with nothing to compare are skipped on both sides, alike.
+    let featureless = |from: usize| {
+        (from..from + 3)
+            .map(|i| json!({"id": format!("blank-{i}"), "text": "... !!! ---"}).to_string() + "\n")
+            .collect::<String>()
+    };
+    write(
+        "first.jsonl",
+        &(documents(&mut rng, 0, 1_500) + &featureless(0)),
+    );
+    let added = pair.same("add", &["first.jsonl"], "");
+    assert_eq!(added.status.code(), Some(0), "{}", stderr(&added));
+    assert!(
+        stderr(&added).contains("blank-0: the text has no features"),
+        "{}",
+        stderr(&added)
+    );
+    write(
+        "crawl.jsonl",
+        &(documents(&mut rng, 1_500, 1_500) + &featureless(3)),
+    );
+    let checked = pair.same("check", &["crawl.jsonl"], "");
+    let answers = String::from_utf8(checked.stdout).unwrap();
+    assert_eq!(answers.lines().count(), 1_500);
+    assert!(
+        answers.contains("\"similarity\":"),
+        "texts confirmed by their signatures"
+    );
+    for args in [&["crawl.jsonl"][..], &["crawl.jsonl", "--format", "tsv"]] {
+        let out = pair.same("query", args, "");
+        assert_eq!(out.status.code(), Some(0));
     }
 }

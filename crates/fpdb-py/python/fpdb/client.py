@@ -56,6 +56,7 @@ QUERY_BATCH = 10_000
 
 _ERRORS: dict[str, type[Error]] = {
     "invalid_input": InvalidInputError,
+    "no_features": InvalidInputError,
     "already_exists": AlreadyExistsError,
     "read_only": ReadOnlyError,
     "limit_exceeded": LimitExceededError,
