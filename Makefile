@@ -349,7 +349,7 @@ quality-two-stage:
 ## probe count, on each language's source and on its other sources, and
 ## the false matches per query of the rules as the corpus grows (about
 ## three minutes on two cores).
-PROBE_GROWTH_RULES ?= crawl^3~0.01|minhash:64x4/w2/df20|12|0.50;crawl^3~0.01|minhash:64x4/w2/df20|16|0.50|1;crawl^3~0.01|minhash:64x4/w2/df20|16|0.50|4;crawl^3~0.01|minhash:64x4/w2/df20|16|0.50|8;crawl^3~0.01|minhash:64x4/w2/df20|16|0.60|8
+PROBE_GROWTH_RULES ?= crawl^3~0.01|minhash:64x4/w2/df20|12|0.50;crawl^3~0.01|minhash:64x4/w2/df20|12|0.50|1;crawl^3~0.01|minhash:64x4/w2/df20|12|0.50|4;crawl^3~0.01|minhash:64x4/w2/df20|12|0.50|8;crawl^3~0.01|minhash:64x4/w2/df20|12|0.60|8
 quality-probes:
 	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
 	$(CARGO) build --release -p fpdb-quality

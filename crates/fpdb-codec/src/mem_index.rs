@@ -137,6 +137,29 @@ impl MemIndex {
         Ok(())
     }
 
+    /// Every stored fingerprint within `radius` of `query` that one of
+    /// `budget` flip sets per table reaches, the query's weakest bits
+    /// flipped first (`vote_sizes[i]`: the size of bit i's simhash vote,
+    /// bit 0 the most significant; [`engine::probe_flips`]), sorted by
+    /// distance then fingerprint.
+    pub fn query_flips(
+        &self,
+        query: Fingerprint,
+        vote_sizes: &[u64; 64],
+        budget: usize,
+        radius: u32,
+    ) -> Result<Vec<(Fingerprint, u32)>, CodecError> {
+        let flips = engine::table_flips(&self.design, vote_sizes, budget);
+        let mut source = MemSource {
+            tables: &self.tables,
+            presence: &self.presence,
+        };
+        let mut out = Vec::new();
+        engine::probe_flips(&self.design, &mut source, query, &flips, radius, &mut out)?;
+        out.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
+        Ok(out)
+    }
+
     /// Answers for a batch of queries, in input order, each as
     /// [`MemIndex::query`] gives it: the paper's batch mode. Per table the
     /// batch is sorted under the table's permutation and walked against

@@ -7,6 +7,8 @@
 //!   (`wide_probe`).
 //! - [`walk_table`]: a sorted batch of queries against one table in one
 //!   pass (the paper's batch mode).
+//! - [`probe_flips`]: one query against the prefixes its weakest bits
+//!   reach when flipped, cheapest first (a budget per table).
 //! - [`PairScan`]: every near pair among one table's keys in one pass;
 //!   past the design's `k`, [`wide_pairs_in_table`] over keys in memory.
 //!
@@ -15,6 +17,7 @@
 //! de-duplicated afterwards.
 
 mod batch_walk;
+mod flip_probe;
 mod pair_scan;
 mod probe;
 mod source;
@@ -23,6 +26,7 @@ mod wide_probe;
 
 pub(crate) use batch_walk::sorted_queries;
 pub use batch_walk::{prefix_groups, walk_table, RangeReader};
+pub use flip_probe::{cheapest_flips, probe_flips, reaching_table, table_flips};
 pub use pair_scan::PairScan;
 pub use probe::probe;
 pub use source::BlockSource;

@@ -15,6 +15,7 @@ use super::source::BlockSource;
 use crate::design::{binomial, top_bits_mask, TableDesign};
 use crate::distance::within_distance;
 use crate::error::CodecError;
+use crate::permutation::Permutation;
 
 /// [`super::probe`] for `radius` above the design's `k`.
 pub(super) fn probe_wide<S: BlockSource>(
@@ -52,26 +53,65 @@ pub(super) fn probe_wide<S: BlockSource>(
             } else {
                 continue;
             };
-            let blocks = source
-                .directory(index)
-                .ok_or(CodecError::NoSuchTable {
-                    table: index,
-                    tables,
-                })?
-                .locate(lo, hi);
-            source.for_each_in_range(index, blocks, lo, hi, &mut |key| {
-                let xor = key ^ permuted;
-                if !within_distance(xor, radius) {
-                    return;
-                }
-                let stored = permutation.inverse(key);
-                if design.first_table_within(stored ^ query.0, errors) == Some(index) {
-                    out.push((Fingerprint(stored), xor.count_ones()));
-                }
+            let range = ProbedRange {
+                table: index,
+                permuted,
+                tables,
+                lo,
+                hi,
+                radius,
+            };
+            range.scan(source, permutation, query, out, |xor| {
+                design.first_table_within(xor, errors) == Some(index)
             })?;
         }
     }
     Ok(())
+}
+
+/// One table's key range a probe reads: keys within `radius` of the
+/// query are reported by the table the caller's rule names.
+pub(super) struct ProbedRange {
+    pub table: usize,
+    /// The query under the table's permutation.
+    pub permuted: u64,
+    pub tables: usize,
+    pub lo: u64,
+    pub hi: u64,
+    pub radius: u32,
+}
+
+impl ProbedRange {
+    /// Appends to `out` each key of the range within the radius of `query`
+    /// (as a fingerprint, with its distance) for which `reports` says yes
+    /// of the stored fingerprint XOR the query.
+    pub fn scan<S: BlockSource>(
+        &self,
+        source: &mut S,
+        permutation: &Permutation,
+        query: Fingerprint,
+        out: &mut Vec<(Fingerprint, u32)>,
+        reports: impl Fn(u64) -> bool,
+    ) -> Result<(), S::Error> {
+        let blocks = source
+            .directory(self.table)
+            .ok_or(CodecError::NoSuchTable {
+                table: self.table,
+                tables: self.tables,
+            })?
+            .locate(self.lo, self.hi);
+        let (permuted, radius) = (self.permuted, self.radius);
+        source.for_each_in_range(self.table, blocks, self.lo, self.hi, &mut |key| {
+            let xor = key ^ permuted;
+            if !within_distance(xor, radius) {
+                return;
+            }
+            let stored = permutation.inverse(key);
+            if reports(stored ^ query.0) {
+                out.push((Fingerprint(stored), xor.count_ones()));
+            }
+        })
+    }
 }
 
 /// How many prefixes of `prefix_bits` bits lie within `errors` bits of

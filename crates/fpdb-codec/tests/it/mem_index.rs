@@ -150,6 +150,42 @@ proptest! {
         }
     }
 
+    /// A query's weakest bits flipped first reach exactly the stored
+    /// fingerprints within the radius that one of some table's flip sets
+    /// reaches, each once; with the query's own prefix alone and the
+    /// design's k, that is every fingerprint within k.
+    #[test]
+    fn flip_queries_equal_brute_force(
+        stored in fingerprint_sets(),
+        design_index in 0usize..9,
+        block_bytes in prop_oneof![Just(24usize), 40usize..300, Just(1024)],
+        flips in any::<u64>(),
+        votes in proptest::collection::vec(0u64..1_000, 64),
+        budget in 1usize..40,
+        radius in 0u32..=24,
+    ) {
+        let design = designs().swap_remove(design_index);
+        let k = design.k();
+        let index = MemIndex::build(design.clone(), &stored, block_bytes).unwrap();
+        let vote_sizes: [u64; 64] = votes.try_into().unwrap();
+        let sets = fpdb_codec::engine::table_flips(&design, &vote_sizes, budget);
+        let mut queries: Vec<Fingerprint> = stored.iter().step_by(4).copied().collect();
+        queries.extend(stored.iter().step_by(3).map(|fp| Fingerprint(fp.0 ^ (flips & flips.rotate_left(11)))));
+        for query in queries {
+            let expected: Vec<(Fingerprint, u32)> = brute_query(&stored, query, radius)
+                .into_iter()
+                .filter(|&(fp, _)| {
+                    fpdb_codec::engine::reaching_table(&design, &sets, fp.0 ^ query.0).is_some()
+                })
+                .collect();
+            prop_assert_eq!(index.query_flips(query, &vote_sizes, budget, radius).unwrap(), expected);
+            prop_assert_eq!(
+                index.query_flips(query, &vote_sizes, 1, k).unwrap(),
+                brute_query(&stored, query, k)
+            );
+        }
+    }
+
     #[test]
     fn near_pairs_equal_brute_force(
         stored in fingerprint_sets(),
