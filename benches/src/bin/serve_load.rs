@@ -11,11 +11,12 @@
 //! serve_load ADDR query_many 1 10 1000   # batches of 1,000 fingerprints
 //! ```
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use fpdb_benches::http::read_response;
 use fpdb_rng::Rng;
 
 fn main() -> Result<()> {
@@ -120,7 +121,7 @@ fn run_client(
         );
         let begun = Instant::now();
         writer.write_all(request.as_bytes())?;
-        let status = read_response(&mut reader)?;
+        let (status, _) = read_response(&mut reader)?;
         latencies.push(begun.elapsed());
         if status != 200 {
             bail!("{path}: status {status}");
@@ -128,32 +129,4 @@ fn run_client(
         sent += 1;
     }
     Ok(latencies)
-}
-
-/// Reads one response (Content-Length bodies only); returns its status.
-fn read_response(reader: &mut BufReader<TcpStream>) -> Result<u16> {
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let status = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .with_context(|| format!("bad status line {line:?}"))?;
-    let mut length = 0usize;
-    loop {
-        line.clear();
-        reader.read_line(&mut line)?;
-        let header = line.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse()?;
-            }
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body)?;
-    Ok(status)
 }
