@@ -76,6 +76,43 @@ struct Reach {
     distance: u32,
     probes: usize,
     confirmed: bool,
+    /// Whether every subset of the later document's 3 weakest bits per
+    /// piece reaches the earlier one (what 6 stored bytes would allow).
+    weak_later: bool,
+    /// The same from either document's weak bits (a pair scan over
+    /// stored documents).
+    weak_either: bool,
+}
+
+/// Bits of a piece kept per document in the storable variant.
+const WEAK_BITS: usize = 3;
+
+/// Each piece's weakest `WEAK_BITS` bits (smallest vote sizes, ties to
+/// the lower bit), as a mask of the piece's 16 bits.
+fn weak_masks(votes: &[f64; 64]) -> [u16; PIECES] {
+    let mut masks = [0u16; PIECES];
+    for (piece, mask) in masks.iter_mut().enumerate() {
+        let mut bits: Vec<usize> = (0..PIECE_BITS).collect();
+        bits.sort_by(|&x, &y| {
+            votes[piece * PIECE_BITS + x]
+                .abs()
+                .total_cmp(&votes[piece * PIECE_BITS + y].abs())
+                .then(x.cmp(&y))
+        });
+        for &bit in bits.iter().take(WEAK_BITS) {
+            *mask |= 1 << (PIECE_BITS - 1 - bit);
+        }
+    }
+    masks
+}
+
+/// Whether some piece of `diff` lies inside the weak bits of `masks`
+/// (a subset of them flipped, the empty one included).
+fn weak_reaches(masks: &[u16; PIECES], diff: u64) -> bool {
+    masks.iter().enumerate().any(|(p, &mask)| {
+        let piece = (diff >> (64 - PIECE_BITS * (p + 1))) as u16;
+        piece & !mask == 0
+    })
 }
 
 /// Each query's flip-set ranks under the prototype `candidate` (its
@@ -123,12 +160,16 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
                 .par_iter()
                 .map(|v| (0..PIECES).map(|p| flip_ranks(v, p, max_budget)).collect())
                 .collect();
+            let weak: Vec<[u16; PIECES]> = votes.iter().map(weak_masks).collect();
             let reach = |a: u32, b: u32| {
                 let diff = fps[a as usize] ^ fps[b as usize];
+                let weak_later = weak_reaches(&weak[b as usize], diff);
                 Reach {
                     distance: diff.count_ones(),
                     probes: probes_needed(&ranks[b as usize], diff),
                     confirmed: sigs.similarity(a as usize, b as usize) >= THETA,
+                    weak_later,
+                    weak_either: weak_later || weak_reaches(&weak[a as usize], diff),
                 }
             };
             let planted: Vec<Reach> = truth.planted.iter().map(|&(a, b, _)| reach(a, b)).collect();
@@ -180,6 +221,20 @@ fn report(name: &str, documents: usize, truth: &Truth, planted: &[Reach], false_
             adaptive(NEAR)
         );
     }
+    let weak = |side: fn(&Reach) -> bool| {
+        let hit = |x: &Reach| side(x) && x.distance <= NEAR && x.confirmed;
+        format!(
+            "{} / {}",
+            pct(planted.iter().filter(|x| hit(x)).count() as f64 / total),
+            false_pairs.iter().filter(|x| hit(x)).count()
+        )
+    };
+    println!(
+        "\nStorable weak bits ({WEAK_BITS} per piece, their 8 subsets probed, within {NEAR} bits): \
+from the later document {}, from either {}.",
+        weak(|x| x.weak_later),
+        weak(|x| x.weak_either)
+    );
     let beyond = planted.iter().filter(|x| x.distance > R_MAX).count();
     println!("\n({beyond} planted copies lie beyond {R_MAX} bits.)\n");
 }
