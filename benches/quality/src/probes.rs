@@ -238,3 +238,34 @@ from the later document {}, from either {}.",
     let beyond = planted.iter().filter(|x| x.distance > R_MAX).count();
     println!("\n({beyond} planted copies lie beyond {R_MAX} bits.)\n");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weak_bits_are_each_pieces_smallest_votes_and_reach_their_subsets() {
+        let mut votes = [100f64; 64];
+        // Piece 0: bits 2, 5 and 9 are weakest; piece 3: 60, 61, 63.
+        for (bit, vote) in [
+            (2, 1.0),
+            (5, -2.0),
+            (9, 3.0),
+            (60, 0.5),
+            (61, -0.5),
+            (63, 0.0),
+        ] {
+            votes[bit] = vote;
+        }
+        let masks = weak_masks(&votes);
+        assert_eq!(masks[0], (1 << 13) | (1 << 10) | (1 << 6));
+        assert_eq!(masks[3], (1 << 3) | (1 << 2) | 1);
+        // A subset of piece 0's weak bits (bits 2 and 9 of the fingerprint).
+        assert!(weak_reaches(&masks, (1 << 61) | (1 << 54)));
+        // Bit 3 is not weak, and every other piece differs outside its
+        // weak bits too (pieces 1 and 2 tie, so their first three are).
+        let elsewhere = (1 << 37) | (1 << 21) | (1 << 15);
+        assert!(!weak_reaches(&masks, (1 << 60) | elsewhere));
+        assert!(weak_reaches(&masks, (1 << 61) | (1 << 47) | (1 << 31)));
+    }
+}
