@@ -213,11 +213,8 @@ impl Remote {
         records
             .iter()
             .map(|record| {
-                let mut body = record_document(record);
-                if let Some(fields) = body.as_object_mut() {
-                    fields.remove("id");
-                    fields.insert("k".into(), k.into());
-                }
+                let (field, content) = record_content(record);
+                let body = json!({field: content, "k": k});
                 match self.send::<QueryOut>("/v1/query", Some(body))? {
                     Ok(answer) => Ok(Some(answer)),
                     Err(refusal) if refusal.kind.as_deref() == Some("no_features") => {
@@ -339,9 +336,15 @@ impl Remote {
 
 /// A record as a request's document: `{"id", "text"}` or `{"id", "fp"}`.
 fn record_document(record: &Record) -> Value {
+    let (field, content) = record_content(record);
+    json!({"id": record.id, field: content})
+}
+
+/// What a record sends: its text, or its fingerprint in hex.
+fn record_content(record: &Record) -> (&'static str, Value) {
     match &record.payload {
-        Payload::Text(text) => json!({"id": record.id, "text": text}),
-        Payload::Fingerprint(fp) => json!({"id": record.id, "fp": fp.to_string()}),
+        Payload::Text(text) => ("text", text.as_str().into()),
+        Payload::Fingerprint(fp) => ("fp", fp.to_string().into()),
     }
 }
 

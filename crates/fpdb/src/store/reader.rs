@@ -204,8 +204,7 @@ fn catch_up(db: &DB, path: &Path, before: Option<ManifestState>) -> Result<()> {
 const CATCH_UPS: u32 = 100;
 
 /// How many times a reader retries an open that lost a race with the
-/// writer's flushes, compactions and deletions, waiting 1, 2, … ms in
-/// between.
+/// writer deleting files, waiting 1, 2, … ms in between.
 const OPEN_RETRIES: u8 = 20;
 
 /// The size of the write-ahead log files in `path` now (files deleted

@@ -85,20 +85,14 @@ def fingerprints(
 
     def compute(batches):
         for batch in batches:
-            values = batch.column(source).to_pylist()
-            present = [row for row, value in enumerate(values) if value is not None]
-            fps = np.zeros(len(values), dtype=np.uint64)
-            valid = np.zeros(len(values), dtype=bool)
+            rows, present, items, types = _present(batch, source, content_type_col)
+            fps = np.zeros(rows, dtype=np.uint64)
+            valid = np.zeros(rows, dtype=bool)
             if present:
-                items = [values[row] for row in present]
                 if text_col is not None:
                     got = _fpdb.fingerprint_many(items, tokenizer=tokenizer, weights=weights)
                     readable = np.ones(len(items), dtype=bool)
                 else:
-                    types = None
-                    if content_type_col is not None:
-                        all_types = batch.column(content_type_col).to_pylist()
-                        types = [all_types[row] for row in present]
                     got, readable = _fpdb.fingerprint_pages(
                         items, types, extract=extract, tokenizer=tokenizer, weights=weights
                     )
@@ -129,20 +123,14 @@ def _signed(
 
     def compute(batches):
         for batch in batches:
-            values = batch.column(source).to_pylist()
-            present = [row for row, value in enumerate(values) if value is not None]
-            fps = np.zeros(len(values), dtype=np.uint64)
-            valid = np.zeros(len(values), dtype=bool)
-            signatures: list[bytes | None] = [None] * len(values)
+            rows, present, items, types = _present(batch, source, content_type_col)
+            fps = np.zeros(rows, dtype=np.uint64)
+            valid = np.zeros(rows, dtype=bool)
+            signatures: list[bytes | None] = [None] * rows
             if present:
-                items = [values[row] for row in present]
                 if is_text:
                     got, signed, made = signer.documents(items)
                 else:
-                    types = None
-                    if content_type_col is not None:
-                        all_types = batch.column(content_type_col).to_pylist()
-                        types = [all_types[row] for row in present]
                     got, signed, made = signer.page_documents(items, types, extract=extract)
                 fps[present] = got
                 valid[present] = made
@@ -161,3 +149,17 @@ def _signed(
     if signature_col is not None:
         fields.append(StructField(signature_col, BinaryType(), True))
     return df.mapInArrow(compute, StructType([*df.schema.fields, *fields]))
+
+
+def _present(batch, source: str, content_type_col: str | None):
+    """A batch's row count, the rows whose ``source`` is not null, their
+    values, and their content types (None without a content-type
+    column)."""
+    values = batch.column(source).to_pylist()
+    present = [row for row, value in enumerate(values) if value is not None]
+    items = [values[row] for row in present]
+    types = None
+    if content_type_col is not None:
+        all_types = batch.column(content_type_col).to_pylist()
+        types = [all_types[row] for row in present]
+    return len(values), present, items, types
