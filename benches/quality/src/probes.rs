@@ -82,6 +82,9 @@ struct Reach {
     /// The same from either document's weak bits (a pair scan over
     /// stored documents).
     weak_either: bool,
+    /// The same from both documents' weak bits (each reaches the other,
+    /// so neither needs to be the later).
+    weak_both: bool,
 }
 
 /// Bits of a piece kept per document in the storable variant.
@@ -164,12 +167,14 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
             let reach = |a: u32, b: u32| {
                 let diff = fps[a as usize] ^ fps[b as usize];
                 let weak_later = weak_reaches(&weak[b as usize], diff);
+                let weak_earlier = weak_reaches(&weak[a as usize], diff);
                 Reach {
                     distance: diff.count_ones(),
                     probes: probes_needed(&ranks[b as usize], diff),
                     confirmed: sigs.similarity(a as usize, b as usize) >= THETA,
                     weak_later,
-                    weak_either: weak_later || weak_reaches(&weak[a as usize], diff),
+                    weak_either: weak_later || weak_earlier,
+                    weak_both: weak_later && weak_earlier,
                 }
             };
             let planted: Vec<Reach> = truth.planted.iter().map(|&(a, b, _)| reach(a, b)).collect();
@@ -231,9 +236,10 @@ fn report(name: &str, documents: usize, truth: &Truth, planted: &[Reach], false_
     };
     println!(
         "\nStorable weak bits ({WEAK_BITS} per piece, their 8 subsets probed, within {NEAR} bits): \
-from the later document {}, from either {}.",
+from the later document {}, from either {}, from both {}.",
         weak(|x| x.weak_later),
-        weak(|x| x.weak_either)
+        weak(|x| x.weak_either),
+        weak(|x| x.weak_both)
     );
     let beyond = planted.iter().filter(|x| x.distance > R_MAX).count();
     println!("\n({beyond} planted copies lie beyond {R_MAX} bits.)\n");

@@ -1,7 +1,7 @@
 //! An in-memory index built from the design, the block codec and the
 //! directories: the reference for what the persistent store must answer.
 
-use fpdb_fingerprint::Fingerprint;
+use fpdb_fingerprint::{Fingerprint, WeakBits};
 
 use std::ops::Range;
 
@@ -158,6 +158,29 @@ impl MemIndex {
         engine::probe_flips(&self.design, &mut source, query, &flips, radius, &mut out)?;
         out.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
         Ok(out)
+    }
+
+    /// The stored fingerprints within `radius` that a query with weak
+    /// bits `weak` reaches ([`WeakBits::reaches`], probed by
+    /// [`engine::weak_bit_flips`]), sorted by distance then fingerprint;
+    /// `None` when the design cannot probe weak bits.
+    pub fn query_weak_bits(
+        &self,
+        query: Fingerprint,
+        weak: WeakBits,
+        radius: u32,
+    ) -> Result<Option<Vec<(Fingerprint, u32)>>, CodecError> {
+        let Some(flips) = engine::weak_bit_flips(&self.design, weak) else {
+            return Ok(None);
+        };
+        let mut source = MemSource {
+            tables: &self.tables,
+            presence: &self.presence,
+        };
+        let mut out = Vec::new();
+        engine::probe_flips(&self.design, &mut source, query, &flips, radius, &mut out)?;
+        out.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
+        Ok(Some(out))
     }
 
     /// Answers for a batch of queries, in input order, each as

@@ -19,6 +19,8 @@
 
 mod fingerprint;
 mod id;
+mod weak_bits;
 
 pub use fingerprint::{Fingerprint, ParseFingerprintError};
 pub use id::{validate_id, BadId, MAX_ID_BYTES};
+pub use weak_bits::{WeakBits, MAX_WEAK_BITS_PER_QUARTER, QUARTERS};

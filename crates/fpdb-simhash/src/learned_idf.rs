@@ -27,7 +27,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::document_frequency::document_frequencies;
 use crate::votes::BitVotes;
-use crate::Fingerprint;
+use crate::{Fingerprint, WeakBits};
 
 /// A stored table that cannot be read back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -188,6 +188,20 @@ impl LearnedIdf {
     /// fingerprint under [`crate::Simhasher::learned`] with this table, so a
     /// text tokenized once gives both its fingerprint and its signature.
     pub fn fingerprint(&self, features: &[u64]) -> Fingerprint {
+        self.votes(features).fingerprint()
+    }
+
+    /// [`LearnedIdf::fingerprint`] and the fingerprint's weak bits,
+    /// `per_quarter` in each quarter ([`WeakBits::of_vote_sizes`]).
+    pub fn fingerprint_and_weak_bits(
+        &self,
+        features: &[u64],
+        per_quarter: u32,
+    ) -> (Fingerprint, WeakBits) {
+        self.votes(features).fingerprint_and_weak_bits(per_quarter)
+    }
+
+    fn votes(&self, features: &[u64]) -> BitVotes {
         let mut votes = BitVotes::default();
         for &hash in features {
             let weight = self.weight(hash);
@@ -195,7 +209,7 @@ impl LearnedIdf {
                 votes.add(hash, i64::from(weight));
             }
         }
-        votes.fingerprint()
+        votes
     }
 
     /// Every (feature hash, weight), sorted by hash: what to store.

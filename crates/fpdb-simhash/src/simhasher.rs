@@ -14,7 +14,7 @@ use crate::tokenizer::for_each_shingle;
 use crate::votes::BitVotes;
 use crate::{
     CommonFeatures, Fingerprint, LearnedIdf, Signature, SignatureError, SignatureLayout, Tokenizer,
-    Weighting,
+    WeakBits, Weighting,
 };
 
 /// Longest piece of text segmented at once with term-frequency weights.
@@ -135,9 +135,23 @@ impl Simhasher {
     /// The fingerprint of `text`. Text without any feature (empty, only
     /// whitespace, punctuation or stop words) has the fingerprint 0.
     pub fn fingerprint(&self, text: &str) -> Fingerprint {
+        self.votes(text).fingerprint()
+    }
+
+    /// [`Simhasher::fingerprint`] and the fingerprint's weak bits,
+    /// `per_quarter` in each quarter ([`WeakBits::of_vote_sizes`]).
+    pub fn fingerprint_and_weak_bits(
+        &self,
+        text: &str,
+        per_quarter: u32,
+    ) -> (Fingerprint, WeakBits) {
+        self.votes(text).fingerprint_and_weak_bits(per_quarter)
+    }
+
+    fn votes(&self, text: &str) -> BitVotes {
         let mut votes = BitVotes::default();
         self.for_each_weighted(text, |_, hash, weight| votes.add(hash, weight));
-        votes.fingerprint()
+        votes
     }
 
     /// The fingerprint of raw bytes that should be UTF-8. Invalid sequences

@@ -1,7 +1,7 @@
 //! The simhash vote: each feature's hash adds its weight to the bits it has
 //! set and subtracts it from the bits it has clear.
 
-use crate::Fingerprint;
+use crate::{Fingerprint, WeakBits};
 
 /// `SPREAD[b]` has one byte per bit of `b`: byte i (most significant first)
 /// is bit i of `b` (most significant first), 0 or 1. Adding `SPREAD` of a
@@ -104,6 +104,20 @@ impl BitVotes {
         }
         Fingerprint(value)
     }
+
+    /// Each bit's fingerprint and how far its signed sum is from a tie:
+    /// the smaller, the more easily an edit flips the bit.
+    pub(crate) fn fingerprint_and_weak_bits(
+        &mut self,
+        per_quarter: u32,
+    ) -> (Fingerprint, WeakBits) {
+        let fingerprint = self.fingerprint();
+        let mut sizes = [0u64; 64];
+        for (size, sum) in sizes.iter_mut().zip(self.set) {
+            *size = (2 * sum - self.total).unsigned_abs();
+        }
+        (fingerprint, WeakBits::of_vote_sizes(&sizes, per_quarter))
+    }
 }
 
 #[cfg(test)]
@@ -121,6 +135,19 @@ mod tests {
             value = (value << 1) | u64::from(sum > 0);
         }
         Fingerprint(value)
+    }
+
+    #[test]
+    fn weak_bits_are_the_closest_votes() {
+        let mut votes = BitVotes::default();
+        votes.add(u64::MAX, 3);
+        // Bits 5 and 40 are won by 1, every other bit by 5.
+        votes.add(!((1 << 58) | (1 << 23)), 2);
+        let (fingerprint, weak) = votes.fingerprint_and_weak_bits(1);
+        assert_eq!(fingerprint, Fingerprint(u64::MAX));
+        assert_eq!(weak.0 & (1 << 58), 1 << 58);
+        assert_eq!(weak.0 & (1 << 23), 1 << 23);
+        assert_eq!(weak.0.count_ones(), 4);
     }
 
     #[test]

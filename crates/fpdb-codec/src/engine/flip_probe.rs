@@ -14,7 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use fpdb_fingerprint::Fingerprint;
+use fpdb_fingerprint::{Fingerprint, WeakBits, QUARTERS};
 
 use super::source::BlockSource;
 use super::wide_probe::ProbedRange;
@@ -76,6 +76,51 @@ pub fn table_flips(design: &TableDesign, vote_sizes: &[u64; 64], budget: usize) 
             flips
         })
         .collect()
+}
+
+/// Each table's flip sets for a query with weak bits `weak`: in a table
+/// keyed by one quarter of the fingerprint, every subset of the weak bits
+/// in that quarter; in any other table, none. So [`probe_flips`] with
+/// them reaches exactly the stored fingerprints [`WeakBits::reaches`]
+/// says the query reaches. `None` when some quarter keys no table (the
+/// design cannot probe weak bits: split-4 at k = 3 can).
+pub fn weak_bit_flips(design: &TableDesign, weak: WeakBits) -> Option<Vec<Vec<u64>>> {
+    if !probes_weak_bits(design) {
+        return None;
+    }
+    Some(
+        design
+            .tables()
+            .iter()
+            .map(|table| {
+                let prefix = table.original_prefix_mask();
+                if !QUARTERS.contains(&prefix) {
+                    return Vec::new();
+                }
+                let bits = weak.0 & prefix;
+                // Every subset of `bits`, counting down from the whole.
+                let mut sets = vec![0];
+                let mut subset = bits;
+                while subset != 0 {
+                    sets.push(subset);
+                    subset = (subset - 1) & bits;
+                }
+                sets.sort_unstable();
+                sets
+            })
+            .collect(),
+    )
+}
+
+/// Whether each quarter of the fingerprint is some table's whole prefix,
+/// so that weak bits can be probed ([`weak_bit_flips`]).
+pub fn probes_weak_bits(design: &TableDesign) -> bool {
+    QUARTERS.iter().all(|quarter| {
+        design
+            .tables()
+            .iter()
+            .any(|table| table.original_prefix_mask() == *quarter)
+    })
 }
 
 /// The first table whose flip sets reach `stored` from `query`.

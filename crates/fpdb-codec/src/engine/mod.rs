@@ -26,7 +26,9 @@ mod wide_probe;
 
 pub(crate) use batch_walk::sorted_queries;
 pub use batch_walk::{prefix_groups, walk_table, RangeReader};
-pub use flip_probe::{cheapest_flips, probe_flips, reaching_table, table_flips};
+pub use flip_probe::{
+    cheapest_flips, probe_flips, probes_weak_bits, reaching_table, table_flips, weak_bit_flips,
+};
 pub use pair_scan::PairScan;
 pub use probe::probe;
 pub use source::BlockSource;

@@ -1,7 +1,7 @@
 //! `MemIndex` answers exactly what a brute-force scan answers.
 
 use fpdb_codec::{CodecError, MemIndex, TableDesign, MAX_RADIUS};
-use fpdb_fingerprint::Fingerprint;
+use fpdb_fingerprint::{Fingerprint, WeakBits};
 use proptest::prelude::*;
 
 fn brute_query(stored: &[Fingerprint], query: Fingerprint, k: u32) -> Vec<(Fingerprint, u32)> {
@@ -183,6 +183,48 @@ proptest! {
                 index.query_flips(query, &vote_sizes, 1, k).unwrap(),
                 brute_query(&stored, query, k)
             );
+        }
+    }
+
+    /// A query probing its weak bits reaches exactly the stored
+    /// fingerprints within the radius that differ, in some quarter, only
+    /// in its weak bits, on every design keyed by quarters; other designs
+    /// say they cannot.
+    #[test]
+    fn weak_bit_queries_equal_brute_force(
+        stored in fingerprint_sets(),
+        design_index in 0usize..9,
+        block_bytes in prop_oneof![Just(24usize), 40usize..300, Just(1024)],
+        flips in any::<u64>(),
+        weak in any::<u64>(),
+        sparse in any::<u64>(),
+        radius in 0u32..=24,
+        quartered in any::<bool>(),
+    ) {
+        // Half the cases on split-4, the one design here keyed by quarters.
+        let design = if quartered {
+            TableDesign::levels(3, &[4]).unwrap()
+        } else {
+            designs().swap_remove(design_index)
+        };
+        let quarters = fpdb_codec::engine::probes_weak_bits(&design);
+        let index = MemIndex::build(design, &stored, block_bytes).unwrap();
+        // About a quarter of the bits weak, and copies differing in them.
+        let weak = WeakBits(weak & sparse);
+        let mut queries: Vec<Fingerprint> = stored.iter().step_by(4).copied().collect();
+        queries.extend(stored.iter().step_by(3).map(|fp| Fingerprint(fp.0 ^ (flips & flips.rotate_left(11)))));
+        queries.extend(stored.iter().step_by(5).map(|fp| Fingerprint(fp.0 ^ (weak.0 & flips))));
+        for query in queries {
+            let answer = index.query_weak_bits(query, weak, radius).unwrap();
+            if !quarters {
+                prop_assert!(answer.is_none());
+                continue;
+            }
+            let expected: Vec<(Fingerprint, u32)> = brute_query(&stored, query, radius)
+                .into_iter()
+                .filter(|&(fp, _)| weak.reaches(fp.0 ^ query.0))
+                .collect();
+            prop_assert_eq!(answer, Some(expected));
         }
     }
 
