@@ -64,6 +64,7 @@ fn confirm(c: &mut Criterion) {
         let document = Document {
             fingerprint: Fingerprint(fp),
             signature: Some(signature(features)),
+            weak_bits: None,
         };
         loader
             .add_document(&format!("https://example.com/{i}"), &document)
@@ -93,6 +94,7 @@ fn confirm(c: &mut Criterion) {
             Document {
                 fingerprint: Fingerprint(fp),
                 signature: Some(signature(&edited)),
+                weak_bits: None,
             }
         })
         .collect();

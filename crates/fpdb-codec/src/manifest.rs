@@ -17,11 +17,14 @@ use crate::format::{claimed_version, decode_frame, encode_frame, Kind};
 use crate::{CodecError, HuffmanCode, TableDesign};
 
 /// The database format this build writes. It also reads formats 1 to
-/// 3, whose writable opens upgrade them (docs/FORMAT.md).
-pub const FORMAT_VERSION: u32 = 4;
+/// 4, whose writable opens upgrade them (docs/FORMAT.md).
+pub const FORMAT_VERSION: u32 = 5;
 
 /// [`FORMAT_VERSION`] as the frame stores it.
-const FRAME_VERSION: u8 = 4;
+const FRAME_VERSION: u8 = 5;
+
+/// Format 4: the confirmation without [`Confirmation::weak_bits`].
+const FRAME_VERSION_4: u8 = 4;
 
 /// Format 3: the manifest without [`Manifest::confirmation`].
 const FRAME_VERSION_3: u8 = 3;
@@ -73,6 +76,55 @@ pub struct Confirmation {
     /// Hashes of the features left out of every signature (a site
     /// template's words), sorted.
     pub common_features: Vec<u64>,
+    /// Weak bits per quarter each document keeps: candidates are the
+    /// fingerprints within `radius` that both documents' weak bits reach;
+    /// 0 for every fingerprint within `radius` (every format-4 database).
+    pub weak_bits: u8,
+}
+
+/// The manifest of format 4: a confirmation without weak bits.
+#[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
+struct ManifestV4 {
+    k: u32,
+    block_bytes: u32,
+    design: Vec<u8>,
+    codes: Vec<Vec<u8>>,
+    tokenizer: String,
+    weighting: String,
+    confirmation: Option<ConfirmationV4>,
+}
+
+/// The confirmation of format 4.
+#[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
+struct ConfirmationV4 {
+    hashes: u16,
+    bits: u8,
+    shingle: u8,
+    threshold_permille: u16,
+    radius: u32,
+    common_features: Vec<u64>,
+}
+
+impl From<ManifestV4> for Manifest {
+    fn from(old: ManifestV4) -> Self {
+        Manifest {
+            k: old.k,
+            block_bytes: old.block_bytes,
+            design: old.design,
+            codes: old.codes,
+            tokenizer: old.tokenizer,
+            weighting: old.weighting,
+            confirmation: old.confirmation.map(|c| Confirmation {
+                hashes: c.hashes,
+                bits: c.bits,
+                shingle: c.shingle,
+                threshold_permille: c.threshold_permille,
+                radius: c.radius,
+                common_features: c.common_features,
+                weak_bits: 0,
+            }),
+        }
+    }
 }
 
 /// The manifest of formats 1 to 3.
@@ -130,12 +182,12 @@ impl Manifest {
         let (version, payload) = decode_frame(
             bytes,
             Kind::Manifest,
-            &[FRAME_VERSION, FRAME_VERSION_3, FRAME_VERSION_2],
+            &[FRAME_VERSION, FRAME_VERSION_4, FRAME_VERSION_3, FRAME_VERSION_2],
         )?;
-        let manifest = if version == FRAME_VERSION {
-            decode::<Manifest>(payload)?
-        } else {
-            decode::<ManifestV3>(payload)?.into()
+        let manifest = match version {
+            FRAME_VERSION => decode::<Manifest>(payload)?,
+            FRAME_VERSION_4 => decode::<ManifestV4>(payload)?.into(),
+            _ => decode::<ManifestV3>(payload)?.into(),
         };
         Ok(Stored {
             manifest,
@@ -225,8 +277,29 @@ mod tests {
                 threshold_permille: 500,
                 radius: 12,
                 common_features: vec![3, 17, u64::MAX],
+                weak_bits: 4,
             }),
             ..sample()
+        }
+    }
+
+    /// A manifest as format 4 held it (no weak bits).
+    fn v4(manifest: Manifest) -> ManifestV4 {
+        ManifestV4 {
+            k: manifest.k,
+            block_bytes: manifest.block_bytes,
+            design: manifest.design,
+            codes: manifest.codes,
+            tokenizer: manifest.tokenizer,
+            weighting: manifest.weighting,
+            confirmation: manifest.confirmation.map(|c| ConfirmationV4 {
+                hashes: c.hashes,
+                bits: c.bits,
+                shingle: c.shingle,
+                threshold_permille: c.threshold_permille,
+                radius: c.radius,
+                common_features: c.common_features,
+            }),
         }
     }
 
@@ -258,14 +331,21 @@ mod tests {
     }
 
     #[test]
-    fn round_trips_and_reads_formats_1_to_3() {
+    fn round_trips_and_reads_formats_1_to_4() {
         assert_eq!(u32::from(FRAME_VERSION), FORMAT_VERSION);
         for manifest in [sample(), confirmed()] {
             let bytes = manifest.to_bytes().unwrap();
             let stored = Manifest::from_bytes(&bytes).unwrap();
-            assert_eq!((stored.manifest, stored.version), (manifest, 4));
-            assert_eq!(Manifest::claimed_format(&bytes), Some(4));
+            assert_eq!((stored.manifest, stored.version), (manifest, 5));
+            assert_eq!(Manifest::claimed_format(&bytes), Some(5));
         }
+        let v4_bytes = encode_frame(Kind::Manifest, 4, &encode(&v4(confirmed())).unwrap());
+        let stored = Manifest::from_bytes(&v4_bytes).unwrap();
+        let mut without_weak_bits = confirmed();
+        if let Some(c) = without_weak_bits.confirmation.as_mut() {
+            c.weak_bits = 0;
+        }
+        assert_eq!((stored.manifest, stored.version), (without_weak_bits, 4));
         let v3 = encode_frame(Kind::Manifest, 3, &encode(&old(sample())).unwrap());
         let stored = Manifest::from_bytes(&v3).unwrap();
         assert_eq!((stored.manifest, stored.version), (sample(), 3));

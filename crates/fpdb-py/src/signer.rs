@@ -232,7 +232,10 @@ pub fn judge_pairs<'py>(
     for ((&d, a), b) in distance.iter().zip(&a).zip(&b) {
         let d = u32::try_from(d)
             .map_err(|_| Kind::InvalidInput.err(format!("distance {d} is negative")))?;
-        let judged = rule.judge(d, signature_bytes(a), signature_bytes(b));
+        // This rule keeps no weak bits, so any difference of `d` bits is
+        // judged alike.
+        let xor = u64::MAX.checked_shr(64u32.saturating_sub(d)).unwrap_or(0);
+        let judged = rule.judge(xor, signature_bytes(a), signature_bytes(b));
         kept.push(judged.is_some());
         similarity.push(judged.flatten().unwrap_or(f64::NAN));
     }

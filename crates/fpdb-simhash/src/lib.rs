@@ -82,7 +82,9 @@ mod weighting;
 pub use common_features::CommonFeatures;
 pub use error::OptionsError;
 pub use feature_hash::{hash_feature, FEATURE_HASH_SEED};
-pub use fpdb_fingerprint::{Fingerprint, ParseFingerprintError, WeakBits};
+pub use fpdb_fingerprint::{
+    Fingerprint, ParseFingerprintError, WeakBits, MAX_WEAK_BITS_PER_QUARTER,
+};
 pub use learned_idf::{LearnedIdf, LearnedIdfError};
 pub use signature::{
     shingle_hash, slot_hash, slot_minima, Signature, SignatureError, SignatureLayout, MAX_HASHES,

@@ -1,9 +1,11 @@
 //! Near-duplicates inside a corpus under the match rule, without a
 //! database: the pairs of fingerprints within the rule's retrieval radius
-//! (the codec's pair scan, wide past `k`), each kept only when
-//! [`MatchRule::judge`] keeps it, so a corpus and a database agree.
+//! (the codec's pair scan, wide past `k`; or, where the rule keeps weak
+//! bits, the pairs within `k` and those the earlier document's weak bits
+//! reach), each kept only when [`MatchRule::judge`] keeps it, so a
+//! corpus and a database agree.
 
-use fpdb_codec::dedup;
+use fpdb_codec::{dedup, reach_pairs};
 use fpdb_simhash::Fingerprint;
 
 use crate::error::Result;
@@ -30,13 +32,24 @@ impl MatchRule {
     /// confirmed by the two signatures.
     pub fn corpus_pairs(&self, documents: &[Document]) -> Result<Vec<DocumentPair>> {
         let fingerprints: Vec<Fingerprint> = documents.iter().map(|d| d.fingerprint).collect();
-        let candidates = dedup::near_pairs(&fingerprints, self.retrieval_radius())?;
+        let candidates = if documents.iter().any(|d| self.probed_weak_bits(d).is_some()) {
+            // Where weak bits are kept a signed pair must be reached by
+            // both, so by the earlier; bare pairs match within k.
+            let weak: Vec<_> = documents.iter().map(|d| self.probed_weak_bits(d)).collect();
+            let mut candidates = dedup::near_pairs(&fingerprints, self.k)?;
+            candidates.extend(reach_pairs(&fingerprints, &weak, self.retrieval_radius()));
+            candidates.sort_unstable();
+            candidates.dedup();
+            candidates
+        } else {
+            dedup::near_pairs(&fingerprints, self.retrieval_radius())?
+        };
+        let stored: Vec<Vec<u8>> = documents.iter().map(Document::stored_bytes).collect();
         Ok(candidates
             .into_iter()
             .filter_map(|pair| {
-                let (a, b) = (documents.get(pair.a)?, documents.get(pair.b)?);
-                let similarity =
-                    self.judge(pair.distance, a.signature_bytes(), b.signature_bytes())?;
+                let (a, b) = (fingerprints.get(pair.a)?, fingerprints.get(pair.b)?);
+                let similarity = self.judge(a.0 ^ b.0, stored.get(pair.a)?, stored.get(pair.b)?)?;
                 Some(DocumentPair {
                     a: pair.a,
                     b: pair.b,
@@ -50,7 +63,7 @@ impl MatchRule {
 
 #[cfg(test)]
 mod tests {
-    use fpdb_simhash::{Signature, SignatureLayout, Simhasher};
+    use fpdb_simhash::{Signature, SignatureLayout, Simhasher, WeakBits};
     use fpdb_testkit::Rng;
 
     use super::*;
@@ -92,9 +105,12 @@ mod tests {
             let signature = (!rng.chance(20)).then(|| {
                 signatures[usize::try_from(rng.below(signatures.len() as u64)).unwrap()].clone()
             });
+            // Three bits in four weak, so that copies past k are often reached.
+            let weak_bits = Some(WeakBits(rng.next_u64() | rng.next_u64()));
             out.push(Document {
                 fingerprint,
                 signature,
+                weak_bits,
             });
         }
         out
@@ -118,14 +134,26 @@ mod tests {
                 k: 3,
                 confirmation: None,
             },
+            MatchRule {
+                k: 3,
+                confirmation: Some(Confirmation::recommended().with_weak_bits(4).unwrap()),
+            },
         ] {
-            let documents = documents(&mut rng, 400);
+            let mut documents = documents(&mut rng, 400);
+            // Weak bits only where the confirmation keeps them, as
+            // `Document::of_text` makes them.
+            if rule.confirmation.as_ref().is_none_or(|c| c.weak_bits() == 0) {
+                for document in &mut documents {
+                    document.weak_bits = None;
+                }
+            }
             let mut expected = Vec::new();
             let mut rejected_within_k = 0;
             for (a, x) in documents.iter().enumerate() {
                 for (b, y) in documents.iter().enumerate().skip(a + 1) {
-                    let distance = (x.fingerprint.0 ^ y.fingerprint.0).count_ones();
-                    match rule.judge(distance, x.signature_bytes(), y.signature_bytes()) {
+                    let xor = x.fingerprint.0 ^ y.fingerprint.0;
+                    let distance = xor.count_ones();
+                    match rule.judge(xor, &x.stored_bytes(), &y.stored_bytes()) {
                         Some(similarity) => expected.push(DocumentPair {
                             a,
                             b,
@@ -142,7 +170,7 @@ mod tests {
             if rule.confirmation.is_some() {
                 // Both stages were exercised: pairs past k confirmed, and
                 // pairs within k rejected by their signatures.
-                assert!(got.iter().any(|p| p.distance > rule.k));
+                assert!(got.iter().any(|p| p.distance > rule.k), "{rule:?}");
                 assert!(rejected_within_k > 0);
                 assert!(got.iter().any(|p| p.similarity.is_none()));
             }

@@ -265,21 +265,20 @@ impl Db {
         self.apply(&[Op::Insert(
             id,
             document.fingerprint,
-            document.signature_bytes(),
+            &document.stored_bytes(),
         )])
     }
 
     /// [`Db::insert_document`] for many documents in one atomic write.
     pub fn insert_documents<S: AsRef<str>>(&self, documents: &[(S, Document)]) -> Result<()> {
+        let stored: Vec<Vec<u8>> = documents
+            .iter()
+            .map(|(_, document)| document.stored_bytes())
+            .collect();
         let ops: Vec<Op<'_>> = documents
             .iter()
-            .map(|(id, document)| {
-                Op::Insert(
-                    id.as_ref(),
-                    document.fingerprint,
-                    document.signature_bytes(),
-                )
-            })
+            .zip(&stored)
+            .map(|((id, document), bytes)| Op::Insert(id.as_ref(), document.fingerprint, bytes))
             .collect();
         self.apply(&ops)
     }

@@ -1,9 +1,10 @@
 //! A query under the match rule: the stored fingerprints within the
-//! rule's retrieval radius, then each of their documents judged by
+//! rule's retrieval radius (those its weak bits reach, when the rule
+//! keeps them), then each of their documents judged by
 //! [`MatchRule::judge`] against the query's signature.
 
 use crate::error::Result;
-use crate::query::matching_fingerprints;
+use crate::query::{matching_fingerprints, probed_fingerprints};
 use crate::rule::{Document, MatchRule, Near};
 use crate::store::Store;
 use crate::tables::{State, Tables};
@@ -17,22 +18,33 @@ pub(crate) fn find(
     document: &Document,
     rule: &MatchRule,
 ) -> Result<Vec<Near>> {
-    let candidates = matching_fingerprints(
-        store,
-        tables,
-        state,
-        document.fingerprint,
-        rule.retrieval_radius(),
-    )?;
+    let candidates = match rule.probed_weak_bits(document) {
+        Some(weak) => probed_fingerprints(
+            store,
+            tables,
+            state,
+            document.fingerprint,
+            weak,
+            rule.retrieval_radius(),
+        )?,
+        None => matching_fingerprints(
+            store,
+            tables,
+            state,
+            document.fingerprint,
+            rule.retrieval_radius_of(document),
+        )?,
+    };
     let mut near = Vec::new();
     if candidates.is_empty() {
         return Ok(near);
     }
-    let signature = document.signature_bytes();
+    let signature = document.stored_bytes();
     store.with_id_scanner(|scanner| {
         for (fingerprint, distance) in candidates {
+            let xor = fingerprint.0 ^ document.fingerprint.0;
             scanner.scan(fingerprint, |id, stored| {
-                if let Some(similarity) = rule.judge(distance, signature, stored) {
+                if let Some(similarity) = rule.judge(xor, &signature, stored) {
                     near.push(Near {
                         id: id.to_string(),
                         fingerprint,

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use fpdb_simhash::{Fingerprint, LearnedIdf, Simhasher};
+use fpdb_simhash::{Fingerprint, LearnedIdf, Simhasher, WeakBits};
 
 use crate::learn::{learn_common_features, LEARN_SAMPLE};
 use crate::rule::{Confirmation, Document};
@@ -111,6 +111,10 @@ impl LearningCorpus {
         positions
     }
 
+    fn weak_bits_per_quarter(&self) -> u32 {
+        self.confirmation.as_ref().map_or(0, Confirmation::weak_bits)
+    }
+
     /// One text's document, with its features while the tables are being
     /// learned (what depends on them waits for [`LearningCorpus::learn`]).
     fn read_text(&self, text: &str, learning: bool) -> Option<(Document, Option<Vec<u64>>)> {
@@ -118,11 +122,12 @@ impl LearningCorpus {
         if features.is_empty() {
             return None;
         }
-        let fingerprint = match (&self.idf, self.learn_weights) {
-            (Some(idf), _) => idf.fingerprint(&features),
+        let per_quarter = self.weak_bits_per_quarter();
+        let (fingerprint, weak_bits) = match (&self.idf, self.learn_weights) {
+            (Some(idf), _) => idf.fingerprint_and_weak_bits(&features, per_quarter),
             // Made when the weights are learned.
-            (None, true) => Fingerprint(0),
-            (None, false) => self.simhasher.fingerprint(text),
+            (None, true) => (Fingerprint(0), WeakBits(0)),
+            (None, false) => self.simhasher.fingerprint_and_weak_bits(text, per_quarter),
         };
         let signature = if learning {
             None
@@ -134,6 +139,7 @@ impl LearningCorpus {
         let document = Document {
             fingerprint,
             signature,
+            weak_bits: (per_quarter > 0).then_some(weak_bits),
         };
         Some((document, learning.then_some(features)))
     }
@@ -158,7 +164,10 @@ impl LearningCorpus {
                 continue;
             };
             if let Some(idf) = &self.idf {
-                document.fingerprint = idf.fingerprint(features);
+                let per_quarter = self.confirmation.as_ref().map_or(0, Confirmation::weak_bits);
+                let (fingerprint, weak_bits) = idf.fingerprint_and_weak_bits(features, per_quarter);
+                document.fingerprint = fingerprint;
+                document.weak_bits = (per_quarter > 0).then_some(weak_bits);
             }
             if let Some(confirmation) = &self.confirmation {
                 document.signature = confirmation.signature(features);

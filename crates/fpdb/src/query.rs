@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use fpdb_codec::{engine, BlockDirectory, BlockSource};
-use fpdb_simhash::Fingerprint;
+use fpdb_simhash::{Fingerprint, WeakBits};
 
 use crate::block_fetch::{fetch, Need};
 use crate::error::{Error, Result};
@@ -76,6 +76,40 @@ pub(crate) fn matching_fingerprints(
     fp: Fingerprint,
     k: u32,
 ) -> Result<Vec<(Fingerprint, u32)>> {
+    live_found(store, tables, state, |source, found| {
+        engine::probe(&tables.design, source, fp, k, found)
+    })
+}
+
+/// The stored fingerprints within `radius` of `fp` that the weak bits
+/// `weak` reach ([`engine::weak_bit_flips`]), with their distances.
+pub(crate) fn probed_fingerprints(
+    store: &Store,
+    tables: &Tables,
+    state: &State,
+    fp: Fingerprint,
+    weak: WeakBits,
+    radius: u32,
+) -> Result<Vec<(Fingerprint, u32)>> {
+    let flips = engine::weak_bit_flips(&tables.design, weak).ok_or_else(|| {
+        Error::corrupt(
+            "manifest",
+            "a confirmation keeping weak bits over a design without quarter tables",
+        )
+    })?;
+    live_found(store, tables, state, |source, found| {
+        engine::probe_flips(&tables.design, source, fp, &flips, radius, found)
+    })
+}
+
+/// What `probe` finds in the tables, less the fingerprints the delta
+/// removed.
+fn live_found(
+    store: &Store,
+    tables: &Tables,
+    state: &State,
+    probe: impl FnOnce(&mut StoreSource<'_>, &mut Vec<(Fingerprint, u32)>) -> Result<()>,
+) -> Result<Vec<(Fingerprint, u32)>> {
     let mut found = Vec::new();
     let mut source = StoreSource {
         store,
@@ -83,7 +117,7 @@ pub(crate) fn matching_fingerprints(
         state,
         keys: Vec::new(),
     };
-    engine::probe(&tables.design, &mut source, fp, k, &mut found)?;
+    probe(&mut source, &mut found)?;
     found.retain(|&(f, _)| !state.delta.is_removed(f));
     Ok(found)
 }

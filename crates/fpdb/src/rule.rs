@@ -2,16 +2,22 @@
 //!
 //! A database matches in two stages when it was created with a
 //! [`Confirmation`]: candidates are the stored fingerprints within the
-//! confirmation's radius (the permuted tables' wide probe), and each is
-//! kept only when the two documents' signatures estimate a resemblance of
-//! at least the threshold. Where either document has no signature (stored
+//! confirmation's radius (the permuted tables' wide probe) or, when it
+//! keeps weak bits, those within the radius that each document's weak
+//! bits reach ([`WeakBits::reaches`]; probed in the tables keyed by the
+//! fingerprint's quarters), and each is kept only when the two
+//! documents' signatures estimate a resemblance of at least the
+//! threshold. Where either document has no signature (stored
 //! as a bare fingerprint, or in a database without a confirmation), the
 //! pair is matched by distance alone, within `k`: the paper's rule.
 //!
 //! Every path that applies the rule (a query, a check, the pairs of a
 //! corpus) calls [`MatchRule::judge`], so they agree exactly.
 
-use fpdb_simhash::{CommonFeatures, Fingerprint, Signature, SignatureLayout, Simhasher};
+use fpdb_simhash::{
+    CommonFeatures, Fingerprint, Signature, SignatureLayout, Simhasher, WeakBits,
+    MAX_WEAK_BITS_PER_QUARTER,
+};
 
 use crate::error::{Error, Result};
 use crate::MAX_RADIUS;
@@ -26,6 +32,7 @@ pub struct Confirmation {
     threshold_permille: u16,
     radius: u32,
     common_features: CommonFeatures,
+    weak_bits: u8,
 }
 
 impl Confirmation {
@@ -38,8 +45,14 @@ impl Confirmation {
             threshold_permille: 500,
             radius: 12,
             common_features: CommonFeatures::default(),
+            weak_bits: 0,
         }
     }
+
+    /// The weak bits per quarter a database keeps by default, so that its
+    /// queries probe 16 prefixes a table (docs/BENCHMARKS.md, adaptive
+    /// probes).
+    pub const RECOMMENDED_WEAK_BITS: u32 = 4;
 
     /// A confirmation, checked: `threshold` in [0, 1] (kept to
     /// thousandths), `radius` at most [`crate::MAX_RADIUS`].
@@ -65,7 +78,33 @@ impl Confirmation {
             threshold_permille,
             radius,
             common_features: CommonFeatures::default(),
+            weak_bits: 0,
         })
+    }
+
+    /// The same confirmation keeping `per_quarter` weak bits in each
+    /// quarter of every document's fingerprint (at most
+    /// [`MAX_WEAK_BITS_PER_QUARTER`]): candidates are then only the
+    /// fingerprints within the radius that both documents' weak bits
+    /// reach, which a query finds with 2^`per_quarter` probes a table
+    /// instead of every prefix within the radius. 0 keeps every
+    /// fingerprint within the radius.
+    pub fn with_weak_bits(mut self, per_quarter: u32) -> Result<Confirmation> {
+        self.weak_bits = u8::try_from(per_quarter)
+            .ok()
+            .filter(|&bits| u32::from(bits) <= MAX_WEAK_BITS_PER_QUARTER)
+            .ok_or_else(|| {
+                Error::InvalidOptions(format!(
+                    "{per_quarter} weak bits per quarter is above the most, {MAX_WEAK_BITS_PER_QUARTER}"
+                ))
+            })?;
+        Ok(self)
+    }
+
+    /// Weak bits kept per quarter; 0 when candidates are every
+    /// fingerprint within the radius.
+    pub fn weak_bits(&self) -> u32 {
+        u32::from(self.weak_bits)
     }
 
     /// The same confirmation leaving `common` out of every signature (a
@@ -95,6 +134,12 @@ impl Confirmation {
         self.radius
     }
 
+    /// The bytes stored beside each signed document's id: its signature,
+    /// then its weak bits when this confirmation keeps them.
+    pub fn stored_bytes(&self) -> usize {
+        self.layout.bytes() + if self.weak_bits > 0 { 8 } else { 0 }
+    }
+
     /// The features left out of every signature.
     pub fn common_features(&self) -> &CommonFeatures {
         &self.common_features
@@ -113,24 +158,55 @@ impl Confirmation {
         threshold_permille: u16,
         radius: u32,
         common_features: CommonFeatures,
+        weak_bits: u8,
     ) -> Confirmation {
         Confirmation {
             layout,
             threshold_permille,
             radius,
             common_features,
+            weak_bits,
         }
+    }
+
+    /// A stored document: its fingerprint and the bytes stored beside
+    /// its id ([`Document::stored_bytes`]); bytes this confirmation cannot
+    /// read make a bare document.
+    pub(crate) fn stored_document(&self, fingerprint: Fingerprint, bytes: &[u8]) -> Document {
+        let (signature, weak_bits) = self.parse(bytes).map_or((None, None), |(s, w)| (Some(s), w));
+        Document {
+            fingerprint,
+            signature,
+            weak_bits,
+        }
+    }
+
+    /// A stored signature's bytes as the signature and, when this
+    /// confirmation keeps them, the weak bits after it; `None` for a bare
+    /// document or bytes of another length.
+    fn parse(&self, bytes: &[u8]) -> Option<(Signature, Option<WeakBits>)> {
+        if self.weak_bits == 0 {
+            return Some((Signature::from_bytes(self.layout, bytes).ok()?, None));
+        }
+        let (signature, weak) = bytes.split_last_chunk::<8>()?;
+        Some((
+            Signature::from_bytes(self.layout, signature).ok()?,
+            Some(WeakBits::from_bytes(*weak)),
+        ))
     }
 }
 
 /// What a query or a check compares: a fingerprint, and the document's
-/// signature when it was made from text under a database's confirmation.
+/// signature (with its weak bits, when the confirmation keeps them) when
+/// it was made from text under a database's confirmation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {
     /// The 64-bit simhash.
     pub fingerprint: Fingerprint,
     /// The confirming signature; `None` for a bare fingerprint.
     pub signature: Option<Signature>,
+    /// The fingerprint's weak bits, under a confirmation that keeps them.
+    pub weak_bits: Option<WeakBits>,
 }
 
 impl From<Fingerprint> for Document {
@@ -138,6 +214,7 @@ impl From<Fingerprint> for Document {
         Document {
             fingerprint,
             signature: None,
+            weak_bits: None,
         }
     }
 }
@@ -157,21 +234,32 @@ impl Document {
         if features.is_empty() {
             return Err(Error::NoFeatures);
         }
+        let per_quarter = confirmation.map_or(0, Confirmation::weak_bits);
         // Learned weights give the fingerprint from the features already
         // hashed (the same as from the text); other weightings read it.
-        let fingerprint = match simhasher.learned_idf() {
-            Some(idf) => idf.fingerprint(&features),
-            None => simhasher.fingerprint(text),
+        let (fingerprint, weak_bits) = match simhasher.learned_idf() {
+            Some(idf) => idf.fingerprint_and_weak_bits(&features, per_quarter),
+            None => simhasher.fingerprint_and_weak_bits(text, per_quarter),
         };
         Ok(Document {
             fingerprint,
             signature: confirmation.and_then(|confirmation| confirmation.signature(&features)),
+            weak_bits: (per_quarter > 0).then_some(weak_bits),
         })
     }
 
-    /// The signature's bytes as stored (empty for a bare fingerprint).
-    pub(crate) fn signature_bytes(&self) -> &[u8] {
-        self.signature.as_ref().map_or(&[], Signature::as_bytes)
+    /// The bytes stored beside the document's id: its signature and weak
+    /// bits (empty for a bare fingerprint), as [`MatchRule::judge`] reads
+    /// them.
+    pub fn stored_bytes(&self) -> Vec<u8> {
+        let Some(signature) = &self.signature else {
+            return Vec::new();
+        };
+        let mut bytes = signature.as_bytes().to_vec();
+        if let Some(weak) = self.weak_bits {
+            bytes.extend_from_slice(&weak.to_bytes());
+        }
+        bytes
     }
 }
 
@@ -207,26 +295,49 @@ impl MatchRule {
             .map_or(self.k, |c| c.radius.max(self.k))
     }
 
-    /// Whether two documents `distance` bits apart match, given their
-    /// signatures' bytes (empty for a bare document): `None` when they do
-    /// not, `Some(similarity)` when they do (`Some(None)` by distance
-    /// alone). Signature bytes of another length than the layout's count
-    /// as no signature.
-    pub fn judge(&self, distance: u32, a: &[u8], b: &[u8]) -> Option<Option<f64>> {
-        let signed = |bytes: &[u8]| {
-            self.confirmation
-                .as_ref()
-                .and_then(|c| Signature::from_bytes(c.layout, bytes).ok())
+    /// Whether two documents whose fingerprints differ in the bits of
+    /// `xor` match, given their stored bytes ([`Document::stored_bytes`],
+    /// empty for a bare document): `None` when they do not,
+    /// `Some(similarity)` when they do (`Some(None)` by distance alone).
+    /// Bytes of another length than the confirmation's count as no
+    /// signature.
+    pub fn judge(&self, xor: u64, a: &[u8], b: &[u8]) -> Option<Option<f64>> {
+        let distance = xor.count_ones();
+        let Some(confirmation) = &self.confirmation else {
+            return (distance <= self.k).then_some(None);
         };
-        match (&self.confirmation, signed(a), signed(b)) {
-            (Some(confirmation), Some(a), Some(b)) => {
+        match (confirmation.parse(a), confirmation.parse(b)) {
+            (Some((a, weak_a)), Some((b, weak_b))) => {
                 if distance > confirmation.radius {
+                    return None;
+                }
+                let reached = |weak: Option<WeakBits>| weak.is_none_or(|weak| weak.reaches(xor));
+                if !(reached(weak_a) && reached(weak_b)) {
                     return None;
                 }
                 let similarity = a.similarity(&b).ok()?;
                 (similarity >= confirmation.threshold()).then_some(Some(similarity))
             }
             _ => (distance <= self.k).then_some(None),
+        }
+    }
+
+    /// The weak bits a query of `document` probes with: the document's,
+    /// when the confirmation keeps them and the document is signed.
+    pub fn probed_weak_bits(&self, document: &Document) -> Option<WeakBits> {
+        self.confirmation
+            .as_ref()
+            .filter(|c| c.weak_bits > 0 && document.signature.is_some())
+            .and(document.weak_bits)
+    }
+
+    /// The radius a query of `document` retrieves candidates within: a
+    /// bare document matches by distance alone, so within `k`.
+    pub fn retrieval_radius_of(&self, document: &Document) -> u32 {
+        if document.signature.is_some() {
+            self.retrieval_radius()
+        } else {
+            self.k
         }
     }
 }
@@ -242,6 +353,11 @@ mod tests {
         }
     }
 
+    /// A difference of `n` bits, all in the last quarter.
+    fn bits(n: u32) -> u64 {
+        (1u64 << n) - 1
+    }
+
     fn signed(text: &str) -> Vec<u8> {
         Simhasher::default()
             .signature(text, SignatureLayout::RECOMMENDED)
@@ -254,15 +370,15 @@ mod tests {
     fn bare_documents_match_by_distance_alone() {
         let rule = rule();
         let a = signed("近重复网页检测：同一篇文章出现在许多网址下。");
-        assert_eq!(rule.judge(3, &[], &[]), Some(None));
-        assert_eq!(rule.judge(4, &[], &[]), None);
-        assert_eq!(rule.judge(3, &a, &[]), Some(None));
-        assert_eq!(rule.judge(5, &[], &a), None);
+        assert_eq!(rule.judge(bits(3), &[], &[]), Some(None));
+        assert_eq!(rule.judge(bits(4), &[], &[]), None);
+        assert_eq!(rule.judge(bits(3), &a, &[]), Some(None));
+        assert_eq!(rule.judge(bits(5), &[], &a), None);
         let distance_only = MatchRule {
             k: 3,
             confirmation: None,
         };
-        assert_eq!(distance_only.judge(2, &a, &a), Some(None));
+        assert_eq!(distance_only.judge(bits(2), &a, &a), Some(None));
         assert_eq!(distance_only.retrieval_radius(), 3);
     }
 
@@ -273,14 +389,40 @@ mod tests {
         let a = signed("近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同，指纹数据库用来找出它们。");
         let b = signed("近重复网页检测：同一篇文章出现在很多网址下，只有广告和日期不同，指纹数据库用来找出它们。");
         let other = signed("The quick brown fox jumps over the lazy dog near the river bank.");
-        let similarity = rule.judge(9, &a, &b).unwrap().unwrap();
+        let similarity = rule.judge(bits(9), &a, &b).unwrap().unwrap();
         assert!(similarity >= 0.5, "{similarity}");
-        assert_eq!(rule.judge(13, &a, &b), None, "past the radius");
+        assert_eq!(rule.judge(bits(13), &a, &b), None, "past the radius");
         assert_eq!(
-            rule.judge(0, &a, &other),
+            rule.judge(bits(0), &a, &other),
             None,
             "different texts are not confirmed"
         );
+    }
+
+    #[test]
+    fn weak_bits_must_reach_both_ways() {
+        let rule = MatchRule {
+            k: 3,
+            confirmation: Some(Confirmation::recommended().with_weak_bits(2).unwrap()),
+        };
+        let text = "近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同，指纹数据库用来找出它们。";
+        let with_weak = |weak: u64| {
+            let mut bytes = signed(text);
+            bytes.extend_from_slice(&WeakBits(weak).to_bytes());
+            bytes
+        };
+        // 6 bits apart, in every quarter: a reaches through quarter 0,
+        // b through quarter 1, c through none.
+        let xor = 0xc000_3000_0001_0001u64;
+        let a = with_weak(0xc000_0000_0000_0000);
+        let b = with_weak(0x0000_3000_0000_0000);
+        assert!(rule.judge(xor, &a, &b).unwrap().unwrap() > 0.99, "each reaches the other");
+        let c = with_weak(0x0000_c000_0000_0000);
+        assert_eq!(rule.judge(xor, &a, &c), None, "c does not reach");
+        assert_eq!(rule.judge(bits(3), &a, &c).map(|s| s.is_some()), Some(true), "within 3 bits always reaches");
+        // Bytes without their weak bits are a bare document.
+        assert_eq!(rule.judge(xor, &a, &signed(text)), None);
+        assert!(Confirmation::recommended().with_weak_bits(9).is_err());
     }
 
     #[test]

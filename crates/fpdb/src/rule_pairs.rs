@@ -5,7 +5,6 @@
 //! the documents (their ids and signatures are held while pairing).
 
 use fpdb_codec::dedup::Corpus;
-use fpdb_simhash::Signature;
 
 use crate::corpus_rule::DocumentPair;
 use crate::error::{Error, Result};
@@ -21,7 +20,6 @@ pub(crate) fn rule_pairs(
     documents_stored: u64,
     progress: &dyn Progress,
 ) -> Result<(Corpus, Vec<DocumentPair>)> {
-    let layout = rule.confirmation.as_ref().map(|c| c.layout());
     let mut corpus = Corpus::new();
     let mut documents = Vec::new();
     progress.phase("documents", Some(documents_stored));
@@ -32,18 +30,25 @@ pub(crate) fn rule_pairs(
         let Record::FpId { fp, id, signature } = record else {
             return Err(Error::corrupt("fp_ids", "an entry of another family"));
         };
-        let signature = match layout {
-            Some(layout) if !signature.is_empty() => Some(
-                Signature::from_bytes(layout, signature)
-                    .map_err(|error| Error::corrupt("fp_ids", error.to_string()))?,
-            ),
-            _ => None,
+        let document = match &rule.confirmation {
+            Some(confirmation) if !signature.is_empty() => {
+                let document = confirmation.stored_document(fp, signature);
+                if document.signature.is_none() {
+                    return Err(Error::corrupt(
+                        "fp_ids",
+                        format!(
+                            "a signature of {} bytes where the confirmation stores {}",
+                            signature.len(),
+                            confirmation.stored_bytes()
+                        ),
+                    ));
+                }
+                document
+            }
+            _ => Document::from(fp),
         };
         corpus.push(String::from_utf8_lossy(id), fp);
-        documents.push(Document {
-            fingerprint: fp,
-            signature,
-        });
+        documents.push(document);
         progress.advance(1);
     }
     progress.phase("pairs", None);

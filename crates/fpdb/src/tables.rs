@@ -12,10 +12,13 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use fpdb_codec::{BlockDirectory, HuffmanCode, Table, TableDesign, MAX_K, MAX_RADIUS};
+use fpdb_codec::{
+    engine, BlockDirectory, DesignChoice, HuffmanCode, Table, TableDesign, MAX_K, MAX_RADIUS,
+};
 use fpdb_html::Extract;
 use fpdb_simhash::{
     CommonFeatures, LearnedIdf, SignatureLayout, SimhashOptions, Simhasher, Weighting,
+    MAX_WEAK_BITS_PER_QUARTER,
 };
 
 use crate::block_cache::BlockCache;
@@ -90,7 +93,19 @@ impl Tables {
                 options.block_bytes
             )));
         }
-        Ok(options.design.resolve(options.k, options.expected_size)?)
+        let weak_bits = options
+            .confirmation
+            .as_ref()
+            .is_some_and(|c| c.weak_bits() > 0);
+        // Weak bits are probed in tables keyed by quarters: `auto` then
+        // picks the one design that has them, whatever the size.
+        let design = if weak_bits && options.design == DesignChoice::Auto && options.k == 3 {
+            TableDesign::levels(3, &[4])?
+        } else {
+            options.design.resolve(options.k, options.expected_size)?
+        };
+        check_weak_bits(&design, options.confirmation.as_ref())?;
+        Ok(design)
     }
 
     /// Creates a database with `options` in `path`, which must not exist
@@ -396,6 +411,8 @@ impl ParsedManifest {
             .as_ref()
             .map(parsed_confirmation)
             .transpose()?;
+        check_weak_bits(&design, confirmation.as_ref())
+            .map_err(|e| Error::corrupt("manifest: confirmation", e.to_string()))?;
         Ok(ParsedManifest {
             design,
             codes,
@@ -435,6 +452,7 @@ fn stored_confirmation(confirmation: &Confirmation) -> manifest::Confirmation {
         threshold_permille: confirmation.threshold_permille(),
         radius: confirmation.radius(),
         common_features: confirmation.common_features().hashes().to_vec(),
+        weak_bits: u8::try_from(confirmation.weak_bits()).unwrap_or(u8::MAX),
     }
 }
 
@@ -443,10 +461,13 @@ fn parsed_confirmation(stored: &manifest::Confirmation) -> Result<Confirmation> 
     let corrupt = |reason: String| Error::corrupt("manifest: confirmation", reason);
     let layout = SignatureLayout::new(stored.hashes, stored.bits, stored.shingle)
         .map_err(|e| corrupt(e.to_string()))?;
-    if stored.threshold_permille > 1000 || stored.radius > MAX_RADIUS {
+    if stored.threshold_permille > 1000
+        || stored.radius > MAX_RADIUS
+        || u32::from(stored.weak_bits) > MAX_WEAK_BITS_PER_QUARTER
+    {
         return Err(corrupt(format!(
-            "threshold {}‰ or radius {} out of range",
-            stored.threshold_permille, stored.radius
+            "threshold {}‰, radius {} or {} weak bits out of range",
+            stored.threshold_permille, stored.radius, stored.weak_bits
         )));
     }
     if !stored.common_features.is_sorted_by(|a, b| a < b) {
@@ -457,5 +478,18 @@ fn parsed_confirmation(stored: &manifest::Confirmation) -> Result<Confirmation> 
         stored.threshold_permille,
         stored.radius,
         CommonFeatures::from_hashes(stored.common_features.clone()),
+        stored.weak_bits,
     ))
+}
+
+/// A confirmation that keeps weak bits needs a design with a table keyed
+/// by each quarter of the fingerprint, where its queries probe them.
+pub(crate) fn check_weak_bits(design: &TableDesign, confirmation: Option<&Confirmation>) -> Result<()> {
+    if confirmation.is_some_and(|c| c.weak_bits() > 0) && !engine::probes_weak_bits(design) {
+        return Err(Error::InvalidOptions(format!(
+            "weak bits are probed in tables keyed by the fingerprint's quarters (the design split-4 at k = 3), not in {}",
+            design.name()
+        )));
+    }
+    Ok(())
 }

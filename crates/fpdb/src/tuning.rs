@@ -306,9 +306,9 @@ mod tests {
                 let mut pairs = Vec::new();
                 for (a, x) in documents.iter().enumerate() {
                     for (b, y) in documents.iter().enumerate().skip(a + 1) {
-                        let distance = x.fingerprint.distance(y.fingerprint);
+                        let xor = x.fingerprint.0 ^ y.fingerprint.0;
                         if rule
-                            .judge(distance, x.signature_bytes(), y.signature_bytes())
+                            .judge(xor, &x.stored_bytes(), &y.stored_bytes())
                             .is_some()
                         {
                             pairs.push((positions[a], positions[b]));

@@ -268,7 +268,7 @@ pub(crate) fn check_and_insert_document(
         &[Op::Insert(
             id,
             document.fingerprint,
-            document.signature_bytes(),
+            &document.stored_bytes(),
         )],
     )?;
     Ok(CheckedDocument { near, previous })

@@ -205,13 +205,11 @@ fn brute_force_with(
     for (a, x) in documents.iter().enumerate() {
         for (b, y) in documents.iter().enumerate().skip(a + 1) {
             let distance = x.fingerprint.distance(y.fingerprint);
-            let bytes = |d: &fpdb::Document| {
-                d.signature
-                    .as_ref()
-                    .map(|s| s.as_bytes().to_vec())
-                    .unwrap_or_default()
-            };
-            if rule.judge(distance, &bytes(x), &bytes(y)).is_some() {
+            let xor = x.fingerprint.0 ^ y.fingerprint.0;
+            if rule
+                .judge(xor, &x.stored_bytes(), &y.stored_bytes())
+                .is_some()
+            {
                 pairs.insert((docs[a].0.clone(), docs[b].0.clone(), distance));
             }
         }

@@ -119,7 +119,7 @@ pub(crate) fn bulk_loader<'db>(
     })?;
     let confirmation = tables.confirmation.clone();
     Ok(BulkLoader {
-        signature_bytes: confirmation.as_ref().map(|c| c.layout().bytes()),
+        signature_bytes: confirmation.as_ref().map(Confirmation::stored_bytes),
         confirmation,
         featureless: 0,
         id_runs: Runs::with_payloads(&work.path, "ids"),
@@ -158,15 +158,16 @@ impl<'db> BulkLoader<'db> {
     /// fingerprint alone, as its online inserts do). The same id again
     /// replaces the earlier document.
     pub fn add_document(&mut self, id: &str, document: &Document) -> Result<()> {
-        let signature = match (&self.signature_bytes, document.signature_bytes()) {
-            (Some(expected), given) if !given.is_empty() && given.len() != *expected => {
+        let given = document.stored_bytes();
+        let signature: &[u8] = match self.signature_bytes {
+            Some(expected) if !given.is_empty() && given.len() != expected => {
                 return Err(Error::SignatureLayout {
-                    expected: *expected,
+                    expected,
                     got: given.len(),
                 });
             }
-            (Some(_), given) => given,
-            (None, _) => &[],
+            Some(_) => &given,
+            None => &[],
         };
         self.push(id, document.fingerprint, signature)
     }

@@ -41,7 +41,7 @@ mod tests {
         assert!(matches!(
             error,
             Error::Version {
-                expected: 4,
+                expected: 5,
                 got: 9
             }
         ));

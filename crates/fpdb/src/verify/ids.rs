@@ -10,6 +10,7 @@ use super::sorted_difference;
 use crate::error::Result;
 use crate::progress::{Progress, Steps};
 use crate::store::{Family, Key, Malformed, Record, Store};
+use crate::rule::Confirmation;
 use crate::tables::Tables;
 
 /// Checks the id map: both halves read, their pairs compared, each
@@ -26,7 +27,7 @@ pub(super) fn verify_ids(
     let signature_bytes = tables
         .confirmation
         .as_ref()
-        .map(|confirmation| confirmation.layout().bytes());
+        .map(Confirmation::stored_bytes);
     // Each half of the id map holds an entry per id.
     progress.phase("ids", Some(ids.saturating_mul(2)));
     let fp_ids = scan_fp_ids(store, signature_bytes, findings, progress)?;

@@ -20,26 +20,19 @@ type Model = BTreeMap<String, Stored>;
 fn stored(document: &Document) -> Stored {
     Stored {
         fingerprint: document.fingerprint,
-        signature: document
-            .signature
-            .as_ref()
-            .map(|s| s.as_bytes().to_vec())
-            .unwrap_or_default(),
+        signature: document.stored_bytes(),
     }
 }
 
 /// The rule applied to every stored document, in `find`'s order.
 fn brute_force(model: &Model, query: &Document, rule: &MatchRule) -> Vec<Near> {
-    let signature = query
-        .signature
-        .as_ref()
-        .map(|s| s.as_bytes().to_vec())
-        .unwrap_or_default();
+    let signature = query.stored_bytes();
     let mut near: Vec<Near> = model
         .iter()
         .filter_map(|(id, stored)| {
             let distance = stored.fingerprint.distance(query.fingerprint);
-            rule.judge(distance, &signature, &stored.signature)
+            let xor = stored.fingerprint.0 ^ query.fingerprint.0;
+            rule.judge(xor, &signature, &stored.signature)
                 .map(|similarity| Near {
                     id: id.clone(),
                     fingerprint: stored.fingerprint,
@@ -81,6 +74,17 @@ fn confirmed_options() -> fpdb::Options {
     small_options().confirmation(Some(Confirmation::recommended()))
 }
 
+/// The confirmations every test of both stages runs under: every
+/// candidate within the radius, and those the weak bits reach.
+fn confirmations() -> [Confirmation; 2] {
+    [
+        Confirmation::recommended(),
+        Confirmation::recommended()
+            .with_weak_bits(Confirmation::RECOMMENDED_WEAK_BITS)
+            .unwrap(),
+    ]
+}
+
 fn assert_answers(db: &Db, model: &Model, queries: &[Document], rule: &MatchRule) {
     for query in queries {
         let found = db.find(query, rule).unwrap();
@@ -91,11 +95,18 @@ fn assert_answers(db: &Db, model: &Model, queries: &[Document], rule: &MatchRule
 
 #[test]
 fn find_and_check_equal_brute_force_through_every_change() {
+    for confirmation in confirmations() {
+        through_every_change(confirmation);
+    }
+}
+
+fn through_every_change(confirmation: Confirmation) {
     let mut rng = Rng::new(0x7e57);
     let bases: Vec<Vec<u64>> = (0..12)
         .map(|_| (0..60).map(|_| rng.below(500)).collect())
         .collect();
-    let (_dir, path, mut db) = create_temp_db(confirmed_options());
+    let (_dir, path, mut db) =
+        create_temp_db(small_options().confirmation(Some(confirmation.clone())));
     let mut model = Model::new();
     let mut queries: Vec<Document> = Vec::new();
     let mut confirmed = 0;
@@ -178,7 +189,7 @@ fn find_and_check_equal_brute_force_through_every_change() {
     assert!(!report.damage.is_empty());
     assert_eq!(report.documents, model.len() as u64);
     let db = Db::open(&path).unwrap();
-    assert_eq!(db.confirmation(), Some(&Confirmation::recommended()));
+    assert_eq!(db.confirmation(), Some(&confirmation));
     assert_answers(&db, &model, &queries, &db.match_rule(3));
     assert_signature_counts(&db, &model);
 }
@@ -244,11 +255,18 @@ fn confirmations_survive_reopening_and_are_checked() {
 /// as a database written by online inserts of the same documents.
 #[test]
 fn bulk_loads_keep_signatures_in_memory_and_through_spilled_runs() {
+    for confirmation in confirmations() {
+        bulk_loads_keep_signatures(confirmation);
+    }
+}
+
+fn bulk_loads_keep_signatures(confirmation: Confirmation) {
+    let options = small_options().confirmation(Some(confirmation));
     let mut rng = Rng::new(0xb01c);
     let bases: Vec<Vec<u64>> = (0..10)
         .map(|_| (0..60).map(|_| rng.below(500)).collect())
         .collect();
-    let (_dir, _path, online) = create_temp_db(confirmed_options());
+    let (_dir, _path, online) = create_temp_db(options.clone());
     let mut documents: Vec<(String, Document)> = Vec::new();
     for _ in 0..1_500 {
         let id = format!("doc{:04}", rng.below(1_100));
@@ -281,7 +299,7 @@ fn bulk_loads_keep_signatures_in_memory_and_through_spilled_runs() {
 
     // 64 KiB of buffer spills runs many times over; the default does not.
     for memory in [None, Some(1 << 16)] {
-        let (_dir, _path, mut db) = create_temp_db(confirmed_options());
+        let (_dir, _path, mut db) = create_temp_db(options.clone());
         let mut options = fpdb::BulkOptions::default();
         if let Some(bytes) = memory {
             options = options.memory_bytes(bytes);
@@ -320,7 +338,8 @@ fn assert_rule_pairs(db: &Db, model: &Model, rule: &MatchRule) {
     for (i, (a, x)) in stored.iter().enumerate() {
         for (b, y) in &stored[i + 1..] {
             let distance = x.fingerprint.distance(y.fingerprint);
-            if rule.judge(distance, &x.signature, &y.signature).is_some() {
+            let xor = x.fingerprint.0 ^ y.fingerprint.0;
+            if rule.judge(xor, &x.signature, &y.signature).is_some() {
                 expected.insert(((*a).clone(), (*b).clone(), distance));
             }
         }
@@ -337,6 +356,7 @@ fn a_bulk_load_refuses_a_signature_of_another_layout() {
     let document = Document {
         fingerprint: Fingerprint(7),
         signature: Some(signature),
+        weak_bits: None,
     };
     let mut loader = db.bulk_loader(fpdb::BulkOptions::default()).unwrap();
     let expected = Confirmation::recommended().layout().bytes();
