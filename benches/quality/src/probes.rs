@@ -76,23 +76,26 @@ struct Reach {
     distance: u32,
     probes: usize,
     confirmed: bool,
-    /// Whether every subset of the later document's 3 weakest bits per
-    /// piece reaches the earlier one (what 6 stored bytes would allow).
-    weak_later: bool,
-    /// The same from either document's weak bits (a pair scan over
-    /// stored documents).
-    weak_either: bool,
-    /// The same from both documents' weak bits (each reaches the other,
-    /// so neither needs to be the later).
-    weak_both: bool,
+    /// Per entry of [`WEAK_BITS`]: whether some subset of the later
+    /// document's weakest bits per piece reaches the earlier one, whether
+    /// either document's do, and whether both documents' do (what the
+    /// database keeps: no insertion order needed).
+    weak: Vec<WeakReach>,
 }
 
-/// Bits of a piece kept per document in the storable variant.
-const WEAK_BITS: usize = 3;
+#[derive(Clone, Copy)]
+struct WeakReach {
+    later: bool,
+    either: bool,
+    both: bool,
+}
 
-/// Each piece's weakest `WEAK_BITS` bits (smallest vote sizes, ties to
-/// the lower bit), as a mask of the piece's 16 bits.
-fn weak_masks(votes: &[f64; 64]) -> [u16; PIECES] {
+/// Bits of a piece kept per document in the storable variant, measured.
+const WEAK_BITS: [usize; 4] = [3, 4, 5, 6];
+
+/// Each piece's `n` weakest bits (smallest vote sizes, ties to the lower
+/// bit), as a mask of the piece's 16 bits.
+fn weak_masks(votes: &[f64; 64], n: usize) -> [u16; PIECES] {
     let mut masks = [0u16; PIECES];
     for (piece, mask) in masks.iter_mut().enumerate() {
         let mut bits: Vec<usize> = (0..PIECE_BITS).collect();
@@ -102,7 +105,7 @@ fn weak_masks(votes: &[f64; 64]) -> [u16; PIECES] {
                 .total_cmp(&votes[piece * PIECE_BITS + y].abs())
                 .then(x.cmp(&y))
         });
-        for &bit in bits.iter().take(WEAK_BITS) {
+        for &bit in bits.iter().take(n) {
             *mask |= 1 << (PIECE_BITS - 1 - bit);
         }
     }
@@ -163,18 +166,28 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
                 .par_iter()
                 .map(|v| (0..PIECES).map(|p| flip_ranks(v, p, max_budget)).collect())
                 .collect();
-            let weak: Vec<[u16; PIECES]> = votes.iter().map(weak_masks).collect();
+            let weak: Vec<Vec<[u16; PIECES]>> = WEAK_BITS
+                .iter()
+                .map(|&n| votes.iter().map(|v| weak_masks(v, n)).collect())
+                .collect();
             let reach = |a: u32, b: u32| {
                 let diff = fps[a as usize] ^ fps[b as usize];
-                let weak_later = weak_reaches(&weak[b as usize], diff);
-                let weak_earlier = weak_reaches(&weak[a as usize], diff);
                 Reach {
                     distance: diff.count_ones(),
                     probes: probes_needed(&ranks[b as usize], diff),
                     confirmed: sigs.similarity(a as usize, b as usize) >= THETA,
-                    weak_later,
-                    weak_either: weak_later || weak_earlier,
-                    weak_both: weak_later && weak_earlier,
+                    weak: weak
+                        .iter()
+                        .map(|masks| {
+                            let later = weak_reaches(&masks[b as usize], diff);
+                            let earlier = weak_reaches(&masks[a as usize], diff);
+                            WeakReach {
+                                later,
+                                either: later || earlier,
+                                both: later && earlier,
+                            }
+                        })
+                        .collect(),
                 }
             };
             let planted: Vec<Reach> = truth.planted.iter().map(|&(a, b, _)| reach(a, b)).collect();
@@ -226,21 +239,27 @@ fn report(name: &str, documents: usize, truth: &Truth, planted: &[Reach], false_
             adaptive(NEAR)
         );
     }
-    let weak = |side: fn(&Reach) -> bool| {
-        let hit = |x: &Reach| side(x) && x.distance <= NEAR && x.confirmed;
-        format!(
-            "{} / {}",
-            pct(planted.iter().filter(|x| hit(x)).count() as f64 / total),
-            false_pairs.iter().filter(|x| hit(x)).count()
-        )
-    };
     println!(
-        "\nStorable weak bits ({WEAK_BITS} per piece, their 8 subsets probed, within {NEAR} bits): \
-from the later document {}, from either {}, from both {}.",
-        weak(|x| x.weak_later),
-        weak(|x| x.weak_either),
-        weak(|x| x.weak_both)
+        "\nStorable weak bits (n per piece, their 2^n subsets probed, within {NEAR} bits): recall / false pairs\n"
     );
+    println!("| n | from the later document | from either | from both (the database's rule) |");
+    println!("|---|---|---|---|");
+    for (i, n) in WEAK_BITS.iter().enumerate() {
+        let weak = |side: fn(&WeakReach) -> bool| {
+            let hit = |x: &Reach| side(&x.weak[i]) && x.distance <= NEAR && x.confirmed;
+            format!(
+                "{} / {}",
+                pct(planted.iter().filter(|x| hit(x)).count() as f64 / total),
+                false_pairs.iter().filter(|x| hit(x)).count()
+            )
+        };
+        println!(
+            "| {n} | {} | {} | {} |",
+            weak(|w| w.later),
+            weak(|w| w.either),
+            weak(|w| w.both)
+        );
+    }
     let beyond = planted.iter().filter(|x| x.distance > R_MAX).count();
     println!("\n({beyond} planted copies lie beyond {R_MAX} bits.)\n");
 }
@@ -263,7 +282,7 @@ mod tests {
         ] {
             votes[bit] = vote;
         }
-        let masks = weak_masks(&votes);
+        let masks = weak_masks(&votes, 3);
         assert_eq!(masks[0], (1 << 13) | (1 << 10) | (1 << 6));
         assert_eq!(masks[3], (1 << 3) | (1 << 2) | 1);
         // A subset of piece 0's weak bits (bits 2 and 9 of the fingerprint).
