@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::corpus::Corpus;
 use crate::rng::Rng;
-use crate::two_stage::{SigSpec, Signatures};
+use crate::two_stage::{SigSpec, Signatures, Similarity};
 use crate::two_stage_report::{candidate_method, feature_hashes};
 use crate::{eval, load_average, probes};
 

@@ -16,7 +16,9 @@ use fpdb_simhash::{
 use rayon::prelude::*;
 
 use crate::corpus::Corpus;
-use crate::two_stage::{near_pairs, score, Point, Scored, SigSpec, Signatures, Truth, RADII};
+use crate::two_stage::{
+    near_pairs, score, Point, Scored, SigSpec, Signatures, Similarity, Truth, RADII,
+};
 use crate::{eval, html, load_average, parse_configs, parse_proto, pct, pct2, Args, Method};
 use fpdb_tune::EditKind;
 use fpdb_tune::{recall_against_false_matches, Curve, CurvePoint, Lang};
