@@ -8,6 +8,8 @@
 //! `... --two-stage [--candidates SPEC,...] [--signatures minhash:HxB/wS[/dfP],simhash:BITS,...] [--figures DIR]`
 //! (two-stage matching, `two_stage_report.rs`) or `... --growth 'CANDIDATES|SIGNATURE|R|THETA;...'`
 //! (false matches per query against a growing background, `growth.rs`).
+//! A signature may carry gates on each document's own content,
+//! `minhash:64x4/w2/df20+shared7` (`confirm.rs`).
 //! `--eval-sources en-foldoc,...` measures the named other sources
 //! (`corpus::OTHER_SOURCES`) instead of the news and the addresses, only
 //! the languages named.
@@ -27,6 +29,7 @@
     reason = "report code: a broken setup should panic loudly"
 )]
 
+mod confirm;
 mod corpus;
 mod eval;
 mod growth;
@@ -102,7 +105,7 @@ struct Args {
     /// (`TOKENIZER/WEIGHTS`) or prototypes.
     candidates: Vec<String>,
     /// Confirming signatures of the two-stage report.
-    signatures: Vec<two_stage::SigSpec>,
+    signatures: Vec<confirm::Confirm>,
     /// Only these sets (`zh-articles`, `zh-paragraphs`, `zh-pages`, and the
     /// same for `en`), in either report; all when empty.
     sets: Vec<String>,
@@ -192,8 +195,8 @@ fn parse_args() -> Result<Args> {
     Ok(args)
 }
 
-fn parse_signatures(list: &str) -> Result<Vec<two_stage::SigSpec>> {
-    list.split(',').map(two_stage::SigSpec::parse).collect()
+fn parse_signatures(list: &str) -> Result<Vec<confirm::Confirm>> {
+    list.split(',').map(confirm::Confirm::parse).collect()
 }
 
 fn parse_configs(list: &str) -> Result<Vec<SimhashOptions>> {
