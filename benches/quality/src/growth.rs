@@ -23,10 +23,10 @@ use crate::{eval, load_average, probes};
 /// (`probes.rs`).
 #[derive(Debug, Clone)]
 pub struct Rule {
-    candidate: String,
-    signature: Option<Confirm>,
-    r: u32,
-    theta: f64,
+    pub candidate: String,
+    pub signature: Option<Confirm>,
+    pub r: u32,
+    pub theta: f64,
     probes: Option<usize>,
 }
 

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 
 use crate::confirm::{Confirm, Confirmer};
 use crate::corpus::Corpus;
+use crate::growth::Rule;
 use crate::two_stage::{near_pairs, score, Point, Scored, SigSpec, Similarity, Truth, RADII};
 use crate::{eval, html, load_average, parse_configs, parse_proto, pct, pct2, Args, Method};
 use fpdb_tune::EditKind;
@@ -198,7 +199,11 @@ each cell is recall / precision / false matches per query at the θ (in hundredt
         measure(args, c, &name, &texts, &truth, &mut rows, &mut detail)?;
         println!("({name}: {:.1} s)\n", phase.elapsed().as_secs_f64());
     }
-    print_fixed_settings(&rows);
+    if args.settings.is_empty() {
+        print_fixed_settings(&rows);
+    } else {
+        print_rules(&rows, &args.settings);
+    }
     print_settings(&rows);
     println!(
         "Run: {:.0} s; load average {} at the start, {} at the end.",
@@ -527,6 +532,54 @@ fn print_fixed_settings(rows: &[Row]) {
                 );
             }
         }
+    }
+    println!();
+}
+
+/// The named rules on every set, side by side: recall / precision /
+/// false matches per query (pages: found / false pairs).
+fn print_rules(rows: &[Row], rules: &[Rule]) {
+    let mut sets: Vec<&str> = rows.iter().map(|r| r.set.as_str()).collect();
+    sets.dedup();
+    println!("## The named rules on every set\n");
+    print!("| candidates | confirmation | r | θ |");
+    for set in &sets {
+        print!(" {set} |");
+    }
+    println!("\n|---|---|---|---|{}", "---|".repeat(sets.len()));
+    for rule in rules {
+        let Some(confirm) = &rule.signature else {
+            continue;
+        };
+        let theta = (rule.theta * 100.0).round() as usize;
+        print!(
+            "| {} | {} | {} | {:.2} |",
+            rule.candidate,
+            confirm.name(),
+            rule.r,
+            rule.theta
+        );
+        for set in &sets {
+            match rows.iter().find(|row| {
+                row.set == *set && row.candidate == rule.candidate && row.signature == *confirm
+            }) {
+                Some(row) => {
+                    let p = row.scored.at(rule.r, theta);
+                    if matches!(target(set), Target::Pages { .. }) {
+                        print!(" {} / {} |", pct(p.recall), p.false_pairs);
+                    } else {
+                        print!(
+                            " {} / {} / {:.4} |",
+                            pct(p.recall),
+                            pct2(p.precision),
+                            p.false_per_query
+                        );
+                    }
+                }
+                None => print!(" – |"),
+            }
+        }
+        println!();
     }
     println!();
 }
