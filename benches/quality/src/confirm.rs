@@ -204,6 +204,11 @@ impl Confirmer {
         }
     }
 
+    /// Whether the own counts were taken (the rule has a gate).
+    pub fn has_own_counts(&self) -> bool {
+        !self.own.is_empty()
+    }
+
     /// Document `i`'s own count (0 when the rule has no gate).
     pub fn own(&self, i: usize) -> u32 {
         self.own.get(i).copied().unwrap_or(0)

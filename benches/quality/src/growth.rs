@@ -7,6 +7,8 @@
 //! bound. The rate per background document is extrapolated linearly to
 //! 10M documents, for the whole background and for each source.
 
+use std::collections::BTreeMap;
+
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
@@ -206,7 +208,9 @@ Extrapolated: the rate per background document × 10,000,000.\n"
 const SHOWN: usize = 12;
 
 /// A few false matches of `rule`, to see what they are, with each text's
-/// own shingles (0 when the rule has no gate).
+/// own shingles (0 when the rule has no gate), and every one counted by
+/// the smaller text's own shingles (a rule with a gate; `+min0` counts
+/// without rejecting).
 fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Confirmer>, texts: &[String], q: usize) {
     let start = |i: usize| {
         texts[i]
@@ -215,13 +219,19 @@ fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Confirmer>, texts: &[Str
             .collect::<String>()
             .replace('\n', " ")
     };
+    let own = |i| sigs.map_or(0, |s| s.own(i));
     let mut shown = 0;
+    // Every false match by the smaller text's own count.
+    let mut by_own: BTreeMap<u32, usize> = BTreeMap::new();
     for b in q..texts.len() {
         for a in 0..q {
             let d = (fps[a] ^ fps[b]).count_ones();
             let s = sigs.map_or(1.0, |s| s.similarity(a, b));
-            if d <= rule.r && s >= rule.theta && shown < SHOWN {
-                let own = |i| sigs.map_or(0, |s| s.own(i));
+            if d > rule.r || s < rule.theta {
+                continue;
+            }
+            *by_own.entry(own(a).min(own(b))).or_insert(0) += 1;
+            if shown < SHOWN {
                 println!(
                     "match {d} bits, similarity {s:.2}, query {a} ({} characters, {} own shingles), background {} ({}, {}):\n  {}\n  {}",
                     texts[a].chars().count(),
@@ -235,6 +245,13 @@ fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Confirmer>, texts: &[Str
                 shown += 1;
             }
         }
+    }
+    if sigs.is_some_and(Confirmer::has_own_counts) && !by_own.is_empty() {
+        let counts: Vec<String> = by_own.iter().map(|(n, m)| format!("{n}: {m}")).collect();
+        println!(
+            "False matches by the smaller text's own shingles (own: matches): {}\n",
+            counts.join(", ")
+        );
     }
 }
 
