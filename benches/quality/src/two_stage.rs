@@ -103,6 +103,12 @@ impl SigSpec {
     }
 }
 
+/// A pair's estimated similarity, in [0, 1]: a signature's, or a rule's
+/// score built on it (`confirm.rs`).
+pub trait Similarity {
+    fn similarity(&self, a: usize, b: usize) -> f64;
+}
+
 /// The signatures of every document under one spec, ready to compare.
 pub enum Signatures {
     /// Codes per document (`None`: the text has no feature).
@@ -172,10 +178,12 @@ impl Signatures {
             },
         }
     }
+}
 
+impl Similarity for Signatures {
     /// Estimated similarity of documents `a` and `b`, in [0, 1]; 0 when
     /// either has no signature.
-    pub fn similarity(&self, a: usize, b: usize) -> f64 {
+    fn similarity(&self, a: usize, b: usize) -> f64 {
         match self {
             Signatures::Codes { codes, bits } => {
                 let (Some(x), Some(y)) = (&codes[a], &codes[b]) else {
@@ -261,7 +269,12 @@ fn bucket(similarity: f64) -> usize {
     ((similarity * 100.0).floor() as usize).min(BUCKETS - 1)
 }
 
-pub fn score(fps: &[u64], pairs: &[(u32, u32, u8)], sigs: &Signatures, truth: &Truth) -> Scored {
+pub fn score(
+    fps: &[u64],
+    pairs: &[(u32, u32, u8)],
+    sigs: &(impl Similarity + Sync),
+    truth: &Truth,
+) -> Scored {
     let (true_pairs, false_pairs) = pairs
         .par_iter()
         .fold(

@@ -15,8 +15,10 @@ use fpdb_simhash::{
 };
 use rayon::prelude::*;
 
+use crate::confirm::{Confirm, Confirmer};
 use crate::corpus::Corpus;
-use crate::two_stage::{near_pairs, score, Point, Scored, SigSpec, Signatures, Truth, RADII};
+use crate::growth::Rule;
+use crate::two_stage::{near_pairs, score, Point, Scored, SigSpec, Similarity, Truth, RADII};
 use crate::{eval, html, load_average, parse_configs, parse_proto, pct, pct2, Args, Method};
 use fpdb_tune::EditKind;
 use fpdb_tune::{recall_against_false_matches, Curve, CurvePoint, Lang};
@@ -85,7 +87,7 @@ fn meets(target: Target, p: &Point) -> bool {
 struct Row {
     set: String,
     candidate: String,
-    signature: SigSpec,
+    signature: Confirm,
     scored: Scored,
 }
 
@@ -197,7 +199,11 @@ each cell is recall / precision / false matches per query at the θ (in hundredt
         measure(args, c, &name, &texts, &truth, &mut rows, &mut detail)?;
         println!("({name}: {:.1} s)\n", phase.elapsed().as_secs_f64());
     }
-    print_fixed_settings(&rows);
+    if args.settings.is_empty() {
+        print_fixed_settings(&rows);
+    } else {
+        print_rules(&rows, &args.settings);
+    }
     print_settings(&rows);
     println!(
         "Run: {:.0} s; load average {} at the start, {} at the end.",
@@ -245,7 +251,7 @@ fn write_figures(rows: &[Row], dir: &std::path::Path) -> Result<()> {
     for set in sets {
         let mut curves = Vec::new();
         for (candidate, signature, theta, name) in FIGURE_LINES {
-            let spec = SigSpec::parse(signature)?;
+            let spec = Confirm::parse(signature)?;
             let Some(row) = rows
                 .iter()
                 .find(|r| r.set == set && r.candidate == candidate && r.signature == spec)
@@ -321,10 +327,10 @@ fn measure(
     let features = feature_hashes(texts);
     let crawl = feature_hashes(&c.learn_crawled);
     let empty = features.iter().filter(|f| f.is_empty()).count();
-    let signatures: Vec<(SigSpec, Signatures)> = args
+    let signatures: Vec<(&Confirm, Confirmer)> = args
         .signatures
         .iter()
-        .map(|&spec| (spec, Signatures::new(spec, &features, &crawl)))
+        .map(|spec| (spec, Confirmer::new(spec, &features, &crawl)))
         .collect();
     let pages = matches!(target(set), Target::Pages { .. });
     println!(
@@ -341,8 +347,8 @@ fn measure(
     let mut shares: Vec<u8> = args
         .signatures
         .iter()
-        .filter_map(|s| match s {
-            SigSpec::MinHashRare { max_df, .. } => Some(*max_df),
+        .filter_map(|s| match s.sig {
+            SigSpec::MinHashRare { max_df, .. } => Some(max_df),
             _ => None,
         })
         .collect();
@@ -424,7 +430,7 @@ fn measure(
                 // The spec, not the name: a prototype's name says its
                 // tokenizer, which differs by language.
                 candidate: spec_text.clone(),
-                signature: *spec,
+                signature: (*spec).clone(),
                 scored,
             });
         }
@@ -437,7 +443,7 @@ fn write_detail(
     out: &mut String,
     set: &str,
     candidate: &str,
-    spec: &SigSpec,
+    spec: &Confirm,
     scored: &Scored,
     kinds: usize,
 ) {
@@ -490,7 +496,7 @@ fn print_fixed_settings(rows: &[Row]) {
     }
     println!("\n|---|---|---|---|{}", "---|".repeat(sets.len()));
     for (candidate, signature, theta) in SETTINGS {
-        let Ok(spec) = SigSpec::parse(signature) else {
+        let Ok(spec) = Confirm::parse(signature) else {
             continue;
         };
         for r in SETTING_RADII {
@@ -530,25 +536,73 @@ fn print_fixed_settings(rows: &[Row]) {
     println!();
 }
 
+/// The named rules on every set, side by side: recall / precision /
+/// false matches per query (pages: found / false pairs).
+fn print_rules(rows: &[Row], rules: &[Rule]) {
+    let mut sets: Vec<&str> = rows.iter().map(|r| r.set.as_str()).collect();
+    sets.dedup();
+    println!("## The named rules on every set\n");
+    print!("| candidates | confirmation | r | θ |");
+    for set in &sets {
+        print!(" {set} |");
+    }
+    println!("\n|---|---|---|---|{}", "---|".repeat(sets.len()));
+    for rule in rules {
+        let Some(confirm) = &rule.signature else {
+            continue;
+        };
+        let theta = (rule.theta * 100.0).round() as usize;
+        print!(
+            "| {} | {} | {} | {:.2} |",
+            rule.candidate,
+            confirm.name(),
+            rule.r,
+            rule.theta
+        );
+        for set in &sets {
+            match rows.iter().find(|row| {
+                row.set == *set && row.candidate == rule.candidate && row.signature == *confirm
+            }) {
+                Some(row) => {
+                    let p = row.scored.at(rule.r, theta);
+                    if matches!(target(set), Target::Pages { .. }) {
+                        print!(" {} / {} |", pct(p.recall), p.false_pairs);
+                    } else {
+                        print!(
+                            " {} / {} / {:.4} |",
+                            pct(p.recall),
+                            pct2(p.precision),
+                            p.false_per_query
+                        );
+                    }
+                }
+                None => print!(" – |"),
+            }
+        }
+        println!();
+    }
+    println!();
+}
+
 /// Settings (candidate, signature, r, θ) ranked by how many sets' targets
 /// they meet, then by their worst recall over the sets with a target.
 fn print_settings(rows: &[Row]) {
     let mut sets: Vec<&str> = rows.iter().map(|r| r.set.as_str()).collect();
     sets.dedup();
-    let mut combos: Vec<(&str, SigSpec)> = Vec::new();
+    let mut combos: Vec<(&str, &Confirm)> = Vec::new();
     for row in rows {
         if !combos
             .iter()
-            .any(|(c, s)| *c == row.candidate && *s == row.signature)
+            .any(|(c, s)| *c == row.candidate && **s == row.signature)
         {
-            combos.push((&row.candidate, row.signature));
+            combos.push((&row.candidate, &row.signature));
         }
     }
     let mut ranked = Vec::new();
     for (candidate, signature) in combos {
         let mine: Vec<&Row> = rows
             .iter()
-            .filter(|r| r.candidate == candidate && r.signature == signature)
+            .filter(|r| r.candidate == candidate && r.signature == *signature)
             .collect();
         for r in RADII.into_iter().filter(|&r| r <= R_AFFORDABLE) {
             for theta in 0..=100 {
@@ -631,13 +685,13 @@ fn print_settings(rows: &[Row]) {
     println!();
 }
 
-fn spec_name(spec: &SigSpec) -> String {
+fn spec_name(spec: &Confirm) -> String {
     spec.name()
 }
 
 /// The false pairs that look most alike to the signature, with the start
 /// of each text and its place in its group (0 the original).
-fn show_false(texts: &[String], pairs: &[(u32, u32, u8)], sigs: &Signatures, truth: &Truth) {
+fn show_false(texts: &[String], pairs: &[(u32, u32, u8)], sigs: &Confirmer, truth: &Truth) {
     let mut false_pairs: Vec<(f64, u32, u32, u8)> = pairs
         .iter()
         .filter(|(a, b, _)| truth.group[*a as usize] != truth.group[*b as usize])

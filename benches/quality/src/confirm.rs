@@ -1,0 +1,310 @@
+//! Confirmation rules that weigh how much content of its own each
+//! document has: a signature's estimate alone cannot tell two short
+//! fragments that share their only rare words from two copies of one long
+//! text. Each document's own count is the number of distinct shingles its
+//! signature is taken over (after the common features are dropped, for
+//! `df` signatures), a number a database can store beside the signature.
+//!
+//! A rule is a signature followed by gates, `SIGNATURE[+GATE...]`:
+//!
+//! - `+minN`: reject unless both documents have at least N own shingles;
+//! - `+ratioF`: reject when one document has more than F times the other's;
+//! - `+sharedM`: reject unless the estimated shared shingles,
+//!   J / (1 + J) × (n₁ + n₂), are at least M;
+//! - `+lbZ`: score the pair by the Wilson lower bound (Z standard
+//!   deviations) of its estimate, taken over the effective sample
+//!   1 / (1 / slots + 1 / min(n₁, n₂)): the slots' sampling noise and that
+//!   of texts with few shingles of their own, so a pair of one-shingle
+//!   fragments with identical signatures scores 1 / (1 + Z²) rather than 1.
+//!
+//! The rule's score is compared with θ as a plain signature's estimate is.
+
+use std::collections::HashSet;
+
+use anyhow::{bail, Context, Result};
+use fpdb_simhash::{shingle_hash, CommonFeatures};
+use rayon::prelude::*;
+
+use crate::two_stage::{SigSpec, Signatures, Similarity};
+
+/// One gate on a pair's own counts or estimate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Gate {
+    Min(u32),
+    Ratio(f64),
+    Shared(f64),
+    LowerBound(f64),
+}
+
+impl Gate {
+    fn parse(text: &str) -> Result<Gate> {
+        let number = |value: &str| -> Result<f64> {
+            let value: f64 = value.parse().with_context(|| format!("gate {text:?}"))?;
+            anyhow::ensure!(value.is_finite() && value >= 0.0, "gate {text:?}");
+            Ok(value)
+        };
+        if let Some(n) = text.strip_prefix("min") {
+            Ok(Gate::Min(n.parse().context("+minN")?))
+        } else if let Some(f) = text.strip_prefix("ratio") {
+            Ok(Gate::Ratio(number(f)?))
+        } else if let Some(m) = text.strip_prefix("shared") {
+            Ok(Gate::Shared(number(m)?))
+        } else if let Some(z) = text.strip_prefix("lb") {
+            Ok(Gate::LowerBound(number(z)?))
+        } else {
+            bail!("gate {text:?} is not minN, ratioF, sharedM or lbZ")
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Gate::Min(n) => format!("own ≥ {n}"),
+            Gate::Ratio(f) => format!("own ratio ≤ {f}"),
+            Gate::Shared(m) => format!("shared ≥ {m}"),
+            Gate::LowerBound(z) => format!("lower bound z = {z}"),
+        }
+    }
+}
+
+/// A signature and the gates its estimate must pass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirm {
+    pub sig: SigSpec,
+    pub gates: Vec<Gate>,
+}
+
+impl Confirm {
+    /// `SIGNATURE[+GATE...]`, SIGNATURE as [`SigSpec::parse`] reads it.
+    pub fn parse(text: &str) -> Result<Confirm> {
+        let mut parts = text.split('+');
+        let sig = SigSpec::parse(parts.next().unwrap_or_default())?;
+        let gates = parts.map(Gate::parse).collect::<Result<Vec<_>>>()?;
+        Ok(Confirm { sig, gates })
+    }
+
+    pub fn name(&self) -> String {
+        format!("{}{}", self.sig.name(), self.gate_names())
+    }
+
+    /// The gates, each after a comma (empty without gates).
+    pub fn gate_names(&self) -> String {
+        self.gates
+            .iter()
+            .map(|g| format!(", {}", g.name()))
+            .collect()
+    }
+
+    pub fn bytes(&self) -> usize {
+        // An own count is two bytes beside the signature.
+        self.sig.bytes() + if self.gates.is_empty() { 0 } else { 2 }
+    }
+}
+
+/// Each document's own count under `spec`: its distinct shingles (of the
+/// signature's width, over the features left after dropping the common
+/// ones), or its distinct features for a simhash.
+pub fn own_counts(spec: SigSpec, features: &[Vec<u64>], crawl: &[Vec<u64>]) -> Vec<u32> {
+    let (shingle, common) = match spec {
+        SigSpec::MinHash { shingle, .. } => (shingle, None),
+        SigSpec::MinHashRare {
+            shingle, max_df, ..
+        } => (
+            shingle,
+            Some(CommonFeatures::learn(crawl.iter().map(Vec::as_slice), max_df).unwrap()),
+        ),
+        SigSpec::WideSimhash { .. } => (1, None),
+    };
+    features
+        .par_iter()
+        .map(|f| {
+            let own = match &common {
+                Some(common) => common.remove_from(f),
+                None => f.clone(),
+            };
+            distinct_shingles(&own, usize::from(shingle))
+        })
+        .collect()
+}
+
+/// Distinct shingles of `width` features, as the signature takes them (a
+/// text shorter than the width is one shingle).
+fn distinct_shingles(features: &[u64], width: usize) -> u32 {
+    if features.is_empty() {
+        return 0;
+    }
+    let width = width.min(features.len()).max(1);
+    let set: HashSet<u64> = features.windows(width).map(shingle_hash).collect();
+    set.len() as u32
+}
+
+/// The score of a pair with estimate `j` from `slots` slots and own counts
+/// `n1`, `n2` under `gates`: 0 when a gate rejects it.
+pub fn score(gates: &[Gate], j: f64, slots: usize, n1: u32, n2: u32) -> f64 {
+    let (small, large) = (n1.min(n2), n1.max(n2));
+    let mut score = j;
+    for gate in gates {
+        match *gate {
+            Gate::Min(n) if small < n => return 0.0,
+            Gate::Ratio(f) if f64::from(large) > f * f64::from(small) => return 0.0,
+            Gate::Shared(m) if j / (1.0 + j) * f64::from(n1 + n2) < m => return 0.0,
+            Gate::LowerBound(z) => {
+                score = score.min(wilson_lower(j, effective_sample(slots, small), z));
+            }
+            _ => {}
+        }
+    }
+    score
+}
+
+/// The sample that an estimate over `slots` slots of a set with `own`
+/// shingles stands for: both noises add, as variances of a share do.
+fn effective_sample(slots: usize, own: u32) -> f64 {
+    if own == 0 {
+        return 0.0;
+    }
+    1.0 / (1.0 / slots as f64 + 1.0 / f64::from(own))
+}
+
+/// The Wilson score interval's lower end for share `p` over `n` trials.
+fn wilson_lower(p: f64, n: f64, z: f64) -> f64 {
+    if n <= 0.0 {
+        return 0.0;
+    }
+    let z2 = z * z;
+    let centre = p + z2 / (2.0 * n);
+    let spread = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - spread) / (1.0 + z2 / n)).clamp(0.0, 1.0)
+}
+
+/// Every document's signature and own count, ready to score pairs.
+pub struct Confirmer {
+    sigs: Signatures,
+    own: Vec<u32>,
+    gates: Vec<Gate>,
+    slots: usize,
+}
+
+impl Confirmer {
+    pub fn new(confirm: &Confirm, features: &[Vec<u64>], crawl: &[Vec<u64>]) -> Confirmer {
+        let slots = match confirm.sig {
+            SigSpec::MinHash { hashes, .. } | SigSpec::MinHashRare { hashes, .. } => {
+                usize::from(hashes)
+            }
+            SigSpec::WideSimhash { bits } => usize::from(bits),
+        };
+        Confirmer {
+            sigs: Signatures::new(confirm.sig, features, crawl),
+            own: if confirm.gates.is_empty() {
+                Vec::new()
+            } else {
+                own_counts(confirm.sig, features, crawl)
+            },
+            gates: confirm.gates.clone(),
+            slots,
+        }
+    }
+
+    /// Whether the own counts were taken (the rule has a gate).
+    pub fn has_own_counts(&self) -> bool {
+        !self.own.is_empty()
+    }
+
+    /// Document `i`'s own count (0 when the rule has no gate).
+    pub fn own(&self, i: usize) -> u32 {
+        self.own.get(i).copied().unwrap_or(0)
+    }
+}
+
+impl Similarity for Confirmer {
+    fn similarity(&self, a: usize, b: usize) -> f64 {
+        let j = self.sigs.similarity(a, b);
+        if self.gates.is_empty() {
+            return j;
+        }
+        score(&self.gates, j, self.slots, self.own[a], self.own[b])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_parse_and_name_their_gates() {
+        let c = Confirm::parse("minhash:64x4/w2/df20+min6+ratio2+shared3.5+lb1.5").unwrap();
+        assert_eq!(
+            c.gates,
+            vec![
+                Gate::Min(6),
+                Gate::Ratio(2.0),
+                Gate::Shared(3.5),
+                Gate::LowerBound(1.5)
+            ]
+        );
+        assert_eq!(c.bytes(), 34);
+        assert!(c
+            .name()
+            .ends_with("own ≥ 6, own ratio ≤ 2, shared ≥ 3.5, lower bound z = 1.5"));
+        assert!(Confirm::parse("minhash:64x4/w2").unwrap().gates.is_empty());
+        assert!(Confirm::parse("minhash:64x4/w2+max3").is_err());
+        assert!(Confirm::parse("minhash:64x4/w2+minx").is_err());
+        assert!(Confirm::parse("minhash:64x4/w2+ratio-1").is_err());
+    }
+
+    #[test]
+    fn shingles_are_counted_once_and_short_texts_are_one() {
+        assert_eq!(distinct_shingles(&[], 2), 0);
+        assert_eq!(distinct_shingles(&[7], 2), 1);
+        assert_eq!(distinct_shingles(&[1, 2, 1, 2], 2), 2);
+        assert_eq!(distinct_shingles(&[1, 2, 1, 2], 1), 2);
+        assert_eq!(distinct_shingles(&[1, 2, 3], 3), 1);
+    }
+
+    #[test]
+    fn own_counts_drop_the_common_features() {
+        // Feature 9 is in every crawl document, so it is common at 20%.
+        let crawl: Vec<Vec<u64>> = (0..10).map(|i| vec![9, 100 + i]).collect();
+        let spec = SigSpec::MinHashRare {
+            hashes: 64,
+            bits: 4,
+            shingle: 1,
+            max_df: 20,
+        };
+        assert_eq!(own_counts(spec, &[vec![9, 1, 9, 2]], &crawl), vec![2]);
+        let plain = SigSpec::MinHash {
+            hashes: 64,
+            bits: 4,
+            shingle: 1,
+        };
+        assert_eq!(own_counts(plain, &[vec![9, 1, 9, 2]], &crawl), vec![3]);
+    }
+
+    #[test]
+    fn gates_reject_what_they_say() {
+        assert_eq!(score(&[], 0.9, 64, 1, 1), 0.9);
+        assert_eq!(score(&[Gate::Min(5)], 0.9, 64, 4, 50), 0.0);
+        assert_eq!(score(&[Gate::Min(5)], 0.9, 64, 5, 50), 0.9);
+        assert_eq!(score(&[Gate::Ratio(2.0)], 0.9, 64, 10, 21), 0.0);
+        assert_eq!(score(&[Gate::Ratio(2.0)], 0.9, 64, 10, 20), 0.9);
+        // J = 1 over 2 + 2 shingles: 2 shared.
+        assert_eq!(score(&[Gate::Shared(3.0)], 1.0, 64, 2, 2), 0.0);
+        assert_eq!(score(&[Gate::Shared(2.0)], 1.0, 64, 2, 2), 1.0);
+    }
+
+    #[test]
+    fn the_lower_bound_falls_with_the_smaller_text() {
+        let lb = |n| score(&[Gate::LowerBound(2.0)], 1.0, 64, n, 500);
+        // One shingle each and identical signatures: about 1 / (1 + z²).
+        assert!((lb(1) - 1.0 / (1.0 + 4.0 / effective_sample(64, 1))).abs() < 1e-12);
+        assert!(lb(1) < 0.25);
+        assert!(lb(1) < lb(10) && lb(10) < lb(100) && lb(100) < 1.0);
+        // z = 0 is the estimate itself.
+        assert_eq!(score(&[Gate::LowerBound(0.0)], 0.6, 64, 3, 3), 0.6);
+        assert_eq!(score(&[Gate::LowerBound(2.0)], 0.6, 64, 0, 3), 0.0);
+        // Against the normal approximation where it holds.
+        let n = effective_sample(64, 1000);
+        let p = 0.5;
+        let wald = p - 2.0 * (p * (1.0 - p) / n).sqrt();
+        assert!((score(&[Gate::LowerBound(2.0)], p, 64, 1000, 1000) - wald).abs() < 0.02);
+    }
+}
