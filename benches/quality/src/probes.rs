@@ -19,6 +19,7 @@ use anyhow::Result;
 use fpdb_codec::engine::cheapest_flips;
 use rayon::prelude::*;
 
+use crate::confirm::{Confirm, Confirmer};
 use crate::corpus::Corpus;
 use crate::two_stage::{near_pairs, SigSpec, Signatures, Similarity, Truth, R_MAX};
 use crate::two_stage_report::{feature_hashes, text_truth};
@@ -34,6 +35,10 @@ const EXACT: [(u32, usize); 3] = [(3, 1), (7, 17), (11, 137)];
 const CANDIDATE: &str = "crawl^3~0.01";
 const SIGNATURE: &str = "minhash:64x4/w2/df20";
 const THETA: f64 = 0.5;
+/// The gated confirmation (`crate::confirm`): a lower θ, and at least
+/// this many shingles estimated shared.
+const GATED: &str = "minhash:64x4/w2/df20+shared7";
+const GATED_THETA: f64 = 0.45;
 /// The narrower radius adaptive candidates are also kept within (fewer
 /// random candidates for the signature to turn down).
 const NEAR: u32 = 12;
@@ -76,6 +81,8 @@ struct Reach {
     distance: u32,
     probes: usize,
     confirmed: bool,
+    /// Whether the gated confirmation confirms it.
+    gated: bool,
     /// Per entry of [`WEAK_BITS`]: whether some subset of the later
     /// document's weakest bits per piece reaches the earlier one, whether
     /// either document's do, and whether both documents' do (what the
@@ -160,6 +167,7 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
             let features = feature_hashes(&texts);
             let crawl = feature_hashes(&c.learn_crawled);
             let sigs = Signatures::new(spec, &features, &crawl);
+            let gated = Confirmer::new(&Confirm::parse(GATED)?, &features, &crawl);
             let votes = proto.vote_sums(&prepare(&proto, &texts, c));
             let fps: Vec<u64> = votes.iter().map(crate::proto::sign_bits).collect();
             let ranks: Vec<Vec<HashMap<u16, usize>>> = votes
@@ -176,6 +184,7 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
                     distance: diff.count_ones(),
                     probes: probes_needed(&ranks[b as usize], diff),
                     confirmed: sigs.similarity(a as usize, b as usize) >= THETA,
+                    gated: gated.similarity(a as usize, b as usize) >= GATED_THETA,
                     weak: weak
                         .iter()
                         .map(|masks| {
@@ -242,22 +251,27 @@ fn report(name: &str, documents: usize, truth: &Truth, planted: &[Reach], false_
     println!(
         "\nStorable weak bits (n per piece, their 2^n subsets probed, within {NEAR} bits): recall / false pairs\n"
     );
-    println!("| n | from the later document | from either | from both (the database's rule) |");
-    println!("|---|---|---|---|");
+    println!(
+        "| n | from the later document | from either | from both (the database's rule) | from both, θ = {GATED_THETA} and shared ≥ 7 |"
+    );
+    println!("|---|---|---|---|---|");
     for (i, n) in WEAK_BITS.iter().enumerate() {
-        let weak = |side: fn(&WeakReach) -> bool| {
-            let hit = |x: &Reach| side(&x.weak[i]) && x.distance <= NEAR && x.confirmed;
+        let weak_gated = |gated: bool, side: fn(&WeakReach) -> bool| {
+            let confirmed = |x: &Reach| if gated { x.gated } else { x.confirmed };
+            let hit = |x: &Reach| side(&x.weak[i]) && x.distance <= NEAR && confirmed(x);
             format!(
                 "{} / {}",
                 pct(planted.iter().filter(|x| hit(x)).count() as f64 / total),
                 false_pairs.iter().filter(|x| hit(x)).count()
             )
         };
+        let weak = |side: fn(&WeakReach) -> bool| weak_gated(false, side);
         println!(
-            "| {n} | {} | {} | {} |",
+            "| {n} | {} | {} | {} | {} |",
             weak(|w| w.later),
             weak(|w| w.either),
-            weak(|w| w.both)
+            weak(|w| w.both),
+            weak_gated(true, |w| w.both)
         );
     }
     let beyond = planted.iter().filter(|x| x.distance > R_MAX).count();
