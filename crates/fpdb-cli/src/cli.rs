@@ -387,6 +387,18 @@ pub struct ConfirmArgs {
     /// confirms a candidate.
     #[arg(long, value_name = "SHARE", default_value_t = fpdb::Confirmation::recommended().threshold(), requires = "confirm")]
     pub confirm_threshold: f64,
+    /// With --confirm: weak bits kept per quarter of each fingerprint (0
+    /// to 8). Candidates are then those within --confirm-radius that both
+    /// documents' weak bits reach, probed 2^N times a table (needs the
+    /// split-4 design, which `auto` then picks); 0 takes every
+    /// fingerprint within the radius, far slower past k.
+    #[arg(long, value_name = "N", default_value_t = fpdb::Confirmation::recommended().weak_bits(), requires = "confirm")]
+    pub confirm_weak_bits: u32,
+    /// With --confirm: the fewest shingles two documents must be
+    /// estimated to share (0 for no such gate), so that short texts
+    /// sharing little besides a site template are not confirmed.
+    #[arg(long, value_name = "N", default_value_t = fpdb::Confirmation::recommended().min_shared(), requires = "confirm")]
+    pub confirm_min_shared: u16,
 }
 
 /// How `dedup` matches texts: in two stages unless told otherwise.
@@ -407,6 +419,15 @@ pub struct DedupRuleArgs {
     /// The least estimated resemblance (0 to 1) that confirms a candidate.
     #[arg(long, value_name = "SHARE", default_value_t = fpdb::Confirmation::recommended().threshold(), conflicts_with = "no_confirm")]
     pub confirm_threshold: f64,
+    /// Weak bits kept per quarter of each fingerprint (0 to 8): candidates
+    /// within --confirm-radius that both texts' weak bits reach; 0 takes
+    /// every fingerprint within the radius.
+    #[arg(long, value_name = "N", default_value_t = fpdb::Confirmation::recommended().weak_bits(), conflicts_with = "no_confirm")]
+    pub confirm_weak_bits: u32,
+    /// The fewest shingles two texts must be estimated to share (0 for no
+    /// such gate).
+    #[arg(long, value_name = "N", default_value_t = fpdb::Confirmation::recommended().min_shared(), conflicts_with = "no_confirm")]
+    pub confirm_min_shared: u16,
 }
 
 impl DedupRuleArgs {
@@ -416,6 +437,8 @@ impl DedupRuleArgs {
             confirm: !self.no_confirm,
             confirm_radius: self.confirm_radius,
             confirm_threshold: self.confirm_threshold,
+            confirm_weak_bits: self.confirm_weak_bits,
+            confirm_min_shared: self.confirm_min_shared,
         }
     }
 }
@@ -712,7 +735,7 @@ pub struct TuneArgs {
     pub min_precision: f64,
     /// The least estimated resemblance that confirms a candidate, for the
     /// confirmed settings.
-    #[arg(long, value_name = "SHARE", default_value_t = fpdb::Confirmation::recommended().threshold())]
+    #[arg(long, value_name = "SHARE", default_value_t = fpdb::Confirmation::signatures_alone().threshold())]
     pub confirm_threshold: f64,
     /// Write recall against false matches per query, one line per
     /// setting through its radii, to this SVG file.

@@ -23,7 +23,8 @@ pub const FORMAT_VERSION: u32 = 5;
 /// [`FORMAT_VERSION`] as the frame stores it.
 const FRAME_VERSION: u8 = 5;
 
-/// Format 4: the confirmation without [`Confirmation::weak_bits`].
+/// Format 4: the confirmation without [`Confirmation::weak_bits`] and
+/// [`Confirmation::min_shared`].
 const FRAME_VERSION_4: u8 = 4;
 
 /// Format 3: the manifest without [`Manifest::confirmation`].
@@ -80,9 +81,14 @@ pub struct Confirmation {
     /// fingerprints within `radius` that both documents' weak bits reach;
     /// 0 for every fingerprint within `radius` (every format-4 database).
     pub weak_bits: u8,
+    /// The fewest shingles two documents must be estimated to share (from
+    /// the estimate and each document's stored shingle count); 0 for no
+    /// such gate (every format-4 database).
+    pub min_shared: u16,
 }
 
-/// The manifest of format 4: a confirmation without weak bits.
+/// The manifest of format 4: a confirmation without weak bits or a
+/// shared-shingle gate.
 #[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
 struct ManifestV4 {
     k: u32,
@@ -122,6 +128,7 @@ impl From<ManifestV4> for Manifest {
                 radius: c.radius,
                 common_features: c.common_features,
                 weak_bits: 0,
+                min_shared: 0,
             }),
         }
     }
@@ -182,7 +189,12 @@ impl Manifest {
         let (version, payload) = decode_frame(
             bytes,
             Kind::Manifest,
-            &[FRAME_VERSION, FRAME_VERSION_4, FRAME_VERSION_3, FRAME_VERSION_2],
+            &[
+                FRAME_VERSION,
+                FRAME_VERSION_4,
+                FRAME_VERSION_3,
+                FRAME_VERSION_2,
+            ],
         )?;
         let manifest = match version {
             FRAME_VERSION => decode::<Manifest>(payload)?,
@@ -278,6 +290,7 @@ mod tests {
                 radius: 12,
                 common_features: vec![3, 17, u64::MAX],
                 weak_bits: 4,
+                min_shared: 7,
             }),
             ..sample()
         }
@@ -344,6 +357,7 @@ mod tests {
         let mut without_weak_bits = confirmed();
         if let Some(c) = without_weak_bits.confirmation.as_mut() {
             c.weak_bits = 0;
+            c.min_shared = 0;
         }
         assert_eq!((stored.manifest, stored.version), (without_weak_bits, 4));
         let v3 = encode_frame(Kind::Manifest, 3, &encode(&old(sample())).unwrap());
@@ -383,13 +397,13 @@ mod tests {
     #[test]
     fn other_versions_are_named() {
         let payload = encode(&sample()).unwrap();
-        let bytes = encode_frame(Kind::Manifest, 5, &payload);
+        let bytes = encode_frame(Kind::Manifest, 6, &payload);
         assert_eq!(
             Manifest::from_bytes(&bytes),
             Err(CodecError::Version {
                 what: "manifest",
-                expected: 4,
-                got: 5
+                expected: 5,
+                got: 6
             })
         );
     }

@@ -34,7 +34,8 @@ pub fn reach_pairs(
             loop {
                 let wanted = key(Fingerprint(fp.0 ^ subset));
                 let start = by_quarter.partition_point(|&(k, _)| k < wanted);
-                for &(_, b) in by_quarter[start..].iter().take_while(|&&(k, _)| k == wanted) {
+                let equal = by_quarter.get(start..).unwrap_or_default();
+                for &(_, b) in equal.iter().take_while(|&&(k, _)| k == wanted) {
                     let distance = fingerprints
                         .get(b)
                         .map_or(u32::MAX, |other| fp.distance(*other));
@@ -91,7 +92,11 @@ mod tests {
                 }
             }
             assert!(radius < 8 || !expected.is_empty());
-            assert_eq!(reach_pairs(&fingerprints, &weak, radius), expected, "radius {radius}");
+            assert_eq!(
+                reach_pairs(&fingerprints, &weak, radius),
+                expected,
+                "radius {radius}"
+            );
         }
     }
 }

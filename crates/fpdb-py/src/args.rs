@@ -303,26 +303,40 @@ pub fn simhash_options(tokenizer: Option<&str>, weights: Option<&str>) -> PyResu
     Ok(options)
 }
 
-/// The confirmation `Db.create` and `dedup` ask for: the recommended one with the
-/// radius and threshold given, or none without `confirm`.
-pub fn confirmation(
-    confirm: bool,
-    radius: Option<u32>,
-    threshold: Option<f64>,
-) -> PyResult<Option<Confirmation>> {
-    if !confirm {
-        if radius.is_some() || threshold.is_some() {
-            return Err(Kind::InvalidInput
-                .err("confirm_radius and confirm_threshold need confirm=True".to_string()));
+/// The two-stage rule `Db.create` and `dedup` are asked for, as their
+/// keyword arguments give it.
+pub struct ConfirmArgs {
+    pub confirm: bool,
+    pub radius: Option<u32>,
+    pub threshold: Option<f64>,
+    pub weak_bits: Option<u32>,
+    pub min_shared: Option<u16>,
+}
+
+/// The confirmation `Db.create` and `dedup` ask for: the recommended one
+/// with what `args` change, or none without `confirm`.
+pub fn confirmation(args: &ConfirmArgs) -> PyResult<Option<Confirmation>> {
+    if !args.confirm {
+        if args.radius.is_some()
+            || args.threshold.is_some()
+            || args.weak_bits.is_some()
+            || args.min_shared.is_some()
+        {
+            return Err(Kind::InvalidInput.err(
+                "confirm_radius, confirm_threshold, confirm_weak_bits and confirm_min_shared need confirm=True"
+                    .to_string(),
+            ));
         }
         return Ok(None);
     }
     let recommended = Confirmation::recommended();
-    Confirmation::new(
-        recommended.layout(),
-        threshold.unwrap_or(recommended.threshold()),
-        radius.unwrap_or(recommended.radius()),
-    )
-    .map(Some)
-    .map_err(to_py)
+    let threshold = args.threshold.unwrap_or(recommended.threshold());
+    let radius = args.radius.unwrap_or(recommended.radius());
+    let weak_bits = args.weak_bits.unwrap_or(recommended.weak_bits());
+    let min_shared = args.min_shared.unwrap_or(recommended.min_shared());
+    recommended
+        .with_threshold_and_radius(threshold, radius)
+        .and_then(|c| c.with_weak_bits(weak_bits))
+        .map(|c| Some(c.with_min_shared(min_shared)))
+        .map_err(to_py)
 }

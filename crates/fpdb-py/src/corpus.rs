@@ -159,14 +159,17 @@ pub fn pages_fingerprints<'py>(
 /// Texts may be matched as `fpdb dedup` matches them: `weights="learned"`
 /// weighs each word by its rarity in the first 10,000 texts, and
 /// `confirm=True` pairs them in two stages (candidates within
-/// `confirm_radius` bits, default 12, kept when their signatures'
-/// estimated resemblance reaches `confirm_threshold`, default 0.5, the
-/// features common to the first texts left out). Texts without features
+/// `confirm_radius` bits, default 12, that both texts' weak bits reach,
+/// `confirm_weak_bits` a quarter, default 5, kept when their signatures'
+/// estimated resemblance reaches `confirm_threshold`, default 0.45, with
+/// at least `confirm_min_shared` shingles, default 7, estimated shared;
+/// the features common to the first texts left out). Texts without features
 /// are then in no pair, and with `confirm=True` the pairs come as four
 /// arrays, `(a, b, distance, similarity)`.
 #[pyfunction]
 #[pyo3(signature = (fps=None, *, texts=None, k=3, clusters=false, tokenizer=None, weights=None,
-                    confirm=false, confirm_radius=None, confirm_threshold=None))]
+                    confirm=false, confirm_radius=None, confirm_threshold=None,
+                    confirm_weak_bits=None, confirm_min_shared=None))]
 #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
 pub fn dedup<'py>(
     py: Python<'py>,
@@ -179,8 +182,16 @@ pub fn dedup<'py>(
     confirm: bool,
     confirm_radius: Option<u32>,
     confirm_threshold: Option<f64>,
+    confirm_weak_bits: Option<u32>,
+    confirm_min_shared: Option<u16>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let confirmation = args::confirmation(confirm, confirm_radius, confirm_threshold)?;
+    let confirmation = args::confirmation(&args::ConfirmArgs {
+        confirm,
+        radius: confirm_radius,
+        threshold: confirm_threshold,
+        weak_bits: confirm_weak_bits,
+        min_shared: confirm_min_shared,
+    })?;
     let learn_weights = weights == Some("learned");
     if confirmation.is_some() || learn_weights {
         let Some(texts) = texts.filter(|_| fps.is_none()) else {

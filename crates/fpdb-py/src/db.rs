@@ -168,9 +168,13 @@ impl PyDb {
     /// With `exist_ok=True` an existing database is opened instead, with
     /// the options it was created with. With `confirm=True`, texts and
     /// pages keep a 32-byte signature and match in two stages: candidates
-    /// within `confirm_radius` bits (default 12), kept when their
-    /// estimated resemblance reaches `confirm_threshold` (default 0.5);
-    /// each `Match` then names one document and its `similarity`.
+    /// within `confirm_radius` bits (default 12) that each document's
+    /// `confirm_weak_bits` weak bits a quarter reach (default 5; 0 takes
+    /// every candidate within the radius, far slower), kept when their
+    /// estimated resemblance reaches `confirm_threshold` (default 0.45)
+    /// and they are estimated to share at least `confirm_min_shared`
+    /// shingles (default 7; 0 for no such gate); each `Match` then names
+    /// one document and its `similarity`.
     /// `learn_from` (texts of the crawl; the first 10,000 are read) teaches
     /// the database, once and for good: with `weights="learned"` how rare
     /// each word is (every word then weighs tf × IDF³, the IDF capped
@@ -180,7 +184,7 @@ impl PyDb {
     #[pyo3(signature = (path, *, k=3, expected=None, design="auto", tokenizer=None, weights=None,
                         extract="main", block_bytes=None, exist_ok=false, cache_bytes=None,
                         sync=false, confirm=false, confirm_radius=None, confirm_threshold=None,
-                        learn_from=None))]
+                        confirm_weak_bits=None, confirm_min_shared=None, learn_from=None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn create(
         py: Python<'_>,
@@ -198,6 +202,8 @@ impl PyDb {
         confirm: bool,
         confirm_radius: Option<u32>,
         confirm_threshold: Option<f64>,
+        confirm_weak_bits: Option<u32>,
+        confirm_min_shared: Option<u16>,
         learn_from: Option<Vec<String>>,
     ) -> PyResult<PyDb> {
         let design = design
@@ -220,11 +226,13 @@ impl PyDb {
         if let Some(bytes) = block_bytes {
             options = options.block_bytes(bytes);
         }
-        options = options.confirmation(args::confirmation(
+        options = options.confirmation(args::confirmation(&args::ConfirmArgs {
             confirm,
-            confirm_radius,
-            confirm_threshold,
-        )?);
+            radius: confirm_radius,
+            threshold: confirm_threshold,
+            weak_bits: confirm_weak_bits,
+            min_shared: confirm_min_shared,
+        })?);
         if learn_from.is_some() && !learn_weights && !confirm {
             return Err(Kind::InvalidInput
                 .err("learn_from: nothing to learn without weights=\"learned\" or confirm=True"));

@@ -42,7 +42,8 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(spark::route, module)?)?;
     module.add_function(wrap_pyfunction!(spark::pairs_in_partition, module)?)?;
     module.add("DEFAULT_K", fpdb::DEFAULT_K)?;
-    let confirmation = fpdb::Confirmation::recommended();
+    // Spark's defaults: its columns carry signatures alone.
+    let confirmation = fpdb::Confirmation::signatures_alone();
     module.add("CONFIRM_RADIUS", confirmation.radius())?;
     module.add("CONFIRM_THRESHOLD", confirmation.threshold())?;
     module.add("MAX_ID_BYTES", fpdb::MAX_ID_BYTES)?;

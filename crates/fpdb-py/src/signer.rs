@@ -11,7 +11,7 @@ use pyo3::types::{PyBytes, PyType};
 use rayon::prelude::*;
 
 use crate::args::{self, simhash_options};
-use crate::errors::Kind;
+use crate::errors::{to_py, Kind};
 use crate::signer_state::SignerState;
 
 /// Fingerprints, signatures (`None` where a text has no feature but
@@ -36,7 +36,7 @@ pub struct PySigner {
 
 impl PySigner {
     fn confirmation(&self) -> Confirmation {
-        Confirmation::recommended().with_common_features(self.state.common.clone())
+        Confirmation::signatures_alone().with_common_features(self.state.common.clone())
     }
 
     /// One text's fingerprint and signature bytes; `None` without features.
@@ -85,7 +85,7 @@ impl PySigner {
         let simhash = simhash_options(tokenizer, if learn_weights { Some("tf") } else { weights })?;
         let options = Options::default()
             .simhash(simhash)
-            .confirmation(Some(Confirmation::recommended()));
+            .confirmation(Some(Confirmation::signatures_alone()));
         let options =
             crate::db::learned_from_texts(py, options, simhash, learn_from, learn_weights)?;
         let simhasher = match &options.learned_weights {
@@ -221,7 +221,7 @@ pub fn judge_pairs<'py>(
 ) -> PyResult<Judged<'py>> {
     let rule = MatchRule {
         k,
-        confirmation: args::confirmation(true, confirm_radius, confirm_threshold)?,
+        confirmation: Some(signatures_alone(confirm_radius, confirm_threshold)?),
     };
     let distance = distance.as_array();
     if a.len() != distance.len() || b.len() != distance.len() {
@@ -248,4 +248,16 @@ pub fn judge_pairs<'py>(
 /// A signature's bytes; empty for a bare document, as the rule reads it.
 fn signature_bytes<'a>(signature: &'a Option<Bound<'_, PyBytes>>) -> &'a [u8] {
     signature.as_ref().map_or(&[], |s| s.as_bytes())
+}
+
+/// The rule Spark's columns can carry: signatures compared alone
+/// ([`Confirmation::signatures_alone`]), with the radius and threshold
+/// given.
+fn signatures_alone(radius: Option<u32>, threshold: Option<f64>) -> PyResult<Confirmation> {
+    let plain = Confirmation::signatures_alone();
+    let threshold = threshold.unwrap_or(plain.threshold());
+    let radius = radius.unwrap_or(plain.radius());
+    plain
+        .with_threshold_and_radius(threshold, radius)
+        .map_err(to_py)
 }

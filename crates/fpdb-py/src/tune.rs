@@ -44,7 +44,7 @@ pub fn tune<'py>(
         originals,
         seed,
         confirm_threshold: confirm_threshold
-            .unwrap_or_else(|| Confirmation::recommended().threshold()),
+            .unwrap_or_else(|| Confirmation::signatures_alone().threshold()),
         min_precision,
         expected,
     };

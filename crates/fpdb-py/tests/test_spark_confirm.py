@@ -35,7 +35,15 @@ CORPUS = Path(__file__).resolve().parents[3] / "data" / "corpus.jsonl"
 # A threshold above the default, so that some candidates in the corpus
 # resemble less than it and must be turned down.
 K, RADIUS, THRESHOLD = 3, 7, 0.85
-RULE = {"confirm": True, "confirm_radius": RADIUS, "confirm_threshold": THRESHOLD}
+# Spark's columns carry signatures alone, so the database and dedup are
+# asked for the same rule: no weak bits, no shared-shingle gate.
+RULE = {
+    "confirm": True,
+    "confirm_radius": RADIUS,
+    "confirm_threshold": THRESHOLD,
+    "confirm_weak_bits": 0,
+    "confirm_min_shared": 0,
+}
 SIGNED = StructType(
     [
         StructField("id", StringType()),

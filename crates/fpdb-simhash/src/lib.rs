@@ -87,8 +87,8 @@ pub use fpdb_fingerprint::{
 };
 pub use learned_idf::{LearnedIdf, LearnedIdfError};
 pub use signature::{
-    shingle_hash, slot_hash, slot_minima, Signature, SignatureError, SignatureLayout, MAX_HASHES,
-    MAX_SHINGLE_FEATURES,
+    distinct_shingles, shingle_hash, slot_hash, slot_minima, Signature, SignatureError,
+    SignatureLayout, MAX_HASHES, MAX_SHINGLE_FEATURES,
 };
 pub use simhasher::{Feature, SimhashOptions, Simhasher};
 pub use stop_words::is_stop_word;

@@ -179,6 +179,21 @@ impl Signature {
     }
 }
 
+/// The number of distinct shingles a signature of `layout` is taken over
+/// (a text with fewer features than a shingle's width is one shingle):
+/// how much content of its own a document has, which a confirmation can
+/// weigh beside the signature's estimate.
+pub fn distinct_shingles(layout: SignatureLayout, features: &[u64]) -> u32 {
+    if features.is_empty() {
+        return 0;
+    }
+    let width = usize::from(layout.shingle).min(features.len()).max(1);
+    let mut hashes: Vec<u64> = features.windows(width).map(shingle_hash).collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    u32::try_from(hashes.len()).unwrap_or(u32::MAX)
+}
+
 /// Each slot's minimum hash over the document's shingles: the full 64-bit
 /// values a signature keeps `bits` of (public so a harness can derive
 /// several layouts from one pass).

@@ -44,7 +44,10 @@ impl MatchRule {
         } else {
             dedup::near_pairs(&fingerprints, self.retrieval_radius())?
         };
-        let stored: Vec<Vec<u8>> = documents.iter().map(Document::stored_bytes).collect();
+        let stored: Vec<Vec<u8>> = documents
+            .iter()
+            .map(|d| d.stored_bytes(self.confirmation.as_ref()))
+            .collect();
         Ok(candidates
             .into_iter()
             .filter_map(|pair| {
@@ -109,6 +112,7 @@ mod tests {
             let weak_bits = Some(WeakBits(rng.next_u64() | rng.next_u64()));
             out.push(Document {
                 fingerprint,
+                shingles: u32::try_from(rng.below(30)).unwrap(),
                 signature,
                 weak_bits,
             });
@@ -136,24 +140,23 @@ mod tests {
             },
             MatchRule {
                 k: 3,
-                confirmation: Some(Confirmation::recommended().with_weak_bits(4).unwrap()),
+                confirmation: Some(
+                    Confirmation::recommended()
+                        .with_weak_bits(4)
+                        .unwrap()
+                        .with_min_shared(7),
+                ),
             },
         ] {
-            let mut documents = documents(&mut rng, 400);
-            // Weak bits only where the confirmation keeps them, as
-            // `Document::of_text` makes them.
-            if rule.confirmation.as_ref().is_none_or(|c| c.weak_bits() == 0) {
-                for document in &mut documents {
-                    document.weak_bits = None;
-                }
-            }
+            let documents = documents(&mut rng, 400);
             let mut expected = Vec::new();
             let mut rejected_within_k = 0;
             for (a, x) in documents.iter().enumerate() {
                 for (b, y) in documents.iter().enumerate().skip(a + 1) {
                     let xor = x.fingerprint.0 ^ y.fingerprint.0;
                     let distance = xor.count_ones();
-                    match rule.judge(xor, &x.stored_bytes(), &y.stored_bytes()) {
+                    let bytes = |d: &Document| d.stored_bytes(rule.confirmation.as_ref());
+                    match rule.judge(xor, &bytes(x), &bytes(y)) {
                         Some(similarity) => expected.push(DocumentPair {
                             a,
                             b,

@@ -265,7 +265,7 @@ impl Db {
         self.apply(&[Op::Insert(
             id,
             document.fingerprint,
-            &document.stored_bytes(),
+            &document.stored_bytes(self.confirmation()),
         )])
     }
 
@@ -273,7 +273,7 @@ impl Db {
     pub fn insert_documents<S: AsRef<str>>(&self, documents: &[(S, Document)]) -> Result<()> {
         let stored: Vec<Vec<u8>> = documents
             .iter()
-            .map(|(_, document)| document.stored_bytes())
+            .map(|(_, document)| document.stored_bytes(self.confirmation()))
             .collect();
         let ops: Vec<Op<'_>> = documents
             .iter()

@@ -39,7 +39,7 @@ pub(crate) fn find(
     if candidates.is_empty() {
         return Ok(near);
     }
-    let signature = document.stored_bytes();
+    let signature = document.stored_bytes(rule.confirmation.as_ref());
     store.with_id_scanner(|scanner| {
         for (fingerprint, distance) in candidates {
             let xor = fingerprint.0 ^ document.fingerprint.0;

@@ -112,7 +112,9 @@ impl LearningCorpus {
     }
 
     fn weak_bits_per_quarter(&self) -> u32 {
-        self.confirmation.as_ref().map_or(0, Confirmation::weak_bits)
+        self.confirmation
+            .as_ref()
+            .map_or(0, Confirmation::weak_bits)
     }
 
     /// One text's document, with its features while the tables are being
@@ -129,16 +131,15 @@ impl LearningCorpus {
             (None, true) => (Fingerprint(0), WeakBits(0)),
             (None, false) => self.simhasher.fingerprint_and_weak_bits(text, per_quarter),
         };
-        let signature = if learning {
+        let signed = if learning {
             None
         } else {
-            self.confirmation
-                .as_ref()
-                .and_then(|c| c.signature(&features))
+            self.confirmation.as_ref().and_then(|c| c.signed(&features))
         };
         let document = Document {
             fingerprint,
-            signature,
+            shingles: signed.as_ref().map_or(0, |(_, shingles)| *shingles),
+            signature: signed.map(|(signature, _)| signature),
             weak_bits: (per_quarter > 0).then_some(weak_bits),
         };
         Some((document, learning.then_some(features)))
@@ -164,13 +165,18 @@ impl LearningCorpus {
                 continue;
             };
             if let Some(idf) = &self.idf {
-                let per_quarter = self.confirmation.as_ref().map_or(0, Confirmation::weak_bits);
+                let per_quarter = self
+                    .confirmation
+                    .as_ref()
+                    .map_or(0, Confirmation::weak_bits);
                 let (fingerprint, weak_bits) = idf.fingerprint_and_weak_bits(features, per_quarter);
                 document.fingerprint = fingerprint;
                 document.weak_bits = (per_quarter > 0).then_some(weak_bits);
             }
             if let Some(confirmation) = &self.confirmation {
-                document.signature = confirmation.signature(features);
+                let signed = confirmation.signed(features);
+                document.shingles = signed.as_ref().map_or(0, |(_, shingles)| *shingles);
+                document.signature = signed.map(|(signature, _)| signature);
             }
         }
     }

@@ -58,6 +58,10 @@ struct ConfirmationJson {
     radius: u32,
     threshold: f64,
     common_features: usize,
+    /// Weak bits kept per quarter (0: every candidate within the radius).
+    weak_bits: u32,
+    /// The fewest shingles estimated shared (0: no such gate).
+    min_shared: u16,
 }
 
 impl Serialize for Stats {
@@ -77,6 +81,8 @@ impl Serialize for Stats {
                 radius: c.radius(),
                 threshold: c.threshold(),
                 common_features: c.common_features().hashes().len(),
+                weak_bits: c.weak_bits(),
+                min_shared: c.min_shared(),
             }),
             learned_features: self.learned_features,
             directory_bytes: self.directory_bytes,

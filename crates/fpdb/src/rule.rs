@@ -7,16 +7,17 @@
 //! bits reach ([`WeakBits::reaches`]; probed in the tables keyed by the
 //! fingerprint's quarters), and each is kept only when the two
 //! documents' signatures estimate a resemblance of at least the
-//! threshold. Where either document has no signature (stored
-//! as a bare fingerprint, or in a database without a confirmation), the
-//! pair is matched by distance alone, within `k`: the paper's rule.
+//! threshold and, when the confirmation asks, enough shingles shared.
+//! Where either document has no signature (stored as a bare fingerprint,
+//! or in a database without a confirmation), the pair is matched by
+//! distance alone, within `k`: the paper's rule.
 //!
 //! Every path that applies the rule (a query, a check, the pairs of a
 //! corpus) calls [`MatchRule::judge`], so they agree exactly.
 
 use fpdb_simhash::{
-    CommonFeatures, Fingerprint, Signature, SignatureLayout, Simhasher, WeakBits,
-    MAX_WEAK_BITS_PER_QUARTER,
+    distinct_shingles, CommonFeatures, Fingerprint, Signature, SignatureLayout, Simhasher,
+    WeakBits, MAX_WEAK_BITS_PER_QUARTER,
 };
 
 use crate::error::{Error, Result};
@@ -33,26 +34,51 @@ pub struct Confirmation {
     radius: u32,
     common_features: CommonFeatures,
     weak_bits: u8,
+    min_shared: u16,
 }
 
 impl Confirmation {
     /// The measured choice (docs/BENCHMARKS.md, detection quality): the
-    /// recommended signature layout, candidates within 12 bits, confirmed
-    /// at an estimated resemblance of 0.50.
+    /// recommended signature layout; candidates within 12 bits that both
+    /// documents' 5 weak bits a quarter reach (32 probes a table);
+    /// confirmed at an estimated resemblance of 0.45 with at least 7
+    /// shingles estimated shared.
     pub fn recommended() -> Confirmation {
+        Confirmation {
+            layout: SignatureLayout::RECOMMENDED,
+            threshold_permille: 450,
+            radius: 12,
+            common_features: CommonFeatures::default(),
+            weak_bits: 5,
+            min_shared: 7,
+        }
+    }
+
+    /// The rule for signatures compared alone, where neither weak bits nor
+    /// shingle counts travel with them (Spark's columns): the recommended
+    /// layout, every candidate within 12 bits, confirmed at an estimated
+    /// resemblance of 0.50.
+    pub fn signatures_alone() -> Confirmation {
         Confirmation {
             layout: SignatureLayout::RECOMMENDED,
             threshold_permille: 500,
             radius: 12,
             common_features: CommonFeatures::default(),
             weak_bits: 0,
+            min_shared: 0,
         }
     }
 
-    /// The weak bits per quarter a database keeps by default, so that its
-    /// queries probe 16 prefixes a table (docs/BENCHMARKS.md, adaptive
-    /// probes).
-    pub const RECOMMENDED_WEAK_BITS: u32 = 4;
+    /// The same confirmation with another threshold and radius, checked as
+    /// [`Confirmation::new`] checks them.
+    pub fn with_threshold_and_radius(self, threshold: f64, radius: u32) -> Result<Confirmation> {
+        let checked = Confirmation::new(self.layout, threshold, radius)?;
+        Ok(Confirmation {
+            threshold_permille: checked.threshold_permille,
+            radius: checked.radius,
+            ..self
+        })
+    }
 
     /// A confirmation, checked: `threshold` in [0, 1] (kept to
     /// thousandths), `radius` at most [`crate::MAX_RADIUS`].
@@ -79,7 +105,25 @@ impl Confirmation {
             radius,
             common_features: CommonFeatures::default(),
             weak_bits: 0,
+            min_shared: 0,
         })
+    }
+
+    /// The same confirmation also asking that two documents be estimated
+    /// to share at least `shingles` shingles: J / (1 + J) × (n₁ + n₂),
+    /// from the estimate J and each document's count of distinct
+    /// shingles n (stored beside its signature), so that two short texts
+    /// sharing little but a site template are not confirmed. 0 asks
+    /// nothing.
+    pub fn with_min_shared(mut self, shingles: u16) -> Confirmation {
+        self.min_shared = shingles;
+        self
+    }
+
+    /// The fewest shingles two confirmed documents are estimated to share;
+    /// 0 when not asked.
+    pub fn min_shared(&self) -> u16 {
+        self.min_shared
     }
 
     /// The same confirmation keeping `per_quarter` weak bits in each
@@ -135,9 +179,12 @@ impl Confirmation {
     }
 
     /// The bytes stored beside each signed document's id: its signature,
-    /// then its weak bits when this confirmation keeps them.
+    /// then its shingle count (2 bytes) when this confirmation weighs it,
+    /// then its weak bits (8 bytes) when it keeps them.
     pub fn stored_bytes(&self) -> usize {
-        self.layout.bytes() + if self.weak_bits > 0 { 8 } else { 0 }
+        self.layout.bytes()
+            + if self.min_shared > 0 { 2 } else { 0 }
+            + if self.weak_bits > 0 { 8 } else { 0 }
     }
 
     /// The features left out of every signature.
@@ -148,8 +195,20 @@ impl Confirmation {
     /// The signature of a text's feature hashes ([`Simhasher::feature_hashes`])
     /// without the common features; `None` when none is left.
     pub fn signature(&self, features: &[u64]) -> Option<Signature> {
+        self.signed(features).map(|(signature, _)| signature)
+    }
+
+    /// [`Confirmation::signature`] and the number of distinct shingles it
+    /// was taken over, when this confirmation weighs it (else 0).
+    pub(crate) fn signed(&self, features: &[u64]) -> Option<(Signature, u32)> {
         let kept = self.common_features.remove_from(features);
-        Signature::from_feature_hashes(self.layout, &kept).ok()
+        let signature = Signature::from_feature_hashes(self.layout, &kept).ok()?;
+        let shingles = if self.min_shared > 0 {
+            distinct_shingles(self.layout, &kept)
+        } else {
+            0
+        };
+        Some((signature, shingles))
     }
 
     /// Rebuilds a stored confirmation (the manifest's fields).
@@ -159,6 +218,7 @@ impl Confirmation {
         radius: u32,
         common_features: CommonFeatures,
         weak_bits: u8,
+        min_shared: u16,
     ) -> Confirmation {
         Confirmation {
             layout,
@@ -166,6 +226,7 @@ impl Confirmation {
             radius,
             common_features,
             weak_bits,
+            min_shared,
         }
     }
 
@@ -173,27 +234,52 @@ impl Confirmation {
     /// its id ([`Document::stored_bytes`]); bytes this confirmation cannot
     /// read make a bare document.
     pub(crate) fn stored_document(&self, fingerprint: Fingerprint, bytes: &[u8]) -> Document {
-        let (signature, weak_bits) = self.parse(bytes).map_or((None, None), |(s, w)| (Some(s), w));
-        Document {
-            fingerprint,
-            signature,
-            weak_bits,
+        match self.parse(bytes) {
+            Some(Parsed {
+                signature,
+                shingles,
+                weak_bits,
+            }) => Document {
+                fingerprint,
+                signature: Some(signature),
+                shingles,
+                weak_bits,
+            },
+            None => Document::from(fingerprint),
         }
     }
 
     /// A stored signature's bytes as the signature and, when this
     /// confirmation keeps them, the weak bits after it; `None` for a bare
     /// document or bytes of another length.
-    fn parse(&self, bytes: &[u8]) -> Option<(Signature, Option<WeakBits>)> {
-        if self.weak_bits == 0 {
-            return Some((Signature::from_bytes(self.layout, bytes).ok()?, None));
+    fn parse(&self, bytes: &[u8]) -> Option<Parsed> {
+        if bytes.len() != self.stored_bytes() {
+            return None;
         }
-        let (signature, weak) = bytes.split_last_chunk::<8>()?;
-        Some((
-            Signature::from_bytes(self.layout, signature).ok()?,
-            Some(WeakBits::from_bytes(*weak)),
-        ))
+        let (signature, rest) = bytes.split_at_checked(self.layout.bytes())?;
+        let (shingles, weak) = if self.min_shared > 0 {
+            let (count, weak) = rest.split_first_chunk::<2>()?;
+            (u32::from(u16::from_be_bytes(*count)), weak)
+        } else {
+            (0, rest)
+        };
+        let weak_bits = match weak.first_chunk::<8>() {
+            Some(weak) if self.weak_bits > 0 => Some(WeakBits::from_bytes(*weak)),
+            _ => None,
+        };
+        Some(Parsed {
+            signature: Signature::from_bytes(self.layout, signature).ok()?,
+            shingles,
+            weak_bits,
+        })
     }
+}
+
+/// A signed document's stored bytes, read.
+struct Parsed {
+    signature: Signature,
+    shingles: u32,
+    weak_bits: Option<WeakBits>,
 }
 
 /// What a query or a check compares: a fingerprint, and the document's
@@ -205,6 +291,10 @@ pub struct Document {
     pub fingerprint: Fingerprint,
     /// The confirming signature; `None` for a bare fingerprint.
     pub signature: Option<Signature>,
+    /// The distinct shingles the signature was taken over, under a
+    /// confirmation that weighs them ([`Confirmation::with_min_shared`]);
+    /// else 0.
+    pub shingles: u32,
     /// The fingerprint's weak bits, under a confirmation that keeps them.
     pub weak_bits: Option<WeakBits>,
 }
@@ -214,6 +304,7 @@ impl From<Fingerprint> for Document {
         Document {
             fingerprint,
             signature: None,
+            shingles: 0,
             weak_bits: None,
         }
     }
@@ -241,23 +332,31 @@ impl Document {
             Some(idf) => idf.fingerprint_and_weak_bits(&features, per_quarter),
             None => simhasher.fingerprint_and_weak_bits(text, per_quarter),
         };
+        let signed = confirmation.and_then(|confirmation| confirmation.signed(&features));
         Ok(Document {
             fingerprint,
-            signature: confirmation.and_then(|confirmation| confirmation.signature(&features)),
+            shingles: signed.as_ref().map_or(0, |(_, shingles)| *shingles),
+            signature: signed.map(|(signature, _)| signature),
             weak_bits: (per_quarter > 0).then_some(weak_bits),
         })
     }
 
-    /// The bytes stored beside the document's id: its signature and weak
-    /// bits (empty for a bare fingerprint), as [`MatchRule::judge`] reads
-    /// them.
-    pub fn stored_bytes(&self) -> Vec<u8> {
-        let Some(signature) = &self.signature else {
+    /// The bytes stored beside the document's id under `confirmation`
+    /// (empty for a bare fingerprint): its signature, its shingle count
+    /// (u16, big-endian, saturated) when the confirmation weighs it, and
+    /// its weak bits when the confirmation keeps them; as
+    /// [`MatchRule::judge`] reads them.
+    pub fn stored_bytes(&self, confirmation: Option<&Confirmation>) -> Vec<u8> {
+        let (Some(signature), Some(confirmation)) = (&self.signature, confirmation) else {
             return Vec::new();
         };
         let mut bytes = signature.as_bytes().to_vec();
-        if let Some(weak) = self.weak_bits {
-            bytes.extend_from_slice(&weak.to_bytes());
+        if confirmation.min_shared > 0 {
+            let shingles = u16::try_from(self.shingles).unwrap_or(u16::MAX);
+            bytes.extend_from_slice(&shingles.to_be_bytes());
+        }
+        if confirmation.weak_bits > 0 {
+            bytes.extend_from_slice(&self.weak_bits.unwrap_or_default().to_bytes());
         }
         bytes
     }
@@ -307,16 +406,19 @@ impl MatchRule {
             return (distance <= self.k).then_some(None);
         };
         match (confirmation.parse(a), confirmation.parse(b)) {
-            (Some((a, weak_a)), Some((b, weak_b))) => {
+            (Some(a), Some(b)) => {
                 if distance > confirmation.radius {
                     return None;
                 }
                 let reached = |weak: Option<WeakBits>| weak.is_none_or(|weak| weak.reaches(xor));
-                if !(reached(weak_a) && reached(weak_b)) {
+                if !(reached(a.weak_bits) && reached(b.weak_bits)) {
                     return None;
                 }
-                let similarity = a.similarity(&b).ok()?;
-                (similarity >= confirmation.threshold()).then_some(Some(similarity))
+                let similarity = a.signature.similarity(&b.signature).ok()?;
+                let shared = similarity / (1.0 + similarity) * f64::from(a.shingles + b.shingles);
+                (similarity >= confirmation.threshold()
+                    && shared >= f64::from(confirmation.min_shared))
+                .then_some(Some(similarity))
             }
             _ => (distance <= self.k).then_some(None),
         }
@@ -349,7 +451,7 @@ mod tests {
     fn rule() -> MatchRule {
         MatchRule {
             k: 3,
-            confirmation: Some(Confirmation::recommended()),
+            confirmation: Some(Confirmation::signatures_alone()),
         }
     }
 
@@ -403,7 +505,7 @@ mod tests {
     fn weak_bits_must_reach_both_ways() {
         let rule = MatchRule {
             k: 3,
-            confirmation: Some(Confirmation::recommended().with_weak_bits(2).unwrap()),
+            confirmation: Some(Confirmation::signatures_alone().with_weak_bits(2).unwrap()),
         };
         let text = "近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同，指纹数据库用来找出它们。";
         let with_weak = |weak: u64| {
@@ -416,13 +518,49 @@ mod tests {
         let xor = 0xc000_3000_0001_0001u64;
         let a = with_weak(0xc000_0000_0000_0000);
         let b = with_weak(0x0000_3000_0000_0000);
-        assert!(rule.judge(xor, &a, &b).unwrap().unwrap() > 0.99, "each reaches the other");
+        assert!(
+            rule.judge(xor, &a, &b).unwrap().unwrap() > 0.99,
+            "each reaches the other"
+        );
         let c = with_weak(0x0000_c000_0000_0000);
         assert_eq!(rule.judge(xor, &a, &c), None, "c does not reach");
-        assert_eq!(rule.judge(bits(3), &a, &c).map(|s| s.is_some()), Some(true), "within 3 bits always reaches");
+        assert_eq!(
+            rule.judge(bits(3), &a, &c).map(|s| s.is_some()),
+            Some(true),
+            "within 3 bits always reaches"
+        );
         // Bytes without their weak bits are a bare document.
         assert_eq!(rule.judge(xor, &a, &signed(text)), None);
         assert!(Confirmation::recommended().with_weak_bits(9).is_err());
+    }
+
+    #[test]
+    fn the_gate_asks_for_shingles_estimated_shared() {
+        let confirmation = Confirmation::signatures_alone().with_min_shared(7);
+        let rule = MatchRule {
+            k: 3,
+            confirmation: Some(confirmation.clone()),
+        };
+        assert_eq!(
+            confirmation.stored_bytes(),
+            SignatureLayout::RECOMMENDED.bytes() + 2
+        );
+        let with_count = |count: u16| {
+            let mut bytes = signed("near duplicate pages share most of their words");
+            bytes.extend_from_slice(&count.to_be_bytes());
+            bytes
+        };
+        // Identical signatures: J = 1, so half the two counts are shared.
+        assert!(rule
+            .judge(bits(5), &with_count(7), &with_count(7))
+            .is_some());
+        assert!(rule
+            .judge(bits(5), &with_count(8), &with_count(6))
+            .is_some());
+        assert_eq!(rule.judge(bits(5), &with_count(7), &with_count(6)), None);
+        assert_eq!(rule.judge(bits(5), &with_count(1), &with_count(12)), None);
+        // Within k, a pair is still judged by its signatures.
+        assert_eq!(rule.judge(bits(2), &with_count(2), &with_count(2)), None);
     }
 
     #[test]

@@ -453,6 +453,7 @@ fn stored_confirmation(confirmation: &Confirmation) -> manifest::Confirmation {
         radius: confirmation.radius(),
         common_features: confirmation.common_features().hashes().to_vec(),
         weak_bits: u8::try_from(confirmation.weak_bits()).unwrap_or(u8::MAX),
+        min_shared: confirmation.min_shared(),
     }
 }
 
@@ -479,12 +480,16 @@ fn parsed_confirmation(stored: &manifest::Confirmation) -> Result<Confirmation> 
         stored.radius,
         CommonFeatures::from_hashes(stored.common_features.clone()),
         stored.weak_bits,
+        stored.min_shared,
     ))
 }
 
 /// A confirmation that keeps weak bits needs a design with a table keyed
 /// by each quarter of the fingerprint, where its queries probe them.
-pub(crate) fn check_weak_bits(design: &TableDesign, confirmation: Option<&Confirmation>) -> Result<()> {
+pub(crate) fn check_weak_bits(
+    design: &TableDesign,
+    confirmation: Option<&Confirmation>,
+) -> Result<()> {
     if confirmation.is_some_and(|c| c.weak_bits() > 0) && !engine::probes_weak_bits(design) {
         return Err(Error::InvalidOptions(format!(
             "weak bits are probed in tables keyed by the fingerprint's quarters (the design split-4 at k = 3), not in {}",

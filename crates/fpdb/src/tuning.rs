@@ -36,7 +36,7 @@ impl Default for TuneOptions {
         TuneOptions {
             originals: 1000,
             seed: 1,
-            confirm_threshold: Confirmation::recommended().threshold(),
+            confirm_threshold: Confirmation::signatures_alone().threshold(),
             min_precision: 0.99,
             expected: 10_000_000,
         }
@@ -308,7 +308,11 @@ mod tests {
                     for (b, y) in documents.iter().enumerate().skip(a + 1) {
                         let xor = x.fingerprint.0 ^ y.fingerprint.0;
                         if rule
-                            .judge(xor, &x.stored_bytes(), &y.stored_bytes())
+                            .judge(
+                                xor,
+                                &x.stored_bytes(rule.confirmation.as_ref()),
+                                &y.stored_bytes(rule.confirmation.as_ref()),
+                            )
                             .is_some()
                         {
                             pairs.push((positions[a], positions[b]));

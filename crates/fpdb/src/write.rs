@@ -268,7 +268,7 @@ pub(crate) fn check_and_insert_document(
         &[Op::Insert(
             id,
             document.fingerprint,
-            &document.stored_bytes(),
+            &document.stored_bytes(tables.confirmation.as_ref()),
         )],
     )?;
     Ok(CheckedDocument { near, previous })

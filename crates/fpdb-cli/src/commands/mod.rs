@@ -82,12 +82,12 @@ fn confirmation(args: &crate::cli::ConfirmArgs) -> Result<Option<fpdb::Confirmat
     if !args.confirm {
         return Ok(None);
     }
-    let confirmation = fpdb::Confirmation::new(
-        fpdb::simhash::SignatureLayout::RECOMMENDED,
-        args.confirm_threshold,
-        args.confirm_radius,
-    )
-    .context("--confirm")?;
+    let confirmation = fpdb::Confirmation::recommended()
+        .with_threshold_and_radius(args.confirm_threshold, args.confirm_radius)
+        .context("--confirm")?
+        .with_weak_bits(args.confirm_weak_bits)
+        .context("--confirm-weak-bits")?
+        .with_min_shared(args.confirm_min_shared);
     Ok(Some(confirmation))
 }
 

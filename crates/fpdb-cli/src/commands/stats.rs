@@ -35,11 +35,13 @@ pub fn run(args: StatsArgs) -> Result<()> {
         if let Some(confirmation) = &stats.confirmation {
             writeln!(
                 out,
-                "confirming     {} within {} bits at resemblance >= {}, {} common features left out",
+                "confirming     {} within {} bits at resemblance >= {}, {} common features left out, {} weak bits a quarter, at least {} shingles shared",
                 confirmation.layout(),
                 confirmation.radius(),
                 confirmation.threshold(),
-                confirmation.common_features().hashes().len()
+                confirmation.common_features().hashes().len(),
+                confirmation.weak_bits(),
+                confirmation.min_shared()
             )?;
         }
         if let Some(counts) = signatures {

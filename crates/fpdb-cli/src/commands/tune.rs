@@ -111,7 +111,9 @@ fn create_flags(args: &TuneArgs, s: &SettingScore) -> String {
     if s.setting.confirmed {
         let _ = write!(
             flags,
-            " --confirm --confirm-radius {} --confirm-threshold {}",
+            // What was measured: every candidate within the radius, judged
+            // by the signatures alone.
+            " --confirm --confirm-radius {} --confirm-threshold {} --confirm-weak-bits 0 --confirm-min-shared 0",
             s.setting.radius, args.confirm_threshold
         );
     } else {

@@ -207,7 +207,11 @@ fn brute_force_with(
             let distance = x.fingerprint.distance(y.fingerprint);
             let xor = x.fingerprint.0 ^ y.fingerprint.0;
             if rule
-                .judge(xor, &x.stored_bytes(), &y.stored_bytes())
+                .judge(
+                    xor,
+                    &x.stored_bytes(rule.confirmation.as_ref()),
+                    &y.stored_bytes(rule.confirmation.as_ref()),
+                )
                 .is_some()
             {
                 pairs.insert((docs[a].0.clone(), docs[b].0.clone(), distance));

@@ -98,6 +98,8 @@ class Db:
         confirm: bool = False,
         confirm_radius: int | None = None,
         confirm_threshold: float | None = None,
+        confirm_weak_bits: int | None = None,
+        confirm_min_shared: int | None = None,
         learn_from: Sequence[str] | None = None,
     ) -> Db: ...
     @staticmethod
@@ -235,6 +237,8 @@ def dedup(
     confirm: Literal[False] = False,
     confirm_radius: int | None = None,
     confirm_threshold: float | None = None,
+    confirm_weak_bits: int | None = None,
+    confirm_min_shared: int | None = None,
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8]]: ...
 @overload
 def dedup(
@@ -248,6 +252,8 @@ def dedup(
     confirm: Literal[True],
     confirm_radius: int | None = None,
     confirm_threshold: float | None = None,
+    confirm_weak_bits: int | None = None,
+    confirm_min_shared: int | None = None,
 ) -> tuple[
     npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8], npt.NDArray[np.float64]
 ]: ...
@@ -263,6 +269,8 @@ def dedup(
     confirm: bool = False,
     confirm_radius: int | None = None,
     confirm_threshold: float | None = None,
+    confirm_weak_bits: int | None = None,
+    confirm_min_shared: int | None = None,
 ) -> list[list[int]]: ...
 def tune(
     texts: Sequence[str],

@@ -28,6 +28,8 @@ class ConfirmationStats(TypedDict):
     radius: int
     threshold: float
     common_features: int
+    weak_bits: int
+    min_shared: int
 
 
 class Stats(TypedDict):

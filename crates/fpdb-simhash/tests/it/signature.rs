@@ -11,8 +11,8 @@ use std::collections::HashSet;
 
 use crate::common::{data_dir, golden_vectors};
 use fpdb_simhash::{
-    shingle_hash, slot_hash, Signature, SignatureError, SignatureLayout, SimhashOptions, Simhasher,
-    Tokenizer, Weighting,
+    distinct_shingles, shingle_hash, slot_hash, Signature, SignatureError, SignatureLayout,
+    SimhashOptions, Simhasher, Tokenizer, Weighting,
 };
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -399,4 +399,15 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn distinct_shingles_count_each_once_and_short_texts_as_one() {
+    let pairs = SignatureLayout::new(64, 4, 2).unwrap();
+    assert_eq!(distinct_shingles(pairs, &[]), 0);
+    assert_eq!(distinct_shingles(pairs, &[7]), 1);
+    assert_eq!(distinct_shingles(pairs, &[1, 2, 1, 2]), 2);
+    assert_eq!(distinct_shingles(pairs, &[1, 2, 3, 4]), 3);
+    let words = SignatureLayout::new(64, 4, 1).unwrap();
+    assert_eq!(distinct_shingles(words, &[1, 2, 1, 2]), 2);
 }

@@ -61,8 +61,6 @@ pub struct BulkLoader<'db> {
     simhasher: &'db Simhasher,
     /// The database's second stage: texts are signed by it.
     confirmation: Option<Confirmation>,
-    /// The length of its signatures; `None` when it keeps none.
-    signature_bytes: Option<usize>,
     /// Texts left out for having no features.
     featureless: u64,
     memory_bytes: usize,
@@ -119,7 +117,6 @@ pub(crate) fn bulk_loader<'db>(
     })?;
     let confirmation = tables.confirmation.clone();
     Ok(BulkLoader {
-        signature_bytes: confirmation.as_ref().map(Confirmation::stored_bytes),
         confirmation,
         featureless: 0,
         id_runs: Runs::with_payloads(&work.path, "ids"),
@@ -158,18 +155,17 @@ impl<'db> BulkLoader<'db> {
     /// fingerprint alone, as its online inserts do). The same id again
     /// replaces the earlier document.
     pub fn add_document(&mut self, id: &str, document: &Document) -> Result<()> {
-        let given = document.stored_bytes();
-        let signature: &[u8] = match self.signature_bytes {
-            Some(expected) if !given.is_empty() && given.len() != expected => {
+        if let (Some(confirmation), Some(signature)) = (&self.confirmation, &document.signature) {
+            let expected = confirmation.layout().bytes();
+            if signature.as_bytes().len() != expected {
                 return Err(Error::SignatureLayout {
                     expected,
-                    got: given.len(),
+                    got: signature.as_bytes().len(),
                 });
             }
-            Some(_) => &given,
-            None => &[],
-        };
-        self.push(id, document.fingerprint, signature)
+        }
+        let stored = document.stored_bytes(self.confirmation.as_ref());
+        self.push(id, document.fingerprint, &stored)
     }
 
     fn push(&mut self, id: &str, fp: Fingerprint, signature: &[u8]) -> Result<()> {

@@ -208,8 +208,9 @@ fn value_shape(family: Family) -> &'static str {
 }
 
 /// The longest `fp_ids` value: a signature of the widest layout
-/// (`fpdb_simhash::MAX_HASHES` hashes of 16 bits).
-const MAX_SIGNATURE_BYTES: usize = fpdb_simhash::MAX_HASHES as usize * 2;
+/// (`fpdb_simhash::MAX_HASHES` hashes of 16 bits), its shingle count (2
+/// bytes) and its weak bits (8).
+const MAX_SIGNATURE_BYTES: usize = fpdb_simhash::MAX_HASHES as usize * 2 + 2 + 8;
 
 const MANIFEST_KEY: &[u8] = b"manifest";
 const FINGERPRINT_COUNT_KEY: &[u8] = b"count/fingerprints";

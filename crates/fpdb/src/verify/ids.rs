@@ -9,8 +9,8 @@ use super::report::{damage_or_err, readable, Findings, Problem};
 use super::sorted_difference;
 use crate::error::Result;
 use crate::progress::{Progress, Steps};
-use crate::store::{Family, Key, Malformed, Record, Store};
 use crate::rule::Confirmation;
+use crate::store::{Family, Key, Malformed, Record, Store};
 use crate::tables::Tables;
 
 /// Checks the id map: both halves read, their pairs compared, each
@@ -24,10 +24,7 @@ pub(super) fn verify_ids(
     progress: &dyn Progress,
 ) -> Result<()> {
     let before_scans = findings.count();
-    let signature_bytes = tables
-        .confirmation
-        .as_ref()
-        .map(Confirmation::stored_bytes);
+    let signature_bytes = tables.confirmation.as_ref().map(Confirmation::stored_bytes);
     // Each half of the id map holds an entry per id.
     progress.phase("ids", Some(ids.saturating_mul(2)));
     let fp_ids = scan_fp_ids(store, signature_bytes, findings, progress)?;

@@ -17,16 +17,16 @@ struct Stored {
 
 type Model = BTreeMap<String, Stored>;
 
-fn stored(document: &Document) -> Stored {
+fn stored(document: &Document, confirmation: Option<&Confirmation>) -> Stored {
     Stored {
         fingerprint: document.fingerprint,
-        signature: document.stored_bytes(),
+        signature: document.stored_bytes(confirmation),
     }
 }
 
 /// The rule applied to every stored document, in `find`'s order.
 fn brute_force(model: &Model, query: &Document, rule: &MatchRule) -> Vec<Near> {
-    let signature = query.stored_bytes();
+    let signature = query.stored_bytes(rule.confirmation.as_ref());
     let mut near: Vec<Near> = model
         .iter()
         .filter_map(|(id, stored)| {
@@ -75,13 +75,14 @@ fn confirmed_options() -> fpdb::Options {
 }
 
 /// The confirmations every test of both stages runs under: every
-/// candidate within the radius, and those the weak bits reach.
-fn confirmations() -> [Confirmation; 2] {
+/// candidate within the radius; those the weak bits reach; and those
+/// with the shared-shingle gate too.
+fn confirmations() -> [Confirmation; 3] {
     [
-        Confirmation::recommended(),
-        Confirmation::recommended()
-            .with_weak_bits(Confirmation::RECOMMENDED_WEAK_BITS)
-            .unwrap(),
+        Confirmation::signatures_alone(),
+        Confirmation::recommended().with_min_shared(0),
+        // A gate these 60-word texts meet only well above the threshold.
+        Confirmation::recommended().with_min_shared(45),
     ]
 }
 
@@ -132,7 +133,7 @@ fn through_every_change(confirmation: Confirmation) {
                     expected.retain(|near| near.id != id);
                     assert_eq!(checked.near, expected);
                     assert_eq!(checked.previous, model.get(&id).map(|s| s.fingerprint));
-                    model.insert(id, stored(&document));
+                    model.insert(id, stored(&document, db.confirmation()));
                 }
                 1 if rng.chance(30) => {
                     db.remove(&id).unwrap();
@@ -140,7 +141,7 @@ fn through_every_change(confirmation: Confirmation) {
                 }
                 _ => {
                     db.insert_document(&id, &document).unwrap();
-                    model.insert(id, stored(&document));
+                    model.insert(id, stored(&document, db.confirmation()));
                 }
             }
             queries.push(document);
@@ -249,6 +250,34 @@ fn confirmations_survive_reopening_and_are_checked() {
     ));
 }
 
+/// Weak bits are probed in tables keyed by the fingerprint's quarters:
+/// `auto` picks split-4 for them at any size, and a design without such
+/// tables is refused.
+#[test]
+fn weak_bits_need_tables_keyed_by_quarters() {
+    let dir = tempfile::tempdir().unwrap();
+    let weak = Some(Confirmation::recommended());
+    let auto = fpdb::Options::default()
+        .expected_size(1 << 30)
+        .confirmation(weak.clone());
+    let db = Db::create(dir.path().join("auto"), auto).unwrap();
+    assert_eq!(db.design_name(), "split-4");
+    drop(db);
+    let named = fpdb::Options::default()
+        .design(fpdb::DesignChoice::Named("split-5".into()))
+        .confirmation(weak);
+    let refused = Db::create(dir.path().join("named"), named);
+    assert!(
+        matches!(&refused, Err(Error::InvalidOptions(m)) if m.contains("quarters")),
+        "{:?}",
+        refused.err()
+    );
+    let plain = fpdb::Options::default()
+        .design(fpdb::DesignChoice::Named("split-5".into()))
+        .confirmation(Some(Confirmation::signatures_alone()));
+    Db::create(dir.path().join("plain"), plain).unwrap();
+}
+
 /// A bulk load keeps each document's signature (the last of each id),
 /// in memory and through spilled runs alike, and bare fingerprints stay
 /// bare: `find` then answers as the rule applied to every document, and
@@ -282,7 +311,7 @@ fn bulk_loads_keep_signatures(confirmation: Confirmation) {
     let mut model = Model::new();
     for (id, document) in &documents {
         online.insert_document(id, document).unwrap();
-        model.insert(id.clone(), stored(document));
+        model.insert(id.clone(), stored(document, online.confirmation()));
     }
     let rule = online.match_rule(online.k());
     let queries: Vec<Document> = documents.iter().take(120).map(|(_, d)| d.clone()).collect();
@@ -356,6 +385,7 @@ fn a_bulk_load_refuses_a_signature_of_another_layout() {
     let document = Document {
         fingerprint: Fingerprint(7),
         signature: Some(signature),
+        shingles: 0,
         weak_bits: None,
     };
     let mut loader = db.bulk_loader(fpdb::BulkOptions::default()).unwrap();
