@@ -18,7 +18,7 @@ PY_BUILD_REQUIREMENTS := crates/fpdb-py/requirements-build.txt
 PY_REQUIREMENTS := crates/fpdb-py/requirements-dev.txt
 WHEELS := $(CARGO_TARGET_DIR)/wheels
 
-.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-scale bench-radius bench-readers bench-warc bench-serve bench-textdedup gnu-time build lint fmt bench quality quality-two-stage quality-confirm quality-probes fuzz soak clean help
+.PHONY: all demo test setup setup-python setup-java setup-chromium install python python-test spark-env python-test-spark35 bench-python bench-spark bench-cli bench-scale bench-radius bench-readers bench-warc bench-serve bench-textdedup gnu-time build lint fmt bench quality quality-two-stage quality-confirm quality-dedup quality-probes fuzz soak clean help
 
 all: test
 
@@ -41,6 +41,7 @@ help:
 	@echo "make quality-two-stage  the same text matched in two stages (radius + confirming signature), its figures in docs/figures, and precision as the corpus grows"
 	@echo "make quality-confirm    confirmation rules that weigh each document's own content, against the plain θ: recall and false matches per query as the corpus grows"
 	@echo "make quality-probes     query-adaptive probes (the weakest bits flipped first) against the exact radius at the same cost"
+	@echo "make quality-dedup      whole fpdb dedup processes, default rule and the one before, scored on the planted sets and pages"
 	@echo "make fuzz     run every cargo-fuzz target for FUZZ_SECONDS (default 60)"
 	@echo "make soak     long reliability tests: crash kills, concurrency, 10M duplicate ids, 1 GiB lines, backup, repair and server kills"
 
@@ -366,6 +367,29 @@ quality-confirm:
 		--eval-sources $(QUALITY_OTHER_ZH) --articles 400 | tee $(QUALITY_CACHE)/confirm-other-zh.md
 	set -o pipefail; $(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) \
 		--growth '$(CONFIRM_RULES)' | tee $(QUALITY_CACHE)/confirm-growth.md
+
+## Detection quality as a user meets it: whole `fpdb dedup` processes with
+## their default rule, and with the rule before weak bits and the gate,
+## on the planted sets and pages of each source and of the other sources,
+## scored against the planted truth (about a minute on two cores).
+DEDUP_BEFORE := before=--confirm-radius 12 --confirm-weak-bits 0 --confirm-min-shared 0 --confirm-threshold 0.5
+quality-dedup: build
+	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
+	$(CARGO) build --release -p fpdb-quality
+	$(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --export $(QUALITY_CACHE)/export/first
+	$(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --export $(QUALITY_CACHE)/export/other-en \
+		--eval-sources $(QUALITY_OTHER_EN)
+	$(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --export $(QUALITY_CACHE)/export/other-zh \
+		--eval-sources $(QUALITY_OTHER_ZH) --articles 400
+	$(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --warc $(QUALITY_CACHE)/export/pages.warc
+	$(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --warc $(QUALITY_CACHE)/export/pages-other.warc \
+		--eval-sources $(QUALITY_OTHER_EN),$(QUALITY_OTHER_ZH) --articles 400
+	for set in first other-en other-zh; do \
+		python3 benches/scripts/dedup_quality.py $(BIN) $(QUALITY_CACHE)/export/$$set --rule '$(DEDUP_BEFORE)' || exit 1; \
+	done
+	python3 benches/scripts/dedup_quality.py $(BIN) --warc $(QUALITY_CACHE)/export/pages.warc --rule '$(DEDUP_BEFORE)'
+	python3 benches/scripts/dedup_quality.py $(BIN) --warc $(QUALITY_CACHE)/export/pages-other.warc \
+		--articles 400 --rule '$(DEDUP_BEFORE)'
 
 ## Query-adaptive probes: how many copies each table's cheapest flips
 ## of a query's weakest bits reach, against the exact radius of the same

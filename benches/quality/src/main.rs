@@ -12,6 +12,9 @@
 //! report shows on every set side by side (their candidates and signatures
 //! are measured too). A signature may carry gates on each document's own
 //! content, `minhash:64x4/w2/df20+shared7` (`confirm.rs`).
+//! `--export DIR` writes the planted sets the probe report measures as
+//! files (`export.rs`) for `benches/scripts/dedup_quality.py` to score
+//! whole `fpdb dedup` processes on.
 //! `--eval-sources en-foldoc,...` measures the named other sources
 //! (`corpus::OTHER_SOURCES`) instead of the news and the addresses, only
 //! the languages named.
@@ -34,6 +37,7 @@
 mod confirm;
 mod corpus;
 mod eval;
+mod export;
 mod growth;
 mod html;
 mod probes;
@@ -103,6 +107,8 @@ struct Args {
     two_stage: bool,
     /// Measure query-adaptive probing (`probes.rs`) instead.
     probes: bool,
+    /// Write the planted sets to this directory (`export.rs`) and stop.
+    export: Option<PathBuf>,
     /// Candidate fingerprints of the two-stage report: fpdb options
     /// (`TOKENIZER/WEIGHTS`) or prototypes.
     candidates: Vec<String>,
@@ -145,6 +151,7 @@ fn parse_args() -> Result<Args> {
         warc: None,
         two_stage: false,
         probes: false,
+        export: None,
         candidates: two_stage_report::CANDIDATES
             .split(',')
             .map(str::to_string)
@@ -173,6 +180,7 @@ fn parse_args() -> Result<Args> {
             "--warc" => args.warc = Some(PathBuf::from(value("--warc")?)),
             "--two-stage" => args.two_stage = true,
             "--probes" => args.probes = true,
+            "--export" => args.export = Some(PathBuf::from(value("--export")?)),
             "--growth" => {
                 args.growth = value("--growth")?
                     .split(';')
@@ -319,6 +327,9 @@ fn main() -> Result<()> {
     }
     if args.probes {
         return probes::run(&args, &corpora);
+    }
+    if let Some(dir) = &args.export {
+        return export::run(&args, &corpora, dir);
     }
     if args.two_stage {
         return two_stage_report::run(&args, &corpora, started, &load_start);

@@ -154,10 +154,12 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
     let max_budget = *BUDGETS.iter().max().unwrap_or(&1);
     for c in corpora {
         let proto = parse_proto(CANDIDATE, c.lang)?;
-        for (set, originals, seed) in [
-            ("articles", &c.articles, 0xa271_c1e5),
-            ("paragraphs", &c.paragraphs, 0x9a7a_9a9b),
-        ] {
+        for (set, seed) in crate::export::SEEDS {
+            let originals = if set == "articles" {
+                &c.articles
+            } else {
+                &c.paragraphs
+            };
             let name = format!("{}-{set}", c.lang.code());
             if !args.wants(&name) {
                 continue;

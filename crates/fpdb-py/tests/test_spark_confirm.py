@@ -35,15 +35,10 @@ CORPUS = Path(__file__).resolve().parents[3] / "data" / "corpus.jsonl"
 # A threshold above the default, so that some candidates in the corpus
 # resemble less than it and must be turned down.
 K, RADIUS, THRESHOLD = 3, 7, 0.85
+RULE = {"confirm": True, "confirm_radius": RADIUS, "confirm_threshold": THRESHOLD}
 # Spark's columns carry signatures alone, so the database and dedup are
 # asked for the same rule: no weak bits, no shared-shingle gate.
-RULE = {
-    "confirm": True,
-    "confirm_radius": RADIUS,
-    "confirm_threshold": THRESHOLD,
-    "confirm_weak_bits": 0,
-    "confirm_min_shared": 0,
-}
+LIBRARY_RULE = {**RULE, "confirm_weak_bits": 0, "confirm_min_shared": 0}
 SIGNED = StructType(
     [
         StructField("id", StringType()),
@@ -137,7 +132,7 @@ def test_confirmed_pairs_equal_brute_force_and_dedup(spark, texts, weights):
     ]
     assert turned_down and len(expected) > 40
 
-    a, b, d, similarity = fpdb.dedup(texts=texts, weights=weights, **RULE)
+    a, b, d, similarity = fpdb.dedup(texts=texts, weights=weights, **LIBRARY_RULE)
     by_dedup = {
         (names[x], names[y]): (int(dd), None if np.isnan(s) else float(s))
         for x, y, dd, s in zip(a, b, d, similarity)
@@ -221,7 +216,7 @@ def test_confirmed_queries_equal_brute_force_and_a_confirming_database(spark, te
     same_answers(got, expected)
     assert len(expected) > 15
 
-    with fpdb.Db.create(tmp_path / "db", k=K, **RULE) as db:
+    with fpdb.Db.create(tmp_path / "db", k=K, **LIBRARY_RULE) as db:
         for i in stored_rows:
             db.insert_text(names[i], texts[i])
         by_db = {

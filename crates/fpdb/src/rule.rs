@@ -39,15 +39,15 @@ pub struct Confirmation {
 
 impl Confirmation {
     /// The measured choice (docs/BENCHMARKS.md, detection quality): the
-    /// recommended signature layout; candidates within 12 bits that both
-    /// documents' 5 weak bits a quarter reach (32 probes a table);
-    /// confirmed at an estimated resemblance of 0.45 with at least 7
-    /// shingles estimated shared.
+    /// recommended signature layout; candidates within 16 bits that both
+    /// documents' 5 weak bits a quarter reach (32 probes a table, at any
+    /// radius); confirmed at an estimated resemblance of 0.45 with at
+    /// least 7 shingles estimated shared.
     pub fn recommended() -> Confirmation {
         Confirmation {
             layout: SignatureLayout::RECOMMENDED,
             threshold_permille: 450,
-            radius: 12,
+            radius: MAX_RADIUS,
             common_features: CommonFeatures::default(),
             weak_bits: 5,
             min_shared: 7,
