@@ -168,7 +168,7 @@ impl PyDb {
     /// With `exist_ok=True` an existing database is opened instead, with
     /// the options it was created with. With `confirm=True`, texts and
     /// pages keep a 32-byte signature and match in two stages: candidates
-    /// within `confirm_radius` bits (default 16) that each document's
+    /// within `confirm_radius` bits (default 14) that each document's
     /// `confirm_weak_bits` weak bits a quarter reach (default 5; 0 takes
     /// every candidate within the radius, far slower), kept when their
     /// estimated resemblance reaches `confirm_threshold` (default 0.45)

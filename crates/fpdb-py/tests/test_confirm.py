@@ -98,7 +98,7 @@ def test_learned_weights_are_kept_and_equal_the_clis(tmp_path):
         assert stats["learned_features"] is not None and stats["learned_features"] > 1000
         confirmation = stats["confirmation"]
         assert confirmation is not None
-        assert (confirmation["radius"], confirmation["threshold"]) == (16, 0.45)
+        assert (confirmation["radius"], confirmation["threshold"]) == (14, 0.45)
         assert (confirmation["weak_bits"], confirmation["min_shared"]) == (5, 7)
         # The template is on every page: its words are common features.
         assert confirmation["common_features"] >= 8

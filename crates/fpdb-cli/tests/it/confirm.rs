@@ -458,7 +458,7 @@ fn create_learns_its_tables_from_texts() {
         "{stats}"
     );
     assert!(
-        stats.contains("confirming     minhash:64x4/shingle:2 within 16 bits"),
+        stats.contains("confirming     minhash:64x4/shingle:2 within 14 bits"),
         "{stats}"
     );
 
@@ -581,7 +581,7 @@ fn pairs_of_a_confirming_database_apply_the_rule() {
     assert_eq!(printed, expected);
     assert!(printed.iter().any(|p| p.2 > 3), "{printed:?}");
     assert!(
-        stderr(&out).contains(&format!("{} pairs within 16 bits", expected.len())),
+        stderr(&out).contains(&format!("{} pairs within 14 bits", expected.len())),
         "{}",
         stderr(&out)
     );
