@@ -19,14 +19,28 @@ pub(crate) fn find(
     rule: &MatchRule,
 ) -> Result<Vec<Near>> {
     let candidates = match rule.probed_weak_bits(document) {
-        Some(weak) => probed_fingerprints(
-            store,
-            tables,
-            state,
-            document.fingerprint,
-            weak,
-            rule.retrieval_radius(),
-        )?,
+        Some(weak) => {
+            let mut reached = probed_fingerprints(
+                store,
+                tables,
+                state,
+                document.fingerprint,
+                weak,
+                rule.retrieval_radius(),
+            )?;
+            // Bare documents match within k, which the weak bits reach
+            // only up to 3 bits (one quarter then differs nowhere).
+            reached.extend(matching_fingerprints(
+                store,
+                tables,
+                state,
+                document.fingerprint,
+                rule.k,
+            )?);
+            reached.sort_unstable();
+            reached.dedup();
+            reached
+        }
         None => matching_fingerprints(
             store,
             tables,

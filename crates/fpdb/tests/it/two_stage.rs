@@ -250,6 +250,38 @@ fn confirmations_survive_reopening_and_are_checked() {
     ));
 }
 
+/// A bare document within a query's `k` matches by distance alone even
+/// where the query's weak bits do not reach it (past 3 bits every
+/// quarter may differ).
+#[test]
+fn bare_documents_within_k_are_found_past_the_weak_bits() {
+    let (_dir, _path, db) =
+        create_temp_db(small_options().confirmation(Some(Confirmation::recommended())));
+    let query = db
+        .document_text("near duplicate pages share most of their words and a few more")
+        .unwrap();
+    let weak = query.weak_bits.unwrap().0;
+    // One bit outside the weak bits in each quarter, and one more.
+    let mut xor = 0u64;
+    for quarter in fpdb::simhash::QUARTERS {
+        let outside = quarter & !weak;
+        xor |= outside & outside.wrapping_neg();
+    }
+    let outside = !weak & !xor;
+    xor |= outside & outside.wrapping_neg();
+    assert_eq!(xor.count_ones(), 5);
+    db.insert_document(
+        "bare",
+        &Document::from(Fingerprint(query.fingerprint.0 ^ xor)),
+    )
+    .unwrap();
+    let rule = db.match_rule(5);
+    let found = db.find(&query, &rule).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].distance, found[0].similarity), (5, None));
+    assert!(db.find(&query, &db.match_rule(4)).unwrap().is_empty());
+}
+
 /// Weak bits are probed in tables keyed by the fingerprint's quarters:
 /// `auto` picks split-4 for them at any size, and a design without such
 /// tables is refused.
