@@ -9,6 +9,10 @@ use crate::rule::{Document, MatchRule, Near};
 use crate::store::Store;
 use crate::tables::{State, Tables};
 
+/// The largest distance at which some quarter of two fingerprints is
+/// sure to be equal, so that weak bits reach them whatever they are.
+const QUARTERS_CLEAN_WITHIN: u32 = 3;
+
 /// Every stored document `rule` matches with `document`, nearest first
 /// (ties by fingerprint, then id); `state` is held for reading.
 pub(crate) fn find(
@@ -30,15 +34,17 @@ pub(crate) fn find(
             )?;
             // Bare documents match within k, which the weak bits reach
             // only up to 3 bits (one quarter then differs nowhere).
-            reached.extend(matching_fingerprints(
-                store,
-                tables,
-                state,
-                document.fingerprint,
-                rule.k,
-            )?);
-            reached.sort_unstable();
-            reached.dedup();
+            if rule.k > QUARTERS_CLEAN_WITHIN {
+                reached.extend(matching_fingerprints(
+                    store,
+                    tables,
+                    state,
+                    document.fingerprint,
+                    rule.k,
+                )?);
+                reached.sort_unstable();
+                reached.dedup();
+            }
             reached
         }
         None => matching_fingerprints(

@@ -39,7 +39,7 @@ pub struct Confirmation {
 
 /// The recommended confirmation's radius: under weak bits a wider radius
 /// probes no more prefixes, but every reached fingerprint within it is
-/// read and judged (at 10M, 190 µs a query at 14 bits, 461 µs at 16).
+/// read and judged (at 10M, 190-208 µs a query at 14 bits, 461 µs at 16).
 const RECOMMENDED_RADIUS: u32 = 14;
 
 impl Confirmation {
