@@ -150,14 +150,7 @@ impl MemIndex {
         radius: u32,
     ) -> Result<Vec<(Fingerprint, u32)>, CodecError> {
         let flips = engine::table_flips(&self.design, vote_sizes, budget);
-        let mut source = MemSource {
-            tables: &self.tables,
-            presence: &self.presence,
-        };
-        let mut out = Vec::new();
-        engine::probe_flips(&self.design, &mut source, query, &flips, radius, &mut out)?;
-        out.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
-        Ok(out)
+        self.probe_flips(query, &flips, radius)
     }
 
     /// The stored fingerprints within `radius` that a query with weak
@@ -173,14 +166,26 @@ impl MemIndex {
         let Some(flips) = engine::weak_bit_flips(&self.design, weak) else {
             return Ok(None);
         };
+        self.probe_flips(query, &flips, radius).map(Some)
+    }
+
+    /// What each table's flip sets `flips` reach within `radius` of
+    /// `query` ([`engine::probe_flips`]), sorted by distance then
+    /// fingerprint.
+    fn probe_flips(
+        &self,
+        query: Fingerprint,
+        flips: &[Vec<u64>],
+        radius: u32,
+    ) -> Result<Vec<(Fingerprint, u32)>, CodecError> {
         let mut source = MemSource {
             tables: &self.tables,
             presence: &self.presence,
         };
         let mut out = Vec::new();
-        engine::probe_flips(&self.design, &mut source, query, &flips, radius, &mut out)?;
+        engine::probe_flips(&self.design, &mut source, query, flips, radius, &mut out)?;
         out.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
-        Ok(Some(out))
+        Ok(out)
     }
 
     /// Answers for a batch of queries, in input order, each as

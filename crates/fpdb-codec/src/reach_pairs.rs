@@ -61,13 +61,8 @@ mod tests {
 
     #[test]
     fn reach_pairs_equal_brute_force() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = fpdb_testkit::Rng::new(0x9e37);
+        let mut next = move || rng.next_u64();
         let bases: Vec<u64> = (0..6).map(|_| next()).collect();
         let fingerprints: Vec<Fingerprint> = (0..300)
             .map(|i| {
