@@ -487,14 +487,7 @@ fn write_detail(
 
 /// The chosen settings on every set, side by side.
 fn print_fixed_settings(rows: &[Row]) {
-    let mut sets: Vec<&str> = rows.iter().map(|r| r.set.as_str()).collect();
-    sets.dedup();
-    println!("## Chosen settings on every set\n");
-    print!("| candidates | signature | r | θ |");
-    for set in &sets {
-        print!(" {set} |");
-    }
-    println!("\n|---|---|---|---|{}", "---|".repeat(sets.len()));
+    let sets = side_by_side_header(rows, "Chosen settings on every set", "signature");
     for (candidate, signature, theta) in SETTINGS {
         let Ok(spec) = Confirm::parse(signature) else {
             continue;
@@ -508,18 +501,7 @@ fn print_fixed_settings(rows: &[Row]) {
                 }) {
                     Some(row) => {
                         any = true;
-                        let p = row.scored.at(r, theta);
-                        if matches!(target(set), Target::Pages { .. }) {
-                            let _ = write!(cells, " {} / {} |", pct(p.recall), p.false_pairs);
-                        } else {
-                            let _ = write!(
-                                cells,
-                                " {} / {} / {:.4} |",
-                                pct(p.recall),
-                                pct2(p.precision),
-                                p.false_per_query
-                            );
-                        }
+                        cells.push_str(&cell(set, &row.scored.at(r, theta)));
                     }
                     None => cells.push_str(" |"),
                 }
@@ -539,14 +521,7 @@ fn print_fixed_settings(rows: &[Row]) {
 /// The named rules on every set, side by side: recall / precision /
 /// false matches per query (pages: found / false pairs).
 fn print_rules(rows: &[Row], rules: &[Rule]) {
-    let mut sets: Vec<&str> = rows.iter().map(|r| r.set.as_str()).collect();
-    sets.dedup();
-    println!("## The named rules on every set\n");
-    print!("| candidates | confirmation | r | θ |");
-    for set in &sets {
-        print!(" {set} |");
-    }
-    println!("\n|---|---|---|---|{}", "---|".repeat(sets.len()));
+    let sets = side_by_side_header(rows, "The named rules on every set", "confirmation");
     for rule in rules {
         let Some(confirm) = &rule.signature else {
             continue;
@@ -563,25 +538,42 @@ fn print_rules(rows: &[Row], rules: &[Rule]) {
             match rows.iter().find(|row| {
                 row.set == *set && row.candidate == rule.candidate && row.signature == *confirm
             }) {
-                Some(row) => {
-                    let p = row.scored.at(rule.r, theta);
-                    if matches!(target(set), Target::Pages { .. }) {
-                        print!(" {} / {} |", pct(p.recall), p.false_pairs);
-                    } else {
-                        print!(
-                            " {} / {} / {:.4} |",
-                            pct(p.recall),
-                            pct2(p.precision),
-                            p.false_per_query
-                        );
-                    }
-                }
+                Some(row) => print!("{}", cell(set, &row.scored.at(rule.r, theta))),
                 None => print!(" – |"),
             }
         }
         println!();
     }
     println!();
+}
+
+/// Prints the title and the header of a table with a column per set of
+/// `rows` (the second column named `second`); returns the sets.
+fn side_by_side_header<'a>(rows: &'a [Row], title: &str, second: &str) -> Vec<&'a str> {
+    let mut sets: Vec<&str> = rows.iter().map(|r| r.set.as_str()).collect();
+    sets.dedup();
+    println!("## {title}\n");
+    print!("| candidates | {second} | r | θ |");
+    for set in &sets {
+        print!(" {set} |");
+    }
+    println!("\n|---|---|---|---|{}", "---|".repeat(sets.len()));
+    sets
+}
+
+/// One set's cell: recall / precision / false matches per query (pages:
+/// found / false pairs).
+fn cell(set: &str, p: &Point) -> String {
+    if matches!(target(set), Target::Pages { .. }) {
+        format!(" {} / {} |", pct(p.recall), p.false_pairs)
+    } else {
+        format!(
+            " {} / {} / {:.4} |",
+            pct(p.recall),
+            pct2(p.precision),
+            p.false_per_query
+        )
+    }
 }
 
 /// Settings (candidate, signature, r, θ) ranked by how many sets' targets

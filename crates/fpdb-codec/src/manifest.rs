@@ -147,7 +147,7 @@ struct ManifestV3 {
 
 impl From<ManifestV3> for Manifest {
     fn from(old: ManifestV3) -> Self {
-        Manifest {
+        Manifest::from(ManifestV4 {
             k: old.k,
             block_bytes: old.block_bytes,
             design: old.design,
@@ -155,7 +155,7 @@ impl From<ManifestV3> for Manifest {
             tokenizer: old.tokenizer,
             weighting: old.weighting,
             confirmation: None,
-        }
+        })
     }
 }
 
