@@ -734,9 +734,10 @@ pub struct TuneArgs {
     #[arg(long, value_name = "SHARE", default_value_t = 0.99)]
     pub min_precision: f64,
     /// The least estimated resemblance that confirms a candidate, for the
-    /// confirmed settings.
-    #[arg(long, value_name = "SHARE", default_value_t = fpdb::Confirmation::signatures_alone().threshold())]
-    pub confirm_threshold: f64,
+    /// confirmed settings [default: each check's own: 0.45 with weak bits,
+    /// 0.5 for every candidate].
+    #[arg(long, value_name = "SHARE")]
+    pub confirm_threshold: Option<f64>,
     /// Write recall against false matches per query, one line per
     /// setting through its radii, to this SVG file.
     #[arg(long, value_name = "FILE")]

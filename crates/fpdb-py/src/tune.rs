@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use fpdb::tune::recall_against_false_matches;
-use fpdb::{Confirmation, Simhasher, TuneOptions};
+use fpdb::{Simhasher, TuneOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -17,8 +17,11 @@ use crate::reports::to_dict;
 /// Plants copies of the first `originals` distinct texts (1% typos, a
 /// portal's header and footer, new dates and counters, a dropped
 /// sentence, a mirror), lays the rest out as a crawl, and scores every
-/// setting (default or learned weights, by distance or confirmed at
-/// `confirm_threshold`, radii 3 to 12) through the database's own rule.
+/// setting (default or learned weights; by distance, by weak bits and
+/// signatures as `confirm=True` gives, or every candidate and signatures;
+/// radii 3 to 12, and 14 and 16 for weak bits) through the database's own
+/// rule, confirmed at `confirm_threshold` when given, else at each
+/// check's own.
 /// Returns the report as a dict: `settings` (one per setting and radius:
 /// recall, `recall_by_edit`, precision, pairs, false matches per query,
 /// measured and at `expected` documents) and `recommended` (the best
@@ -43,8 +46,7 @@ pub fn tune<'py>(
     let options = TuneOptions {
         originals,
         seed,
-        confirm_threshold: confirm_threshold
-            .unwrap_or_else(|| Confirmation::signatures_alone().threshold()),
+        confirm_threshold,
         min_precision,
         expected,
     };

@@ -33,14 +33,21 @@ def test_tune_reports_what_the_cli_reports(tmp_path):
     for row in report["settings"]:
         assert set(row) == set(typing.get_type_hints(fpdb.TunedSetting))
     assert report["originals"] == 12
-    assert len(report["settings"]) == 4 * 8
+    # Two weightings × (distance, every candidate at 8 radii; weak bits at 10).
+    assert len(report["settings"]) == 2 * (8 + 8 + 10)
+    assert report["confirm_threshold"] is None
+    assert {row["check"] for row in report["settings"]} == {
+        "distance",
+        "weak-bits",
+        "every-candidate",
+    }
     assert report["recommended"] in report["settings"]
     best = report["recommended"]
     for row in report["settings"]:
         if row["precision"] >= 0.99 and (row["confirmed"] or row["radius"] <= 7):
             assert row["recall"] <= best["recall"]
     svg = (tmp_path / "s.svg").read_text()
-    assert svg.startswith("<svg") and "learned+confirm" in svg
+    assert svg.startswith("<svg") and "learned+confirm-every" in svg
 
     sample = tmp_path / "sample.jsonl"
     sample.write_text(

@@ -105,7 +105,8 @@ pub use rule::{Confirmation, Document, MatchRule, Near};
 pub use signature_counts::SignatureCounts;
 pub use stats::{Stats, TableStats};
 pub use tuning::{
-    measure_settings, recommend, tune, Setting, SettingScore, TuneOptions, Tuning, TUNING_RADII,
+    measure_settings, recommend, tune, PairCheck, Setting, SettingScore, TuneOptions, Tuning,
+    TUNING_RADII, WEAK_BIT_RADII,
 };
 pub use verify::{Problem, VerifyReport};
 pub use write::{Checked, CheckedDocument};

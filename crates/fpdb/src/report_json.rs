@@ -249,7 +249,7 @@ struct TuningJson<'a> {
     reposts: usize,
     expected: u64,
     min_precision: f64,
-    confirm_threshold: f64,
+    confirm_threshold: Option<f64>,
     settings: Vec<SettingJson<'a>>,
     recommended: Option<SettingJson<'a>>,
 }
@@ -260,6 +260,7 @@ struct SettingJson<'a> {
     setting: String,
     learned_weights: bool,
     confirmed: bool,
+    check: &'static str,
     radius: u32,
     recall: f64,
     recall_by_edit: std::collections::BTreeMap<&'a str, f64>,
@@ -275,7 +276,8 @@ impl Tuning {
         SettingJson {
             setting: s.setting.name(&self.given_weights),
             learned_weights: s.setting.learned,
-            confirmed: s.setting.confirmed,
+            confirmed: s.setting.confirmed(),
+            check: s.setting.check.name(),
             radius: s.setting.radius,
             recall: s.score.recall(),
             recall_by_edit: fpdb_tune::EditKind::ALL

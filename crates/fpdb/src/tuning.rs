@@ -1,12 +1,12 @@
 //! Settings measured on a sample with planted copies ([`fpdb_tune`]): each
-//! setting a database can be created with (its weights, whether it
-//! confirms, its radius) applied by the database's own rule
+//! setting a database can be created with (its weights, how it checks a
+//! candidate, its radius) applied by the database's own rule
 //! ([`MatchRule::corpus_pairs`] over a [`LearningCorpus`], which learns
 //! weights and common features from the first texts as a database does)
 //! and scored against what was planted.
 
 use fpdb_codec::MAX_K;
-use fpdb_simhash::{SignatureLayout, Simhasher};
+use fpdb_simhash::Simhasher;
 use fpdb_tune::{Curve, CurvePoint, Planted, Score};
 
 use crate::error::{Error, Result};
@@ -23,8 +23,9 @@ pub struct TuneOptions {
     /// The seed of every planted edit.
     pub seed: u64,
     /// The least estimated resemblance that confirms, for the confirmed
-    /// settings.
-    pub confirm_threshold: f64,
+    /// settings; `None` gives each confirmed check its own
+    /// ([`PairCheck::confirmation`]).
+    pub confirm_threshold: Option<f64>,
     /// The least precision a recommended setting keeps.
     pub min_precision: f64,
     /// The database size false matches per query are extrapolated to.
@@ -36,7 +37,7 @@ impl Default for TuneOptions {
         TuneOptions {
             originals: 1000,
             seed: 1,
-            confirm_threshold: Confirmation::signatures_alone().threshold(),
+            confirm_threshold: None,
             min_precision: 0.99,
             expected: 10_000_000,
         }
@@ -53,11 +54,9 @@ impl TuneOptions {
                 self.min_precision
             )));
         }
-        Confirmation::new(
-            SignatureLayout::RECOMMENDED,
-            self.confirm_threshold,
-            DEFAULT_K,
-        )?;
+        for check in PairCheck::CONFIRMING {
+            check.confirmation(self.confirm_threshold, DEFAULT_K)?;
+        }
         Ok(())
     }
 }
@@ -112,7 +111,7 @@ impl Tuning {
     pub fn curves(&self) -> Vec<Curve> {
         self.scores
             .chunk_by(|a, b| {
-                (a.setting.learned, a.setting.confirmed) == (b.setting.learned, b.setting.confirmed)
+                (a.setting.learned, a.setting.check) == (b.setting.learned, b.setting.check)
             })
             .filter_map(|run| {
                 let first = run.first()?;
@@ -135,15 +134,90 @@ impl Tuning {
 /// The radii settings are measured at.
 pub const TUNING_RADII: [u32; 8] = [3, 4, 5, 6, 7, 8, 10, 12];
 
+/// The radii the weak-bit check is measured at as well: past 12 bits it
+/// probes no more prefixes, so a database can afford them.
+pub const WEAK_BIT_RADII: [u32; 2] = [14, 16];
+
+/// How a setting checks a candidate pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PairCheck {
+    /// By distance alone (k = the radius).
+    Distance,
+    /// The candidates both documents' weak bits reach, confirmed by their
+    /// signatures with the shared-shingle gate: what `--confirm` gives
+    /// ([`Confirmation::recommended`] at the setting's radius).
+    WeakBits,
+    /// Every candidate within the radius, confirmed by the signatures
+    /// alone ([`Confirmation::signatures_alone`] at the setting's
+    /// radius).
+    EveryCandidate,
+}
+
+impl PairCheck {
+    /// The checks that confirm by signatures.
+    pub const CONFIRMING: [PairCheck; 2] = [PairCheck::WeakBits, PairCheck::EveryCandidate];
+
+    /// How a report names it after the weights: `+confirm` for what
+    /// `--confirm` gives, `+confirm-every` for every candidate.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            PairCheck::Distance => "",
+            PairCheck::WeakBits => "+confirm",
+            PairCheck::EveryCandidate => "+confirm-every",
+        }
+    }
+
+    /// Its name in the JSON report.
+    pub fn name(self) -> &'static str {
+        match self {
+            PairCheck::Distance => "distance",
+            PairCheck::WeakBits => "weak-bits",
+            PairCheck::EveryCandidate => "every-candidate",
+        }
+    }
+
+    /// The radii it is measured at.
+    pub fn radii(self) -> impl Iterator<Item = u32> {
+        let wide: &[u32] = match self {
+            PairCheck::WeakBits => &WEAK_BIT_RADII,
+            PairCheck::Distance | PairCheck::EveryCandidate => &[],
+        };
+        TUNING_RADII.into_iter().chain(wide.iter().copied())
+    }
+
+    /// The confirmation of a confirming check at `radius` (its own
+    /// threshold unless `threshold` is given; no common features); `None`
+    /// for [`PairCheck::Distance`].
+    pub fn confirmation(self, threshold: Option<f64>, radius: u32) -> Result<Option<Confirmation>> {
+        let base = match self {
+            PairCheck::Distance => return Ok(None),
+            PairCheck::WeakBits => Confirmation::recommended(),
+            PairCheck::EveryCandidate => Confirmation::signatures_alone(),
+        };
+        let threshold = threshold.unwrap_or_else(|| base.threshold());
+        base.with_threshold_and_radius(threshold, radius).map(Some)
+    }
+
+    /// Its place among equally good settings: distance alone stores and
+    /// costs least; weak bits probe 32 prefixes a table where every
+    /// candidate within 12 bits probes about 700.
+    fn cost(self) -> u8 {
+        match self {
+            PairCheck::Distance => 0,
+            PairCheck::WeakBits => 1,
+            PairCheck::EveryCandidate => 2,
+        }
+    }
+}
+
 /// A setting a database can be created with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Setting {
     /// Learned weights, else the simhasher's own.
     pub learned: bool,
-    /// Candidates confirmed by signatures (within the radius, k = 3 for a
-    /// document without a signature), else matched by distance alone
-    /// (k = the radius).
-    pub confirmed: bool,
+    /// How a candidate is checked (a document without a signature is
+    /// matched within k = 3 by every confirming check).
+    pub check: PairCheck,
     /// The Hamming radius.
     pub radius: u32,
 }
@@ -157,28 +231,26 @@ impl Setting {
         } else {
             given_weights
         };
-        if self.confirmed {
-            format!("{weights}+confirm")
-        } else {
-            weights.to_string()
-        }
+        format!("{weights}{}", self.check.suffix())
     }
 
-    /// The rule this setting applies under `confirmation` (its signature
-    /// and threshold; the radius is the setting's).
-    fn rule(&self, confirmation: &Confirmation) -> Result<MatchRule> {
-        if !self.confirmed {
+    /// Whether candidates are confirmed by signatures.
+    pub fn confirmed(&self) -> bool {
+        self.check != PairCheck::Distance
+    }
+
+    /// The rule this setting applies, given the common features learned
+    /// for the signatures and the threshold asked for.
+    fn rule(&self, common: &Confirmation, threshold: Option<f64>) -> Result<MatchRule> {
+        let Some(confirmation) = self.check.confirmation(threshold, self.radius)? else {
             return Ok(MatchRule {
                 k: self.radius,
                 confirmation: None,
             });
-        }
-        let at_radius =
-            Confirmation::new(confirmation.layout(), confirmation.threshold(), self.radius)?
-                .with_common_features(confirmation.common_features().clone());
+        };
         Ok(MatchRule {
             k: DEFAULT_K.min(self.radius),
-            confirmation: Some(at_radius),
+            confirmation: Some(confirmation.with_common_features(common.common_features().clone())),
         })
     }
 }
@@ -192,28 +264,32 @@ pub struct SettingScore {
     pub score: Score,
 }
 
-/// Every setting, (given or learned weights) × (by distance or confirmed
-/// at `threshold`) × [`TUNING_RADII`], scored on `planted`. `simhasher`
-/// gives the tokenizer and the given weights. Texts without features are
-/// left out, as a database leaves them out.
+/// Every setting, (given or learned weights) × (by distance, by weak bits
+/// and signatures, or every candidate and signatures) × its radii
+/// ([`PairCheck::radii`]), scored on `planted`; `threshold` overrides the
+/// confirming checks' own. `simhasher` gives the tokenizer and the given
+/// weights. Texts without features are left out, as a database leaves
+/// them out.
 pub fn measure_settings(
     simhasher: &Simhasher,
     planted: &Planted,
-    threshold: f64,
+    threshold: Option<f64>,
 ) -> Result<Vec<SettingScore>> {
-    let confirmation = Confirmation::new(SignatureLayout::RECOMMENDED, threshold, DEFAULT_K)?;
     let mut scores = Vec::new();
     for learned in [false, true] {
-        let (documents, positions, confirmation) =
-            documents(simhasher, planted, learned, confirmation.clone());
-        for confirmed in [false, true] {
-            for radius in TUNING_RADII {
+        let (documents, positions, common) = documents(simhasher, planted, learned);
+        for check in [
+            PairCheck::Distance,
+            PairCheck::WeakBits,
+            PairCheck::EveryCandidate,
+        ] {
+            for radius in check.radii() {
                 let setting = Setting {
                     learned,
-                    confirmed,
+                    check,
                     radius,
                 };
-                let pairs = setting.rule(&confirmation)?.corpus_pairs(&documents)?;
+                let pairs = setting.rule(&common, threshold)?.corpus_pairs(&documents)?;
                 let pairs = pairs
                     .iter()
                     .filter_map(|pair| Some((*positions.get(pair.a)?, *positions.get(pair.b)?)));
@@ -228,14 +304,16 @@ pub fn measure_settings(
 }
 
 /// The planted texts as a database with these weights would make them
-/// (signed under `confirmation`, which learns its common features), the
-/// planted position of each document, and the learned confirmation.
+/// (signed, with their shingle counts and weak bits, under the recommended
+/// confirmation, which learns its common features), the planted position
+/// of each document, and the confirmation with the learned common
+/// features. Every check reads from a document what its rule stores.
 fn documents(
     simhasher: &Simhasher,
     planted: &Planted,
     learned: bool,
-    confirmation: Confirmation,
 ) -> (Vec<Document>, Vec<usize>, Confirmation) {
+    let confirmation = Confirmation::recommended();
     let mut corpus = LearningCorpus::new(simhasher.clone(), learned, Some(confirmation.clone()));
     let kept = corpus.add_texts(&planted.texts);
     let (documents, learned) = corpus.finish();
@@ -256,14 +334,15 @@ fn documents(
 /// among those a database can
 /// be created with (distance alone up to [`MAX_K`]) and with precision at
 /// least `min_precision`; on a tie fewer false pairs, then the smaller
-/// radius (a cheaper query), then distance alone and the given weights
-/// (less to store and learn).
+/// radius (a cheaper query), then the cheaper check (distance alone,
+/// weak bits, every candidate) and the given weights (less to store and
+/// learn).
 pub fn recommend(scores: &[SettingScore], min_precision: f64) -> Option<usize> {
-    let cost = |s: &SettingScore| (s.setting.radius, s.setting.confirmed, s.setting.learned);
+    let cost = |s: &SettingScore| (s.setting.radius, s.setting.check.cost(), s.setting.learned);
     scores
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.setting.confirmed || s.setting.radius <= MAX_K)
+        .filter(|(_, s)| s.setting.confirmed() || s.setting.radius <= MAX_K)
         .filter(|(_, s)| s.score.precision() >= min_precision)
         .max_by(|(_, a), (_, b)| {
             a.score
@@ -290,60 +369,77 @@ mod tests {
 
     /// Every setting's score is the score of the pairs a brute-force
     /// application of its rule finds: every pair of texts with features,
-    /// judged on its distance and signatures.
+    /// judged on its distance, signatures, shingle counts and weak bits.
     #[test]
     fn scores_equal_the_rule_applied_by_brute_force() {
         let planted = planted();
         let simhasher = Simhasher::default();
-        let scores = measure_settings(&simhasher, &planted, 0.5).unwrap();
-        assert_eq!(scores.len(), 4 * TUNING_RADII.len());
-        let base = Confirmation::new(SignatureLayout::RECOMMENDED, 0.5, DEFAULT_K).unwrap();
-        for learned in [false, true] {
-            let (documents, positions, confirmation) =
-                documents(&simhasher, &planted, learned, base.clone());
-            for measured in scores.iter().filter(|s| s.setting.learned == learned) {
-                let rule = measured.setting.rule(&confirmation).unwrap();
-                let mut pairs = Vec::new();
-                for (a, x) in documents.iter().enumerate() {
-                    for (b, y) in documents.iter().enumerate().skip(a + 1) {
-                        let xor = x.fingerprint.0 ^ y.fingerprint.0;
-                        if rule
-                            .judge(
-                                xor,
-                                &x.stored_bytes(rule.confirmation.as_ref()),
-                                &y.stored_bytes(rule.confirmation.as_ref()),
-                            )
-                            .is_some()
-                        {
-                            pairs.push((positions[a], positions[b]));
+        for threshold in [None, Some(0.6)] {
+            let scores = measure_settings(&simhasher, &planted, threshold).unwrap();
+            assert_eq!(
+                scores.len(),
+                2 * (3 * TUNING_RADII.len() + WEAK_BIT_RADII.len())
+            );
+            for learned in [false, true] {
+                let (documents, positions, common) = documents(&simhasher, &planted, learned);
+                assert!(documents.iter().all(|d| d.weak_bits.is_some()));
+                for measured in scores.iter().filter(|s| s.setting.learned == learned) {
+                    let rule = measured.setting.rule(&common, threshold).unwrap();
+                    if let Some(confirmation) = &rule.confirmation {
+                        let own = measured
+                            .setting
+                            .check
+                            .confirmation(None, 0)
+                            .unwrap()
+                            .unwrap();
+                        assert_eq!(confirmation.weak_bits(), own.weak_bits());
+                        assert_eq!(confirmation.min_shared(), own.min_shared());
+                        let asked = threshold.unwrap_or_else(|| own.threshold());
+                        assert!((confirmation.threshold() - asked).abs() < 1e-9);
+                    }
+                    let mut pairs = Vec::new();
+                    for (a, x) in documents.iter().enumerate() {
+                        for (b, y) in documents.iter().enumerate().skip(a + 1) {
+                            let xor = x.fingerprint.0 ^ y.fingerprint.0;
+                            if rule
+                                .judge(
+                                    xor,
+                                    &x.stored_bytes(rule.confirmation.as_ref()),
+                                    &y.stored_bytes(rule.confirmation.as_ref()),
+                                )
+                                .is_some()
+                            {
+                                pairs.push((positions[a], positions[b]));
+                            }
                         }
                     }
+                    assert_eq!(
+                        measured.score,
+                        Score::of_pairs(&planted, pairs),
+                        "{:?}",
+                        measured.setting
+                    );
                 }
-                assert_eq!(
-                    measured.score,
-                    Score::of_pairs(&planted, pairs),
-                    "{:?}",
-                    measured.setting
-                );
             }
         }
     }
 
     /// Wider radii find more; confirmation keeps precision where distance
-    /// alone loses it; the recommendation is the best recall at the
-    /// precision asked.
+    /// alone loses it; the weak bits find no more than every candidate
+    /// within the same radius and the same threshold; the recommendation
+    /// is the best recall at the precision asked.
     #[test]
     fn confirmation_keeps_precision_at_wide_radii() {
         let planted = planted();
-        let scores = measure_settings(&Simhasher::default(), &planted, 0.5).unwrap();
-        let at = |learned, confirmed, radius| {
+        let scores = measure_settings(&Simhasher::default(), &planted, Some(0.5)).unwrap();
+        let at = |learned, check, radius| {
             &scores
                 .iter()
                 .find(|s| {
                     s.setting
                         == Setting {
                             learned,
-                            confirmed,
+                            check,
                             radius,
                         }
                 })
@@ -351,15 +447,38 @@ mod tests {
                 .score
         };
         for learned in [false, true] {
-            for confirmed in [false, true] {
-                assert!(at(learned, confirmed, 12).recall() >= at(learned, confirmed, 3).recall());
+            for check in [
+                PairCheck::Distance,
+                PairCheck::WeakBits,
+                PairCheck::EveryCandidate,
+            ] {
+                assert!(at(learned, check, 12).recall() >= at(learned, check, 3).recall());
             }
-            assert!(at(learned, true, 12).precision() >= at(learned, false, 12).precision());
-            assert!(at(learned, true, 12).recall() > at(learned, false, 3).recall());
+            for check in PairCheck::CONFIRMING {
+                assert!(
+                    at(learned, check, 12).precision()
+                        >= at(learned, PairCheck::Distance, 12).precision()
+                );
+                assert!(
+                    at(learned, check, 12).recall() > at(learned, PairCheck::Distance, 3).recall()
+                );
+            }
+            assert!(
+                at(learned, PairCheck::WeakBits, 16).recall()
+                    >= at(learned, PairCheck::WeakBits, 12).recall()
+            );
+            for radius in TUNING_RADII {
+                let (weak, every) = (
+                    at(learned, PairCheck::WeakBits, radius),
+                    at(learned, PairCheck::EveryCandidate, radius),
+                );
+                assert!(weak.true_pairs <= every.true_pairs, "r = {radius}");
+                assert!(weak.false_pairs <= every.false_pairs, "r = {radius}");
+            }
         }
         let best = &scores[recommend(&scores, 0.99).unwrap()];
         assert!(best.score.precision() >= 0.99);
-        let creatable = |s: &&SettingScore| s.setting.confirmed || s.setting.radius <= MAX_K;
+        let creatable = |s: &&SettingScore| s.setting.confirmed() || s.setting.radius <= MAX_K;
         for s in scores
             .iter()
             .filter(creatable)
@@ -368,5 +487,15 @@ mod tests {
             assert!(s.score.recall() <= best.score.recall());
         }
         assert!(recommend(&scores, 1.1).is_none());
+    }
+
+    #[test]
+    fn a_threshold_outside_0_to_1_is_refused() {
+        let options = TuneOptions {
+            confirm_threshold: Some(1.5),
+            ..TuneOptions::default()
+        };
+        assert!(matches!(options.check(), Err(Error::InvalidOptions(_))));
+        assert!(TuneOptions::default().check().is_ok());
     }
 }

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use anyhow::{bail, Context, Result};
 use fpdb::tune::{recall_against_false_matches, EditKind, Lang};
-use fpdb::{SettingScore, SimhashOptions, Simhasher, TuneOptions, Tuning};
+use fpdb::{PairCheck, SettingScore, SimhashOptions, Simhasher, TuneOptions, Tuning};
 use serde_json::json;
 
 use crate::cli::{ReportFormat, TuneArgs};
@@ -108,16 +108,33 @@ fn create_flags(args: &TuneArgs, s: &SettingScore) -> String {
     if s.setting.learned {
         flags.push_str(" --weights learned --learn-from SAMPLE");
     }
-    if s.setting.confirmed {
-        let _ = write!(
-            flags,
-            // What was measured: every candidate within the radius, judged
-            // by the signatures alone.
-            " --confirm --confirm-radius {} --confirm-threshold {} --confirm-weak-bits 0 --confirm-min-shared 0",
-            s.setting.radius, args.confirm_threshold
-        );
-    } else {
-        let _ = write!(flags, " --k {}", s.setting.radius);
+    let threshold = args
+        .confirm_threshold
+        .map(|share| format!(" --confirm-threshold {share}"))
+        .unwrap_or_default();
+    match s.setting.check {
+        PairCheck::Distance => {
+            let _ = write!(flags, " --k {}", s.setting.radius);
+        }
+        PairCheck::WeakBits => {
+            let _ = write!(
+                flags,
+                " --confirm --confirm-radius {}{threshold}",
+                s.setting.radius
+            );
+        }
+        PairCheck::EveryCandidate => {
+            let threshold = args
+                .confirm_threshold
+                .unwrap_or_else(|| fpdb::Confirmation::signatures_alone().threshold());
+            let _ = write!(
+                flags,
+                // What was measured: every candidate within the radius,
+                // judged by the signatures alone.
+                " --confirm --confirm-radius {} --confirm-threshold {threshold} --confirm-weak-bits 0 --confirm-min-shared 0",
+                s.setting.radius
+            );
+        }
     }
     format!("fpdb create DB{flags}")
 }
@@ -130,7 +147,7 @@ fn print_text(args: &TuneArgs, tuning: &Tuning) -> Result<()> {
     let given = tuning.given_weights.as_str();
     let planted = &tuning.planted;
     outln!(
-        "{:<16} {:>6} {:>7}  {:>8} {:>14} {:>14} {:>13} {:>6}  {:>9} {:>11} {:>11} {:>11}",
+        "{:<22} {:>6} {:>7}  {:>8} {:>14} {:>14} {:>13} {:>6}  {:>9} {:>11} {:>11} {:>11}",
         "setting",
         "radius",
         "recall",
@@ -147,7 +164,7 @@ fn print_text(args: &TuneArgs, tuning: &Tuning) -> Result<()> {
     for s in &tuning.scores {
         let kind = |k: EditKind| percent(s.score.kind_recall(k));
         outln!(
-            "{:<16} {:>6} {:>7}  {:>8} {:>14} {:>14} {:>13} {:>6}  {:>9} {:>11} {:>11.5} {:>11.3}",
+            "{:<22} {:>6} {:>7}  {:>8} {:>14} {:>14} {:>13} {:>6}  {:>9} {:>11} {:>11.5} {:>11.3}",
             s.setting.name(given),
             s.setting.radius,
             percent(s.score.recall()),

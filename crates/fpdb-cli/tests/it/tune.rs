@@ -48,7 +48,7 @@ fn prints_the_library_s_scores_recommendation_and_figure() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
 
     let planted = Planted::from_sample(&texts, 12, 9);
-    let scores = fpdb::measure_settings(&fpdb::Simhasher::default(), &planted, 0.5).unwrap();
+    let scores = fpdb::measure_settings(&fpdb::Simhasher::default(), &planted, None).unwrap();
     assert_eq!(report["reposts"], planted.reposts);
     assert_eq!(report["texts"], planted.texts.len());
     assert_eq!(report["originals"], 12);
@@ -57,7 +57,8 @@ fn prints_the_library_s_scores_recommendation_and_figure() {
     for (row, measured) in rows.iter().zip(&scores) {
         assert_eq!(row["radius"], measured.setting.radius);
         assert_eq!(row["learned_weights"], measured.setting.learned);
-        assert_eq!(row["confirmed"], measured.setting.confirmed);
+        assert_eq!(row["confirmed"], measured.setting.confirmed());
+        assert_eq!(row["check"], measured.setting.check.name());
         assert_eq!(row["true_pairs"], measured.score.true_pairs);
         assert_eq!(row["false_pairs"], measured.score.false_pairs);
         assert!((row["recall"].as_f64().unwrap() - measured.score.recall()).abs() < 1e-12);
@@ -65,20 +66,30 @@ fn prints_the_library_s_scores_recommendation_and_figure() {
     let best = &scores[fpdb::recommend(&scores, 0.99).unwrap()];
     let recommended = &report["recommended"];
     assert_eq!(recommended["radius"], best.setting.radius);
-    assert_eq!(recommended["confirmed"], best.setting.confirmed);
+    assert_eq!(recommended["check"], best.setting.check.name());
     assert_eq!(recommended["learned_weights"], best.setting.learned);
     let create = report["create"].as_str().unwrap();
     assert!(create.starts_with("fpdb create DB"), "{create}");
-    if best.setting.confirmed {
+    if best.setting.confirmed() {
         assert!(
             create.contains(&format!("--confirm-radius {}", best.setting.radius)),
             "{create}"
         );
     }
+    // Every candidate is asked for explicitly; weak bits are --confirm's own.
+    let every = best.setting.check == fpdb::PairCheck::EveryCandidate;
+    assert_eq!(create.contains("--confirm-weak-bits 0"), every, "{create}");
 
     let svg = std::fs::read_to_string(dir.path().join("s.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
-    for name in ["tfidf:8", "tfidf:8+confirm", "learned", "learned+confirm"] {
+    for name in [
+        "tfidf:8",
+        "tfidf:8+confirm",
+        "tfidf:8+confirm-every",
+        "learned",
+        "learned+confirm",
+        "learned+confirm-every",
+    ] {
         assert!(
             svg.contains(&format!(">\n{name}\n<")),
             "{name} not in the legend"
@@ -128,6 +139,11 @@ fn refuses_fingerprints_and_impossible_options() {
         &["tune", "--min-precision", "1.5", "--input", "lines"],
         "one text\n",
         "minimum precision 1.5 is outside 0 ..= 1",
+    );
+    refused(
+        &["tune", "--confirm-threshold", "1.5", "--input", "lines"],
+        "one text\n",
+        "confirmation threshold 1.5 is outside 0 ..= 1",
     );
     refused(
         &["tune", "--input", "lines"],

@@ -7,7 +7,7 @@ knows, such as ``seconds``)."""
 
 from __future__ import annotations
 
-from typing import Optional, TypedDict
+from typing import Literal, Optional, TypedDict
 
 
 class TableStats(TypedDict):
@@ -118,6 +118,7 @@ class TunedSetting(TypedDict):
     setting: str
     learned_weights: bool
     confirmed: bool
+    check: Literal["distance", "weak-bits", "every-candidate"]
     radius: int
     recall: float
     recall_by_edit: dict[str, float]
@@ -136,6 +137,6 @@ class TuneReport(TypedDict):
     reposts: int
     expected: int
     min_precision: float
-    confirm_threshold: float
+    confirm_threshold: Optional[float]  # noqa: UP045
     settings: list[TunedSetting]
     recommended: Optional[TunedSetting]  # noqa: UP045
