@@ -12,6 +12,9 @@ use crate::error::CodecError;
 use crate::prefix_bitmap::PrefixBitmap;
 use crate::table::EncodedTable;
 
+/// One query's answer: (stored fingerprint, distance), nearest first.
+type Answer = Vec<(Fingerprint, u32)>;
+
 /// Every table of a design, encoded in memory.
 #[derive(Debug, Clone)]
 pub struct MemIndex {
@@ -167,6 +170,56 @@ impl MemIndex {
             return Ok(None);
         };
         self.probe_flips(query, &flips, radius).map(Some)
+    }
+
+    /// [`MemIndex::query_weak_bits`] for a batch, query `i` with weak bits
+    /// `weak[i]`, in input order: per table, every query's probes sorted
+    /// and walked against the table in one pass
+    /// ([`engine::walk_table_flips`]). `None` where the design has no
+    /// quarter tables.
+    pub fn query_weak_bits_batch(
+        &self,
+        fps: &[Fingerprint],
+        weak: &[WeakBits],
+        radius: u32,
+    ) -> Result<Option<Vec<Answer>>, CodecError> {
+        if fps.len() != weak.len() || u32::try_from(fps.len()).is_err() {
+            return Err(CodecError::corrupt(
+                "batch",
+                format!("{} queries with {} weak-bit masks", fps.len(), weak.len()),
+            ));
+        }
+        let Some(flips) = weak
+            .iter()
+            .map(|&weak| engine::weak_bit_flips(&self.design, weak))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return Ok(None);
+        };
+        let mut answers = vec![Vec::new(); fps.len()];
+        for (index, encoded) in self.tables.iter().enumerate() {
+            let mut probes = engine::flip_probes(&self.design, index, fps, &flips);
+            probes.sort_unstable();
+            let mut reader = MemReader { table: encoded };
+            engine::walk_table_flips(
+                &self.design,
+                index,
+                radius,
+                &probes,
+                fps,
+                &flips,
+                &mut reader,
+                &mut |number, stored, distance| {
+                    if let Some(answer) = answers.get_mut(number as usize) {
+                        answer.push((stored, distance));
+                    }
+                },
+            )?;
+        }
+        for answer in &mut answers {
+            answer.sort_unstable_by_key(|&(fp, distance)| (distance, fp));
+        }
+        Ok(Some(answers))
     }
 
     /// What each table's flip sets `flips` reach within `radius` of

@@ -24,7 +24,7 @@ use crate::block_fetch::{block_damage, decode_read, fill_rocksdb_cache, kept_ran
 use crate::error::{Error, Result};
 use crate::query::{query, Match};
 use crate::radix;
-use crate::store::{BlockCursor, Family, Store, FP_IDS_BLOCK_BYTES};
+use crate::store::{BlockCursor, Family, IdScanner, Store, FP_IDS_BLOCK_BYTES};
 use crate::tables::{State, Tables};
 
 /// Batches of at least this many queries are merged against the tables
@@ -136,13 +136,23 @@ fn out_of_range(index: usize) -> Error {
     Error::corrupt("batch query", format!("index {index} out of range"))
 }
 
-/// The ids of every fingerprint hit, sorted by fingerprint: each
-/// fingerprint looked up once, in key order, through one iterator per
+/// The ids of every fingerprint hit, sorted by fingerprint
+/// ([`read_sorted`]).
+fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
+    let wanted: Vec<Fingerprint> = hits.iter().map(|&(_, fp, _)| fp).collect();
+    read_sorted(store, wanted, |scanner, fp| scanner.ids_of(fp))
+}
+
+/// `read` of every fingerprint of `wanted`, sorted by fingerprint: each
+/// fingerprint read once, in key order, through one iterator per
 /// thread (creating a RocksDB iterator per match cost more than the
 /// lookups). Only ids under prefixes an earlier batch read fill RocksDB's
 /// cache ([`PrefixesRead`](crate::store::PrefixesRead)).
-fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
-    let mut wanted: Vec<Fingerprint> = hits.iter().map(|&(_, fp, _)| fp).collect();
+pub(crate) fn read_sorted<T: Send>(
+    store: &Store,
+    mut wanted: Vec<Fingerprint>,
+    read: impl Fn(&mut IdScanner<'_>, Fingerprint) -> Result<T> + Sync,
+) -> Result<Vec<(Fingerprint, T)>> {
     wanted.sort_unstable();
     wanted.dedup();
     // The rule of the tables' read-ahead, counting RocksDB's blocks by
@@ -154,7 +164,7 @@ fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
     }
     let chunk = wanted.len().div_ceil(cores()).max(1);
     let chunks: Vec<&[Fingerprint]> = wanted.chunks(chunk).collect();
-    let found: Vec<Result<Vec<IdsOf>>> = in_parallel(chunks.len(), |part| {
+    let found: Vec<Result<Vec<(Fingerprint, T)>>> = in_parallel(chunks.len(), |part| {
         let chunk = chunks
             .get(part)
             .copied()
@@ -165,12 +175,12 @@ fn ids_of_sorted(store: &Store, hits: &[Hit]) -> Result<Vec<IdsOf>> {
                 .map(|&fp| {
                     // Prefixes are recorded only after every lookup, so a
                     // prefix's fingerprints in this batch share a scanner.
-                    let ids = if store.prefixes_read().contains(fp) {
-                        cached.ids_of(fp)?
+                    let value = if store.prefixes_read().contains(fp) {
+                        read(cached, fp)?
                     } else {
-                        uncached.ids_of(fp)?
+                        read(uncached, fp)?
                     };
-                    Ok((fp, ids))
+                    Ok((fp, value))
                 })
                 .collect()
         })
@@ -198,66 +208,79 @@ fn join_table(
 ) -> Result<Vec<Hit>> {
     let table: &Table = tables.table(index)?;
     let permutation = table.permutation();
-    let mut queries: Vec<(u64, u32)> = (0u32..)
+    let queries: Vec<(u64, u32)> = (0u32..)
         .zip(fps)
         .map(|(i, fp)| (permutation.permute(fp.0), i))
         .collect();
-    radix::sort_by_key(&mut queries, &mut Vec::new(), |&(q, _)| q, |_| ());
-
-    let directory = state.directory(index)?;
-    let code = tables.code(index)?;
-    // A batch that needs most blocks reads the table front to back
-    // with one cursor; a sparse one reads its blocks by key, many at a
-    // time (a RocksDB seek costs several point lookups).
-    let dense = queries.len().saturating_mul(tables.design.tables().len()) >= directory.len();
-    let scan = if dense {
-        Some(store.block_cursor(index)?)
-    } else {
-        None
-    };
-    let mut ahead = ReadAhead::default();
-    if !dense {
-        for (lo, hi, _) in engine::prefix_groups(table, &queries) {
-            for block in directory.locate(lo, hi) {
-                let last_key = directory
-                    .last_keys()
-                    .get(block)
-                    .copied()
-                    .ok_or_else(|| out_of_range(block))?;
-                ahead.want(state, index, block, last_key, hi);
-            }
-        }
-    }
-    if ahead.wanted.len().saturating_mul(READ_AHEAD_SHARE) >= directory.len() {
-        // Read one by one from a cold page cache, this many blocks would
-        // cost more than reading the whole table in order.
-        store.read_ahead(Family::Table(index));
-    }
-    let mut reader = TableReader {
+    walk_live(
         store,
+        tables,
         state,
-        table: index,
-        code,
-        directory,
-        scan,
-        ahead,
-        decoded: None,
-        keys: Vec::new(),
-    };
-    let mut hits = Vec::new();
-    engine::walk_table(
-        &tables.design,
         index,
-        k,
-        &queries,
-        fps,
-        &mut reader,
-        &mut |number, stored, distance| {
-            if !state.delta.is_removed(stored) {
-                hits.push((number, stored, distance));
-            }
+        queries,
+        |queries, reader, hit| {
+            engine::walk_table(&tables.design, index, k, queries, fps, reader, &mut { hit })
         },
-    )?;
+    )
+}
+
+/// Every hit in table `index` of the batch's probes of its flip sets
+/// (`flips[i]` for query `i`, [`engine::weak_bit_flips`]) within `radius`:
+/// the probes sorted and walked against the table in one pass
+/// ([`engine::walk_table_flips`]), as [`join_table`] walks queries.
+pub(crate) fn join_table_flips(
+    store: &Store,
+    tables: &Tables,
+    state: &State,
+    index: usize,
+    (fps, flips): (&[Fingerprint], &[Vec<Vec<u64>>]),
+    radius: u32,
+) -> Result<Vec<Hit>> {
+    let probes = engine::flip_probes(&tables.design, index, fps, flips);
+    walk_live(
+        store,
+        tables,
+        state,
+        index,
+        probes,
+        |probes, reader, hit| {
+            engine::walk_table_flips(
+                &tables.design,
+                index,
+                radius,
+                probes,
+                fps,
+                flips,
+                reader,
+                &mut { hit },
+            )
+        },
+    )
+}
+
+/// Sorts `probes` (permuted keys with their query numbers), then `walk`s
+/// them against table `index` through a [`TableReader`], keeping the hits
+/// whose fingerprint the delta has not removed.
+fn walk_live(
+    store: &Store,
+    tables: &Tables,
+    state: &State,
+    index: usize,
+    mut probes: Vec<(u64, u32)>,
+    walk: impl FnOnce(
+        &[(u64, u32)],
+        &mut TableReader<'_>,
+        &mut dyn FnMut(u32, Fingerprint, u32),
+    ) -> Result<()>,
+) -> Result<Vec<Hit>> {
+    radix::sort_by_key(&mut probes, &mut Vec::new(), |&(q, _)| q, |_| ());
+    let mut reader = TableReader::for_walk(store, tables, state, index, &probes)?;
+    let mut hits = Vec::new();
+    walk(&probes, &mut reader, &mut |number, stored, distance| {
+        if !state.delta.is_removed(stored) {
+            hits.push((number, stored, distance));
+        }
+    })?;
     Ok(hits)
 }
 
@@ -275,6 +298,60 @@ struct TableReader<'a> {
     /// The block whose keys are in `keys` (dense walks).
     decoded: Option<usize>,
     keys: Vec<u64>,
+}
+
+impl<'a> TableReader<'a> {
+    /// A reader for a walk of sorted `queries` (permuted keys, from which
+    /// the prefixes it will ask for follow) against table `index`.
+    fn for_walk(
+        store: &'a Store,
+        tables: &'a Tables,
+        state: &'a State,
+        index: usize,
+        queries: &[(u64, u32)],
+    ) -> Result<Self> {
+        let table: &Table = tables.table(index)?;
+        let directory = state.directory(index)?;
+        let code = tables.code(index)?;
+        // A batch that needs most blocks reads the table front to back
+        // with one cursor; a sparse one reads its blocks by key, many at a
+        // time (a RocksDB seek costs several point lookups).
+        let dense = queries.len().saturating_mul(tables.design.tables().len()) >= directory.len();
+        let scan = if dense {
+            Some(store.block_cursor(index)?)
+        } else {
+            None
+        };
+        let mut ahead = ReadAhead::default();
+        if !dense {
+            for (lo, hi, _) in engine::prefix_groups(table, queries) {
+                for block in directory.locate(lo, hi) {
+                    let last_key = directory
+                        .last_keys()
+                        .get(block)
+                        .copied()
+                        .ok_or_else(|| out_of_range(block))?;
+                    ahead.want(state, index, block, last_key, hi);
+                }
+            }
+        }
+        if ahead.wanted.len().saturating_mul(READ_AHEAD_SHARE) >= directory.len() {
+            // Read one by one from a cold page cache, this many blocks would
+            // cost more than reading the whole table in order.
+            store.read_ahead(Family::Table(index));
+        }
+        Ok(TableReader {
+            store,
+            state,
+            table: index,
+            code,
+            directory,
+            scan,
+            ahead,
+            decoded: None,
+            keys: Vec::new(),
+        })
+    }
 }
 
 impl RangeReader for TableReader<'_> {

@@ -12,6 +12,7 @@ use crate::batch::{query_batch, BatchStrategy};
 use crate::bulk::{bulk_loader, BulkLoader, BulkOptions};
 use crate::error::{Error, Result};
 use crate::find::find;
+use crate::find_batch::find_batch;
 use crate::inspect::verify_at;
 use crate::merge::merge;
 use crate::options::{Create, OpenOptions, Options};
@@ -257,6 +258,28 @@ impl Db {
         self.tables.check_radius(rule.retrieval_radius())?;
         let state = self.tables.read();
         find(&self.store, &self.tables, &state, document, rule)
+    }
+
+    /// [`Db::find`] for many documents; answers in input order. Large
+    /// batches under a rule that probes weak bits are merged against the
+    /// tables in one pass per table ([`BatchStrategy::Auto`]), which a
+    /// fresh process needs: probed one by one, nearly every probe reads
+    /// a block from the store.
+    pub fn find_batch(&self, documents: &[Document], rule: &MatchRule) -> Result<Vec<Vec<Near>>> {
+        self.find_batch_with(documents, rule, BatchStrategy::Auto)
+    }
+
+    /// [`Db::find_batch`] with an explicit strategy. Every strategy gives
+    /// the same answers; a merge applies only where the rule probes weak
+    /// bits (other documents are found one by one).
+    pub fn find_batch_with(
+        &self,
+        documents: &[Document],
+        rule: &MatchRule,
+        strategy: BatchStrategy,
+    ) -> Result<Vec<Vec<Near>>> {
+        self.tables.check_radius(rule.retrieval_radius())?;
+        find_batch(&self.store, &self.tables, documents, rule, strategy)
     }
 
     /// Stores document `id` with the document's fingerprint and

@@ -11,7 +11,7 @@ use crate::tables::{State, Tables};
 
 /// The largest distance at which some quarter of two fingerprints is
 /// sure to be equal, so that weak bits reach them whatever they are.
-const QUARTERS_CLEAN_WITHIN: u32 = 3;
+pub(crate) const QUARTERS_CLEAN_WITHIN: u32 = 3;
 
 /// Every stored document `rule` matches with `document`, nearest first
 /// (ties by fingerprint, then id); `state` is held for reading.

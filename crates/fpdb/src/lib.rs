@@ -50,6 +50,7 @@ mod db;
 mod delta;
 mod error;
 mod find;
+mod find_batch;
 mod inspect;
 mod learn;
 mod learning_corpus;

@@ -25,12 +25,19 @@ pub fn run(mut args: QueryArgs) -> Result<()> {
     inputs.stream(|records| -> Result<()> {
         reading.handled(records.len());
         if let (Some(local), Some(rule)) = (local, &rule) {
-            // Two stages: each text with its signature, under the rule.
+            // Two stages: each text with its signature, under the rule,
+            // the batch's probes merged against the tables.
+            let mut ids = Vec::with_capacity(records.len());
+            let mut documents = Vec::with_capacity(records.len());
             for record in &records {
                 if let Some(document) = super::document(local, record)? {
-                    let near = local.find(&document, rule)?;
-                    answers.write_near(&record.id, document.fingerprint, &near)?;
+                    ids.push(&record.id);
+                    documents.push(document);
                 }
+            }
+            let found = local.find_batch(&documents, rule)?;
+            for ((id, document), near) in ids.into_iter().zip(&documents).zip(&found) {
+                answers.write_near(id, document.fingerprint, near)?;
             }
             return answers.flush();
         }

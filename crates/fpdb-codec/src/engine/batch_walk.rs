@@ -5,7 +5,9 @@
 
 use fpdb_fingerprint::Fingerprint;
 
+use super::flip_probe::reaching_table;
 use crate::design::{Table, TableDesign};
+use crate::distance::within_distance;
 use crate::error::CodecError;
 use crate::match_rule::TableMatcher;
 
@@ -79,6 +81,82 @@ pub fn walk_table<R: RangeReader>(
             for &key in &candidates {
                 if let Some((stored, distance)) = matcher.probe(key, permuted, fp) {
                     hit(number, stored, distance);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every probe of a batch in table `table`: for query number `i`, its
+/// fingerprint with each of its flip sets in that table (`flips[i][table]`,
+/// from [`super::weak_bit_flips`]) under the table's permutation, with
+/// `i`; unsorted (sort them before [`walk_table_flips`]).
+pub fn flip_probes(
+    design: &TableDesign,
+    table: usize,
+    fps: &[Fingerprint],
+    flips: &[Vec<Vec<u64>>],
+) -> Vec<(u64, u32)> {
+    let Some(shape) = design.tables().get(table) else {
+        return Vec::new();
+    };
+    let permutation = shape.permutation();
+    (0u32..)
+        .zip(fps.iter().zip(flips))
+        .flat_map(|(number, (fp, sets))| {
+            sets.get(table)
+                .into_iter()
+                .flatten()
+                .map(move |&set| (permutation.permute(fp.0 ^ set), number))
+        })
+        .collect()
+}
+
+/// [`super::probe_flips`] for a batch, in one pass over table `table`:
+/// walks sorted `probes` (from [`flip_probes`]; numbers index `fps` and
+/// `flips`) against the table and calls `hit(number, stored, distance)`
+/// for every key within `radius` of query `number` that this table is
+/// the first to reach by the query's flip sets ([`reaching_table`]), so
+/// each match is reported once over the tables.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "walk_table's arguments and the flip sets; a struct would only name them again"
+)]
+pub fn walk_table_flips<R: RangeReader>(
+    design: &TableDesign,
+    table: usize,
+    radius: u32,
+    probes: &[(u64, u32)],
+    fps: &[Fingerprint],
+    flips: &[Vec<Vec<u64>>],
+    reader: &mut R,
+    hit: &mut impl FnMut(u32, Fingerprint, u32),
+) -> Result<(), R::Error> {
+    let tables = design.tables().len();
+    let shape = design
+        .tables()
+        .get(table)
+        .ok_or(CodecError::NoSuchTable { table, tables })?;
+    let permutation = shape.permutation();
+    let mut candidates = Vec::new();
+    for (lo, hi, group) in prefix_groups(shape, probes) {
+        candidates.clear();
+        reader.keys_in(lo, hi, &mut candidates)?;
+        for &(_, number) in group {
+            let missing =
+                || CodecError::corrupt("batch", format!("query {number} of {}", fps.len()));
+            let fp = fps.get(number as usize).copied().ok_or_else(missing)?;
+            let sets = flips.get(number as usize).ok_or_else(missing)?;
+            let permuted = permutation.permute(fp.0);
+            for &key in &candidates {
+                let xor = key ^ permuted;
+                if !within_distance(xor, radius) {
+                    continue;
+                }
+                let stored = permutation.inverse(key);
+                if reaching_table(design, sets, stored ^ fp.0) == Some(table) {
+                    hit(number, Fingerprint(stored), xor.count_ones());
                 }
             }
         }

@@ -8,7 +8,9 @@
 //! - [`walk_table`]: a sorted batch of queries against one table in one
 //!   pass (the paper's batch mode).
 //! - [`probe_flips`]: one query against the prefixes its weakest bits
-//!   reach when flipped, cheapest first (a budget per table).
+//!   reach when flipped, cheapest first (a budget per table), or its weak
+//!   bits ([`weak_bit_flips`]); [`walk_table_flips`]: a sorted batch of
+//!   such probes against one table in one pass.
 //! - [`PairScan`]: every near pair among one table's keys in one pass;
 //!   past the design's `k`, [`wide_pairs_in_table`] over keys in memory.
 //!
@@ -25,7 +27,7 @@ mod wide_pairs;
 mod wide_probe;
 
 pub(crate) use batch_walk::sorted_queries;
-pub use batch_walk::{prefix_groups, walk_table, RangeReader};
+pub use batch_walk::{flip_probes, prefix_groups, walk_table, walk_table_flips, RangeReader};
 pub use flip_probe::{
     cheapest_flips, probe_flips, probes_weak_bits, reaching_table, table_flips, weak_bit_flips,
 };

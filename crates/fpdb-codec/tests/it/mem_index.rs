@@ -188,8 +188,8 @@ proptest! {
 
     /// A query probing its weak bits reaches exactly the stored
     /// fingerprints within the radius that differ, in some quarter, only
-    /// in its weak bits, on every design keyed by quarters; other designs
-    /// say they cannot.
+    /// in its weak bits, on every design keyed by quarters, alone or in a
+    /// batch; other designs say they cannot.
     #[test]
     fn weak_bit_queries_equal_brute_force(
         stored in fingerprint_sets(),
@@ -214,7 +214,13 @@ proptest! {
         let mut queries: Vec<Fingerprint> = stored.iter().step_by(4).copied().collect();
         queries.extend(stored.iter().step_by(3).map(|fp| Fingerprint(fp.0 ^ (flips & flips.rotate_left(11)))));
         queries.extend(stored.iter().step_by(5).map(|fp| Fingerprint(fp.0 ^ (weak.0 & flips))));
-        for query in queries {
+        // The batch gives every other query other weak bits.
+        let weaks: Vec<WeakBits> = (0..queries.len())
+            .map(|i| if i % 2 == 0 { weak } else { WeakBits(weak.0.rotate_left(7)) })
+            .collect();
+        let batch = index.query_weak_bits_batch(&queries, &weaks, radius).unwrap();
+        prop_assert_eq!(batch.is_some(), quarters);
+        for (i, (&query, &weak)) in queries.iter().zip(&weaks).enumerate() {
             let answer = index.query_weak_bits(query, weak, radius).unwrap();
             if !quarters {
                 prop_assert!(answer.is_none());
@@ -224,6 +230,7 @@ proptest! {
                 .into_iter()
                 .filter(|&(fp, _)| weak.reaches(fp.0 ^ query.0))
                 .collect();
+            prop_assert_eq!(batch.as_ref().map(|b| &b[i]), Some(&expected));
             prop_assert_eq!(answer, Some(expected));
         }
     }

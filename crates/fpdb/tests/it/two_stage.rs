@@ -1,11 +1,11 @@
-//! Two-stage matching against brute force: every answer of `find` and
-//! `check_and_insert_document` equals the match rule applied to every
+//! Two-stage matching against brute force: every answer of `find`, of
+//! `find_batch` and of `check_and_insert_document` equals the match rule applied to every
 //! stored document, through inserts, bare fingerprints, removals,
 //! re-inserts, merges, reopening and repair.
 
 use std::collections::BTreeMap;
 
-use fpdb::{Confirmation, Db, Document, Error, Fingerprint, MatchRule, Near};
+use fpdb::{BatchStrategy, Confirmation, Db, Document, Error, Fingerprint, MatchRule, Near};
 use fpdb_testkit::{create_temp_db, small_options, Rng};
 
 /// What the model keeps of a stored document.
@@ -86,11 +86,20 @@ fn confirmations() -> [Confirmation; 3] {
     ]
 }
 
+/// `find`, and a batch of the queries probed or merged, against brute
+/// force.
 fn assert_answers(db: &Db, model: &Model, queries: &[Document], rule: &MatchRule) {
-    for query in queries {
+    let expected: Vec<Vec<Near>> = queries
+        .iter()
+        .map(|query| brute_force(model, query, rule))
+        .collect();
+    for (query, expected) in queries.iter().zip(&expected) {
         let found = db.find(query, rule).unwrap();
-        let expected = brute_force(model, query, rule);
-        assert_eq!(found, expected, "query {}", query.fingerprint);
+        assert_eq!(&found, expected, "query {}", query.fingerprint);
+    }
+    for strategy in [BatchStrategy::Merge, BatchStrategy::Probe] {
+        let batch = db.find_batch_with(queries, rule, strategy).unwrap();
+        assert_eq!(batch, expected, "{strategy:?}");
     }
 }
 
