@@ -24,8 +24,10 @@ use crate::reports::to_dict;
 /// check's own.
 /// Returns the report as a dict: `settings` (one per setting and radius:
 /// recall, `recall_by_edit`, precision, pairs, false matches per query,
-/// measured and at `expected` documents) and `recommended` (the best
-/// recall at `min_precision`, or None). With `figure=`, writes recall
+/// measured and at `expected` documents), `recommended` (the best
+/// recall at `min_precision`, or None) and `too_short_to_confirm` (texts
+/// with fewer distinct shingles than the gate of `confirm=True` asks two
+/// copies to share). With `figure=`, writes recall
 /// against false matches per query there as SVG.
 #[pyfunction]
 #[pyo3(signature = (texts, *, originals=1000, expected=10_000_000, min_precision=0.99,

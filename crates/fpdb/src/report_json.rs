@@ -250,6 +250,7 @@ struct TuningJson<'a> {
     expected: u64,
     min_precision: f64,
     confirm_threshold: Option<f64>,
+    too_short_to_confirm: usize,
     settings: Vec<SettingJson<'a>>,
     recommended: Option<SettingJson<'a>>,
 }
@@ -302,6 +303,7 @@ impl Serialize for Tuning {
             expected: self.options.expected,
             min_precision: self.options.min_precision,
             confirm_threshold: self.options.confirm_threshold,
+            too_short_to_confirm: self.too_short_to_confirm,
             settings: self.scores.iter().map(|s| self.setting_json(s)).collect(),
             recommended: self.best().map(|s| self.setting_json(s)),
         }

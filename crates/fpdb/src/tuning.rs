@@ -75,6 +75,11 @@ pub struct Tuning {
     /// The position in `scores` of the recommended setting, if any keeps
     /// the precision asked.
     pub recommended: Option<usize>,
+    /// Texts with fewer distinct shingles than the recommended
+    /// confirmation's least shared count ([`Confirmation::min_shared`]):
+    /// `+confirm` confirms none of their pairs, however alike (they can
+    /// share no more shingles than they have).
+    pub too_short_to_confirm: usize,
 }
 
 /// Plants copies into `sample` ([`Planted::from_sample`]), measures every
@@ -86,7 +91,14 @@ pub fn tune(simhasher: &Simhasher, sample: &[String], options: TuneOptions) -> R
     let planted = Planted::from_sample(sample, options.originals, options.seed);
     let scores = measure_settings(simhasher, &planted, options.confirm_threshold)?;
     let recommended = recommend(&scores, options.min_precision);
+    let (documents, _, _) = documents(simhasher, &planted, false);
+    let min_shared = u32::from(Confirmation::recommended().min_shared());
+    let too_short_to_confirm = documents
+        .iter()
+        .filter(|d| d.signature.is_some() && d.shingles < min_shared)
+        .count();
     Ok(Tuning {
+        too_short_to_confirm,
         given_weights: simhasher.options().weighting.to_string(),
         options,
         planted,
@@ -487,6 +499,33 @@ mod tests {
             assert!(s.score.recall() <= best.score.recall());
         }
         assert!(recommend(&scores, 1.1).is_none());
+    }
+
+    /// Texts too short to share the gate's shingles are counted: none in
+    /// the paragraphs, some when three-word texts are added to them.
+    #[test]
+    fn texts_too_short_to_confirm_are_counted() {
+        let mut sample: Vec<String> = article_paragraphs(40).into_iter().map(|(_, t)| t).collect();
+        let options = TuneOptions {
+            originals: 12,
+            ..TuneOptions::default()
+        };
+        let tuning = tune(&Simhasher::default(), &sample, options.clone()).unwrap();
+        assert_eq!(tuning.too_short_to_confirm, 0);
+        // Laid out as a crawl, some get a template and stop being short.
+        let words = ["汽车", "飞机", "火车", "轮船", "自行车", "地铁"];
+        let colours = ["红色", "蓝色"];
+        sample.extend(
+            words
+                .iter()
+                .flat_map(|w| colours.iter().map(move |c| format!("{c} {w} 出发"))),
+        );
+        let tuning = tune(&Simhasher::default(), &sample, options).unwrap();
+        assert!(
+            tuning.too_short_to_confirm >= 3,
+            "{} counted",
+            tuning.too_short_to_confirm
+        );
     }
 
     #[test]

@@ -196,6 +196,13 @@ fn print_text(args: &TuneArgs, tuning: &Tuning) -> Result<()> {
             outln!("  {}", create_flags(args, best));
         }
     }
+    if tuning.too_short_to_confirm > 0 {
+        outln!(
+            "{} too short for +confirm: fewer than {} distinct shingles, so none of their copies is confirmed (+confirm-every and distance alone can)",
+            super::count(tuning.too_short_to_confirm as u64, "text"),
+            fpdb::Confirmation::recommended().min_shared()
+        );
+    }
     // One false pair in n texts is 2N/n² false matches per query at N.
     let n = planted.texts.len() as f64;
     outln!(

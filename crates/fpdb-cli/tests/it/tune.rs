@@ -49,6 +49,17 @@ fn prints_the_library_s_scores_recommendation_and_figure() {
 
     let planted = Planted::from_sample(&texts, 12, 9);
     let scores = fpdb::measure_settings(&fpdb::Simhasher::default(), &planted, None).unwrap();
+    let tuning = fpdb::tune(
+        &fpdb::Simhasher::default(),
+        &texts,
+        fpdb::TuneOptions {
+            originals: 12,
+            seed: 9,
+            ..fpdb::TuneOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(report["too_short_to_confirm"], tuning.too_short_to_confirm);
     assert_eq!(report["reposts"], planted.reposts);
     assert_eq!(report["texts"], planted.texts.len());
     assert_eq!(report["originals"], 12);

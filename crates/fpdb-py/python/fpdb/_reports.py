@@ -138,5 +138,6 @@ class TuneReport(TypedDict):
     expected: int
     min_precision: float
     confirm_threshold: Optional[float]  # noqa: UP045
+    too_short_to_confirm: int
     settings: list[TunedSetting]
     recommended: Optional[TunedSetting]  # noqa: UP045
