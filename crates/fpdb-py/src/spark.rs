@@ -5,13 +5,16 @@
 
 use std::num::NonZeroU32;
 
+use fpdb::simhash::QUARTERS;
 use fpdb::Fingerprint;
 use fpdb_codec::{MemIndex, PrefixRuns, TableDesign, DEFAULT_BLOCK_BYTES};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::args;
 use crate::errors::Kind;
+use crate::signer::{confirming_rule, stored_bytes};
 
 type Columns<'py> = (
     Bound<'py, PyArray1<u64>>,
@@ -198,6 +201,154 @@ pub fn pairs_in_partition<'py>(
     Ok(columns(py, fingerprint_triples(pairs)))
 }
 
+/// Fingerprints with a join key each: `(fps, keys)` columns.
+type Keyed<'py> = (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<i64>>);
+
+/// The key of a fingerprint's quarter `index` (0 the most significant)
+/// in the weak-bit join: the quarter's number and its 16 bits.
+fn quarter_key(index: usize, quarter: u64, fp: u64) -> i64 {
+    let bits = (fp & quarter) >> quarter.trailing_zeros();
+    // index < 4 and bits < 2^16: the key fits in 18 bits.
+    i64::try_from(index << 16).unwrap_or_default() | i64::try_from(bits).unwrap_or_default()
+}
+
+/// Each fingerprint's own keys in the weak-bit join, one per quarter:
+/// `(fps, keys)`, copies made distinct. A document whose weak bits reach
+/// a fingerprint probes one of its keys ([`probe_keys`]).
+#[pyfunction]
+pub fn quarter_keys<'py>(py: Python<'py>, fps: &Bound<'py, PyAny>) -> PyResult<Keyed<'py>> {
+    let mut fps = args::fingerprints(fps)?;
+    let keyed = py.detach(move || {
+        fps.sort_unstable();
+        fps.dedup();
+        fps.iter()
+            .flat_map(|fp| {
+                QUARTERS
+                    .iter()
+                    .enumerate()
+                    .map(move |(index, &quarter)| (fp.0, quarter_key(index, quarter, fp.0)))
+            })
+            .collect::<Vec<_>>()
+    });
+    Ok(keyed_columns(py, keyed))
+}
+
+/// The keys signed documents' weak bits probe in the weak-bit join: for
+/// each document (`fps`, and its stored bytes as `Signer.documents` makes
+/// them under the `confirm_` options; None for a bare one, which probes
+/// nothing) and each quarter, its quarter with every subset of its weak
+/// bits there flipped (`WeakBits::subsets_in`): exactly the own keys
+/// ([`quarter_keys`]) of the fingerprints its weak bits reach in that
+/// quarter. `(fps, keys)`, each pair once.
+#[pyfunction]
+#[pyo3(signature = (fps, stored, confirm_weak_bits=None, confirm_min_shared=None))]
+pub fn probe_keys<'py>(
+    py: Python<'py>,
+    fps: &Bound<'py, PyAny>,
+    stored: Vec<Option<Bound<'py, PyBytes>>>,
+    confirm_weak_bits: Option<u32>,
+    confirm_min_shared: Option<u16>,
+) -> PyResult<Keyed<'py>> {
+    let rule = confirming_rule(0, None, None, confirm_weak_bits, confirm_min_shared)?;
+    let fps = args::fingerprints(fps)?;
+    if stored.len() != fps.len() {
+        return Err(Kind::InvalidInput.err("one signature (or None) per fingerprint"));
+    }
+    let Some(confirmation) = &rule.confirmation else {
+        return Ok(keyed_columns(py, Vec::new()));
+    };
+    let mut probers = Vec::with_capacity(fps.len());
+    for (&fp, bytes) in fps.iter().zip(&stored) {
+        let document = confirmation.stored_document(fp, stored_bytes(&rule, bytes.as_ref())?);
+        if let Some(weak) = rule.probed_weak_bits(&document) {
+            probers.push((fp.0, weak.0));
+        }
+    }
+    let keyed = py.detach(move || {
+        // Copies of a document probe once.
+        probers.sort_unstable();
+        probers.dedup();
+        let mut keyed = Vec::new();
+        for &(fp, weak) in &probers {
+            for (index, &quarter) in QUARTERS.iter().enumerate() {
+                let weak = fpdb::simhash::WeakBits(weak);
+                keyed.extend(
+                    weak.subsets_in(quarter)
+                        .map(|flip| (fp, quarter_key(index, quarter, fp ^ flip))),
+                );
+            }
+        }
+        keyed.sort_unstable();
+        keyed.dedup();
+        keyed
+    });
+    Ok(keyed_columns(py, keyed))
+}
+
+/// The pairs the weak-bit join finds among one partition's rows (every
+/// row of a key in this partition): for each key, each probing
+/// fingerprint (`is_probe`, from [`probe_keys`]) against each fingerprint
+/// owning the key ([`quarter_keys`]), kept past `k` (nearer pairs are
+/// the prefix kernels') and within `radius`; with `ordered`, only where
+/// the prober is the smaller (in a self-join a pair both documents' weak
+/// bits must reach is found from both sides). `(a, b, distance)` with
+/// `a` the prober, each pair once.
+#[pyfunction]
+pub fn reached_in_partition<'py>(
+    py: Python<'py>,
+    keys: PyReadonlyArray1<'py, i64>,
+    fps: &Bound<'py, PyAny>,
+    is_probe: PyReadonlyArray1<'py, bool>,
+    k: u32,
+    radius: u32,
+    ordered: bool,
+) -> PyResult<Columns<'py>> {
+    let fps = args::fingerprints(fps)?;
+    let (keys, sides) = (keys.as_array(), is_probe.as_array());
+    if keys.len() != fps.len() || sides.len() != fps.len() {
+        return Err(Kind::InvalidInput.err("one key and one side per fingerprint"));
+    }
+    let mut rows: Vec<(i64, bool, u64)> = keys
+        .iter()
+        .zip(&sides)
+        .zip(&fps)
+        .map(|((&key, &side), fp)| (key, side, fp.0))
+        .collect();
+    let pairs = py.detach(move || {
+        rows.sort_unstable();
+        rows.dedup();
+        let mut pairs = Vec::new();
+        for run in rows.chunk_by(|a, b| a.0 == b.0) {
+            // Owners (false) sort before probers, each by fingerprint.
+            let (owners, probers) = run.split_at(run.partition_point(|row| !row.1));
+            for &(_, _, prober) in probers {
+                let from = if ordered {
+                    owners.partition_point(|row| row.2 <= prober)
+                } else {
+                    0
+                };
+                for &(_, _, owner) in owners.get(from..).unwrap_or_default() {
+                    let distance = (prober ^ owner).count_ones();
+                    if distance > k && distance <= radius {
+                        pairs.push((prober, owner, distance));
+                    }
+                }
+            }
+        }
+        // A pair reached in several quarters is found once per quarter.
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
+    });
+    Ok(columns(py, pairs))
+}
+
+fn keyed_columns(py: Python<'_>, keyed: Vec<(u64, i64)>) -> Keyed<'_> {
+    let fps = keyed.iter().map(|row| row.0).collect();
+    let keys = keyed.iter().map(|row| row.1).collect();
+    (PyArray1::from_vec(py, fps), PyArray1::from_vec(py, keys))
+}
+
 /// A batch of query fingerprints in memory, permuted into sorted tables
 /// (the paper's batch mode): stored fingerprints stream past it.
 #[pyclass(name = "BatchIndex", module = "fpdb._fpdb", frozen)]
@@ -286,7 +437,7 @@ fn fingerprint_triples(pairs: Vec<(Fingerprint, Fingerprint, u32)>) -> Vec<(u64,
 fn columns(py: Python<'_>, triples: Vec<(u64, u64, u32)>) -> Columns<'_> {
     let a = triples.iter().map(|triple| triple.0).collect();
     let b = triples.iter().map(|triple| triple.1).collect();
-    // Distances are at most MAX_K (7).
+    // Distances are at most MAX_RADIUS (16).
     let distance = triples
         .iter()
         .map(|triple| u8::try_from(triple.2).unwrap_or(u8::MAX))

@@ -238,7 +238,7 @@ impl Confirmation {
     /// A stored document: its fingerprint and the bytes stored beside
     /// its id ([`Document::stored_bytes`]); bytes this confirmation cannot
     /// read make a bare document.
-    pub(crate) fn stored_document(&self, fingerprint: Fingerprint, bytes: &[u8]) -> Document {
+    pub fn stored_document(&self, fingerprint: Fingerprint, bytes: &[u8]) -> Document {
         match self.parse(bytes) {
             Some(Parsed {
                 signature,
