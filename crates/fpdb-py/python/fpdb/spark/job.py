@@ -25,7 +25,7 @@ executors, fingerprint inputs read their signatures (the bytes
 ``--signature-col``. OUTPUT is a Parquet directory:
 
 - ``pairs``: ``id_a, id_b, distance`` (``id_a < id_b``), every pair of
-  documents within k once (with ``--confirm``, every pair the two-stage
+  documents within k once (with ``--confirm``, every pair the match
   rule keeps, and its ``similarity``);
 - ``clusters``: ``id, representative`` for every document with a
   near-duplicate, the smallest id of its cluster representing it;
