@@ -59,10 +59,10 @@ impl Confirmation {
         }
     }
 
-    /// The rule for signatures compared alone, where neither weak bits nor
-    /// shingle counts travel with them (Spark's columns): the recommended
-    /// layout, every candidate within 12 bits, confirmed at an estimated
-    /// resemblance of 0.50.
+    /// The rule for signatures compared alone, without weak bits or
+    /// shingle counts (the rule before them, still measured beside the
+    /// recommended one): the recommended layout, every candidate within 12
+    /// bits, confirmed at an estimated resemblance of 0.50.
     pub fn signatures_alone() -> Confirmation {
         Confirmation {
             layout: SignatureLayout::RECOMMENDED,
