@@ -41,8 +41,7 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(spark::design_for, module)?)?;
     module.add_function(wrap_pyfunction!(spark::route, module)?)?;
     module.add_function(wrap_pyfunction!(spark::pairs_in_partition, module)?)?;
-    module.add_function(wrap_pyfunction!(spark::quarter_keys, module)?)?;
-    module.add_function(wrap_pyfunction!(spark::probe_keys, module)?)?;
+    module.add_function(wrap_pyfunction!(spark::route_keys, module)?)?;
     module.add_function(wrap_pyfunction!(spark::reached_in_partition, module)?)?;
     module.add("DEFAULT_K", fpdb::DEFAULT_K)?;
     // The confirming rule's defaults, as `Db.create` and `dedup` take them

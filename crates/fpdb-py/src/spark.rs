@@ -5,7 +5,7 @@
 
 use std::num::NonZeroU32;
 
-use fpdb::simhash::QUARTERS;
+use fpdb::simhash::{WeakBits, QUARTERS};
 use fpdb::Fingerprint;
 use fpdb_codec::{MemIndex, PrefixRuns, TableDesign, DEFAULT_BLOCK_BYTES};
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -201,94 +201,113 @@ pub fn pairs_in_partition<'py>(
     Ok(columns(py, fingerprint_triples(pairs)))
 }
 
-/// Fingerprints with a join key each: `(fps, keys)` columns.
-type Keyed<'py> = (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<i64>>);
-
 /// The key of a fingerprint's quarter `index` (0 the most significant)
 /// in the weak-bit join: the quarter's number and its 16 bits.
-fn quarter_key(index: usize, quarter: u64, fp: u64) -> i64 {
-    let bits = (fp & quarter) >> quarter.trailing_zeros();
-    // index < 4 and bits < 2^16: the key fits in 18 bits.
-    i64::try_from(index << 16).unwrap_or_default() | i64::try_from(bits).unwrap_or_default()
+fn quarter_key(index: usize, quarter: u64, fp: u64) -> u64 {
+    ((index as u64) << 16) | ((fp & quarter) >> quarter.trailing_zeros())
 }
 
-/// Each fingerprint's own keys in the weak-bit join, one per quarter:
-/// `(fps, keys)`, copies made distinct. A document whose weak bits reach
-/// a fingerprint probes one of its keys ([`probe_keys`]).
+/// Keys of the weak-bit join, packed for the shuffle as [`route`] packs
+/// fingerprints: one group per bucket of `buckets` (the key modulo
+/// `buckets`), each a binary value of `(key, fingerprint)` pairs of
+/// little-endian u64s, sorted and distinct. Without `stored`, each
+/// fingerprint's own keys, one per quarter; with `stored` (each
+/// document's bytes as `Signer.documents` makes them under the
+/// `confirm_` options, None for a bare one, which probes nothing), the
+/// keys each signed document's weak bits probe: per quarter, its quarter
+/// with every subset of its weak bits there flipped
+/// (`WeakBits::subsets_in`), exactly the own keys of the fingerprints its
+/// weak bits reach in that quarter. Returns the groups' `bucket`, their
+/// byte `offsets` into `packed` (one more than the groups), and `packed`.
 #[pyfunction]
-pub fn quarter_keys<'py>(py: Python<'py>, fps: &Bound<'py, PyAny>) -> PyResult<Keyed<'py>> {
-    let mut fps = args::fingerprints(fps)?;
-    let keyed = py.detach(move || {
-        fps.sort_unstable();
-        fps.dedup();
-        fps.iter()
-            .flat_map(|fp| {
-                QUARTERS
-                    .iter()
-                    .enumerate()
-                    .map(move |(index, &quarter)| (fp.0, quarter_key(index, quarter, fp.0)))
-            })
-            .collect::<Vec<_>>()
-    });
-    Ok(keyed_columns(py, keyed))
-}
-
-/// The keys signed documents' weak bits probe in the weak-bit join: for
-/// each document (`fps`, and its stored bytes as `Signer.documents` makes
-/// them under the `confirm_` options; None for a bare one, which probes
-/// nothing) and each quarter, its quarter with every subset of its weak
-/// bits there flipped (`WeakBits::subsets_in`): exactly the own keys
-/// ([`quarter_keys`]) of the fingerprints its weak bits reach in that
-/// quarter. `(fps, keys)`, each pair once.
-#[pyfunction]
-#[pyo3(signature = (fps, stored, confirm_weak_bits=None, confirm_min_shared=None))]
-pub fn probe_keys<'py>(
+#[pyo3(signature = (fps, buckets, stored=None, confirm_weak_bits=None, confirm_min_shared=None))]
+pub fn route_keys<'py>(
     py: Python<'py>,
     fps: &Bound<'py, PyAny>,
-    stored: Vec<Option<Bound<'py, PyBytes>>>,
+    buckets: u32,
+    stored: Option<Vec<Option<Bound<'py, PyBytes>>>>,
     confirm_weak_bits: Option<u32>,
     confirm_min_shared: Option<u16>,
-) -> PyResult<Keyed<'py>> {
-    let rule = confirming_rule(0, None, None, confirm_weak_bits, confirm_min_shared)?;
+) -> PyResult<PackedKeys<'py>> {
     let fps = args::fingerprints(fps)?;
-    if stored.len() != fps.len() {
-        return Err(Kind::InvalidInput.err("one signature (or None) per fingerprint"));
-    }
-    let Some(confirmation) = &rule.confirmation else {
-        return Ok(keyed_columns(py, Vec::new()));
-    };
-    let mut probers = Vec::with_capacity(fps.len());
-    for (&fp, bytes) in fps.iter().zip(&stored) {
-        let document = confirmation.stored_document(fp, stored_bytes(&rule, bytes.as_ref())?);
-        if let Some(weak) = rule.probed_weak_bits(&document) {
-            probers.push((fp.0, weak.0));
+    let buckets = NonZeroU32::new(buckets)
+        .ok_or_else(|| Kind::InvalidInput.err("buckets must be at least 1"))?;
+    // (fingerprint, mask of the bits whose subsets it flips): an owner
+    // flips nothing, a prober its weak bits.
+    let mut flipping: Vec<(u64, u64)> = match stored {
+        None => fps.iter().map(|fp| (fp.0, 0)).collect(),
+        Some(stored) => {
+            let rule = confirming_rule(0, None, None, confirm_weak_bits, confirm_min_shared)?;
+            if stored.len() != fps.len() {
+                return Err(Kind::InvalidInput.err("one signature (or None) per fingerprint"));
+            }
+            let mut probers = Vec::with_capacity(fps.len());
+            if let Some(confirmation) = &rule.confirmation {
+                for (&fp, bytes) in fps.iter().zip(&stored) {
+                    let bytes = stored_bytes(&rule, bytes.as_ref())?;
+                    let document = confirmation.stored_document(fp, bytes);
+                    if let Some(weak) = rule.probed_weak_bits(&document) {
+                        probers.push((fp.0, weak.0));
+                    }
+                }
+            }
+            probers
         }
-    }
-    let keyed = py.detach(move || {
-        // Copies of a document probe once.
-        probers.sort_unstable();
-        probers.dedup();
-        let mut keyed = Vec::new();
-        for &(fp, weak) in &probers {
+    };
+    let packed = py.detach(move || {
+        // Copies key once.
+        flipping.sort_unstable();
+        flipping.dedup();
+        let buckets = u64::from(buckets.get());
+        let mut rows: Vec<(u64, u64, u64)> = Vec::new();
+        for &(fp, flips) in &flipping {
             for (index, &quarter) in QUARTERS.iter().enumerate() {
-                let weak = fpdb::simhash::WeakBits(weak);
-                keyed.extend(
-                    weak.subsets_in(quarter)
-                        .map(|flip| (fp, quarter_key(index, quarter, fp ^ flip))),
-                );
+                rows.extend(WeakBits(flips).subsets_in(quarter).map(|flip| {
+                    let key = quarter_key(index, quarter, fp ^ flip);
+                    (key % buckets, key, fp)
+                }));
             }
         }
-        keyed.sort_unstable();
-        keyed.dedup();
-        keyed
+        rows.sort_unstable();
+        rows.dedup();
+        let mut groups = (Vec::new(), Vec::new(), Vec::with_capacity(rows.len() * 2));
+        for run in rows.chunk_by(|a, b| a.0 == b.0) {
+            if let Some(&(bucket, _, _)) = run.first() {
+                // Buckets are below `buckets`, a u32.
+                groups.0.push(u32::try_from(bucket).unwrap_or(u32::MAX));
+                groups
+                    .2
+                    .extend(run.iter().flat_map(|&(_, key, fp)| [key, fp]));
+                groups.1.push(groups.2.len());
+            }
+        }
+        groups
     });
-    Ok(keyed_columns(py, keyed))
+    let (bucket, ends, packed) = packed;
+    let offsets = std::iter::once(0)
+        .chain(ends)
+        .map(|end| {
+            i32::try_from(end * 8)
+                .map_err(|_| Kind::InvalidInput.err("too many keys in one batch (over 2^27)"))
+        })
+        .collect::<PyResult<Vec<i32>>>()?;
+    Ok((
+        PyArray1::from_vec(py, bucket),
+        PyArray1::from_vec(py, offsets),
+        PyArray1::from_vec(py, packed),
+    ))
 }
+
+type PackedKeys<'py> = (
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<i32>>,
+    Bound<'py, PyArray1<u64>>,
+);
 
 /// The pairs the weak-bit join finds among one partition's rows (every
 /// row of a key in this partition): for each key, each probing
-/// fingerprint (`is_probe`, from [`probe_keys`]) against each fingerprint
-/// owning the key ([`quarter_keys`]), kept past `k` (nearer pairs are
+/// fingerprint (`is_probe`: probe keys of [`route_keys`]) against each
+/// fingerprint owning the key (its own keys), kept past `k` (nearer pairs are
 /// the prefix kernels') and within `radius`; with `ordered`, only where
 /// the prober is the smaller (in a self-join a pair both documents' weak
 /// bits must reach is found from both sides). `(a, b, distance)` with
@@ -296,7 +315,7 @@ pub fn probe_keys<'py>(
 #[pyfunction]
 pub fn reached_in_partition<'py>(
     py: Python<'py>,
-    keys: PyReadonlyArray1<'py, i64>,
+    keys: PyReadonlyArray1<'py, u64>,
     fps: &Bound<'py, PyAny>,
     is_probe: PyReadonlyArray1<'py, bool>,
     k: u32,
@@ -308,7 +327,7 @@ pub fn reached_in_partition<'py>(
     if keys.len() != fps.len() || sides.len() != fps.len() {
         return Err(Kind::InvalidInput.err("one key and one side per fingerprint"));
     }
-    let mut rows: Vec<(i64, bool, u64)> = keys
+    let mut rows: Vec<(u64, bool, u64)> = keys
         .iter()
         .zip(&sides)
         .zip(&fps)
@@ -341,12 +360,6 @@ pub fn reached_in_partition<'py>(
         pairs
     });
     Ok(columns(py, pairs))
-}
-
-fn keyed_columns(py: Python<'_>, keyed: Vec<(u64, i64)>) -> Keyed<'_> {
-    let fps = keyed.iter().map(|row| row.0).collect();
-    let keys = keyed.iter().map(|row| row.1).collect();
-    (PyArray1::from_vec(py, fps), PyArray1::from_vec(py, keys))
 }
 
 /// A batch of query fingerprints in memory, permuted into sorted tables

@@ -300,7 +300,6 @@ def fingerprint_pages(
 
 # The kernels fpdb.spark runs in executors.
 _Triples = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8]]
-_Keyed = tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]
 
 def design_for(k: int, design: str | None = None) -> tuple[str, int]: ...
 def route(
@@ -334,15 +333,15 @@ def judge_pairs(
     confirm_weak_bits: int | None = None,
     confirm_min_shared: int | None = None,
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]: ...
-def quarter_keys(fps: _Fingerprints) -> _Keyed: ...
-def probe_keys(
+def route_keys(
     fps: _Fingerprints,
-    stored: Sequence[bytes | None],
+    buckets: int,
+    stored: Sequence[bytes | None] | None = None,
     confirm_weak_bits: int | None = None,
     confirm_min_shared: int | None = None,
-) -> _Keyed: ...
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int32], npt.NDArray[np.uint64]]: ...
 def reached_in_partition(
-    keys: npt.NDArray[np.int64],
+    keys: npt.NDArray[np.uint64],
     fps: _Fingerprints,
     is_probe: npt.NDArray[np.bool_],
     k: int,

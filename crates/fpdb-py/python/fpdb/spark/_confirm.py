@@ -20,6 +20,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
+    BinaryType,
     BooleanType,
     DoubleType,
     IntegerType,
@@ -30,6 +31,7 @@ from pyspark.sql.types import (
 
 from fpdb import _fpdb
 from fpdb.errors import InvalidInputError
+from fpdb.spark import _runs
 from fpdb.spark._columns import arrow_fingerprints, arrow_longs
 
 
@@ -108,11 +110,11 @@ def check_signature_column(df: DataFrame, name: str) -> None:
         raise InvalidInputError(f"signature column {name!r} is {kind}, not binary")
 
 
-_KEYED = StructType(
+_PACKED = StructType(
     [
-        StructField("fp", LongType(), False),
-        StructField("key", LongType(), False),
+        StructField("bucket", IntegerType(), False),
         StructField("is_probe", BooleanType(), False),
+        StructField("keys", BinaryType(), False),
     ]
 )
 
@@ -123,6 +125,10 @@ _REACHED = StructType(
         StructField("distance", IntegerType(), False),
     ]
 )
+
+#: Documents keyed per kernel call: up to 132 keys (16 bytes each) a
+#: document with 5 weak bits a quarter, so about 100 MB of keys a call.
+KEY_BATCH = 50_000
 
 
 def reached_pairs(
@@ -142,43 +148,61 @@ def reached_pairs(
 
     Each distinct document sends, per quarter, its quarter with every
     subset of its weak bits flipped as keys (2^weak_bits each); each
-    distinct owned fingerprint sends its four quarters. Spark brings equal
-    keys into one partition (``partitions``, by default
-    ``spark.sql.shuffle.partitions``), where fpdb's kernel compares every
-    prober of a key with every owner: the rows of a key as the library's
-    tables read them (a quarter shared by many distinct fingerprints makes
-    a long run, compared in Rust, not joined row by row in Spark).
+    distinct owned fingerprint sends its four quarters. fpdb's kernel
+    packs a batch's keys into one binary value per bucket and side (as
+    the prefix kernels' routing does, so that keys do not travel as rows),
+    Spark brings each bucket into a partition of its own (``partitions``,
+    by default ``spark.sql.shuffle.partitions``), and there fpdb's kernel
+    compares every prober of a key with every owner: the rows of a key
+    as the library's tables read them (a quarter shared by many distinct
+    fingerprints makes a long run, compared in Rust).
     """
+    spark = probers.sparkSession
     if partitions is None:
-        partitions = int(probers.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+        partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    targets = _runs.partition_keys(spark, partitions)
     _, _, weak_bits, min_shared = rule.options
 
-    def probe(batches):
-        for batch in batches:
-            fps, keys = _fpdb.probe_keys(
-                arrow_fingerprints(batch.column("fp")),
-                batch.column("signature").to_pylist(),
-                weak_bits,
-                min_shared,
+    def router(probing: bool):
+        def route(held: list[pa.RecordBatch]) -> pa.RecordBatch:
+            fps = np.concatenate([arrow_fingerprints(batch.column("fp")) for batch in held])
+            stored = (
+                [s for batch in held for s in batch.column("signature").to_pylist()]
+                if probing
+                else None
             )
-            yield _keyed(fps, keys, True)
+            bucket, offsets, packed = _fpdb.route_keys(
+                fps, partitions, stored, weak_bits, min_shared
+            )
+            keys = pa.BinaryArray.from_buffers(
+                pa.binary(), len(bucket), [None, pa.py_buffer(offsets), pa.py_buffer(packed)]
+            )
+            sides = pa.array(np.full(len(bucket), probing))
+            return pa.RecordBatch.from_arrays(
+                [pa.array(targets[bucket]), sides, keys], names=["bucket", "is_probe", "keys"]
+            )
 
-    def own(batches):
-        for batch in batches:
-            yield _keyed(*_fpdb.quarter_keys(arrow_fingerprints(batch.column("fp"))), False)
+        def pack(batches):
+            for held in _runs.gathered(batches, KEY_BATCH):
+                yield route(held)
+
+        return pack
 
     # Copies of a document probe once, and copies of a fingerprint own
     # its keys once, so many copies make no long run.
-    probes = probers.select("fp", "signature").distinct().mapInArrow(probe, _KEYED)
-    owned = owners.select("fp").distinct().mapInArrow(own, _KEYED)
+    probes = probers.select("fp", "signature").distinct().mapInArrow(router(True), _PACKED)
+    owned = owners.select("fp").distinct().mapInArrow(router(False), _PACKED)
     k, radius = rule.k, rule.radius
 
     def scan(batches):
         keys, fps, sides = [], [], []
         for batch in batches:
-            keys.append(batch.column("key").to_numpy(zero_copy_only=False))
-            fps.append(arrow_fingerprints(batch.column("fp")))
-            sides.append(batch.column("is_probe").to_numpy(zero_copy_only=False))
+            words, counts = _runs.unpacked(batch.column("keys"))
+            keys.append(words[0::2])
+            fps.append(words[1::2])
+            sides.append(
+                np.repeat(batch.column("is_probe").to_numpy(zero_copy_only=False), counts // 2)
+            )
         if not fps:
             return
         a, b, distance = _fpdb.reached_in_partition(
@@ -191,17 +215,10 @@ def reached_pairs(
 
     return (
         probes.unionByName(owned)
-        .repartition(partitions, "key")
+        .repartition(partitions, "bucket")
         .mapInArrow(scan, _REACHED)
         # A pair reached in quarters keyed into two partitions.
         .distinct()
-    )
-
-
-def _keyed(fps: np.ndarray, keys: np.ndarray, is_probe: bool) -> pa.RecordBatch:
-    return pa.RecordBatch.from_arrays(
-        [arrow_longs(fps), pa.array(keys, type=pa.int64()), pa.array(np.full(len(fps), is_probe))],
-        names=["fp", "key", "is_probe"],
     )
 
 
