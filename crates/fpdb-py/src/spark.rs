@@ -247,6 +247,17 @@ pub fn route_keys<'py>(
                     let bytes = stored_bytes(&rule, bytes.as_ref())?;
                     let document = confirmation.stored_document(fp, bytes);
                     if let Some(weak) = rule.probed_weak_bits(&document) {
+                        // Each weak bit doubles a quarter's probes: bytes
+                        // claiming more than the rule keeps were not made
+                        // under it.
+                        let most = confirmation.weak_bits();
+                        if QUARTERS.iter().any(|q| (weak.0 & q).count_ones() > most) {
+                            return Err(Kind::InvalidInput.err(format!(
+                                "weak bits {:016x} keep more than {most} in a quarter: signed \
+                                 under other options",
+                                weak.0
+                            )));
+                        }
                         probers.push((fp.0, weak.0));
                     }
                 }

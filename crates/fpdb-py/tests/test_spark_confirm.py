@@ -121,6 +121,59 @@ def same_answers(got, expected):
         assert got[pair][1] == pytest.approx(similarity), pair
 
 
+def test_the_join_kernels_find_what_weak_bits_reach():
+    """``route_keys`` and ``reached_in_partition``, without Spark, against
+    ``WeakBits::reaches`` written out: every (prober, owner) pair past k
+    and within the radius where, in some quarter, the prober's weak bits
+    cover every differing bit."""
+    rng = np.random.default_rng(11)
+    bases = rng.integers(0, 2**64, size=8, dtype=np.uint64)
+    fp = bases[rng.integers(0, len(bases), size=300)]
+    for _ in range(10):  # clusters of fingerprints a few bits apart
+        fp ^= np.uint64(1) << rng.integers(0, 64, size=len(fp)).astype(np.uint64)
+    signature = fpdb.Signer().signature("near duplicate pages share most of their words")
+    most = 8  # weak bits a quarter
+    weak = [
+        sum(1 << int(b) + 16 * q for q in range(4) for b in rng.choice(16, most, replace=False))
+        for _ in range(len(fp))
+    ]
+    stored = [signature + b"\0\x14" + w.to_bytes(8, "big") for w in weak]
+    stored[0] = None  # bare: probes nothing, but is owned
+    k, radius, buckets = 3, 14, 3
+    with pytest.raises(fpdb.InvalidInputError, match="more than 5 in a quarter"):
+        fpdb._fpdb.route_keys(fp, buckets, stored)
+
+    def unpacked(routed):
+        _, offsets, packed = routed
+        return packed[0::2], packed[1::2], np.diff(offsets) // 16
+
+    probe_keys, probers, _ = unpacked(fpdb._fpdb.route_keys(fp, buckets, stored, most))
+    own_keys, owners, _ = unpacked(fpdb._fpdb.route_keys(fp, buckets))
+    assert len(own_keys) == 4 * len(set(fp.tolist()))
+    keys = np.concatenate([probe_keys, own_keys])
+    sides = np.concatenate([np.ones(len(probers), bool), np.zeros(len(owners), bool)])
+    for ordered in (False, True):
+        a, b, d = fpdb._fpdb.reached_in_partition(
+            keys, np.concatenate([probers, owners]), sides, k, radius, ordered
+        )
+        got = {(int(x), int(y)): int(dd) for x, y, dd in zip(a, b, d)}
+        assert len(got) == len(a), "each pair once"
+        quarters = [0xFFFF << shift for shift in (48, 32, 16, 0)]
+        expected = {}
+        for i, x in enumerate(fp.tolist()):
+            if stored[i] is None:
+                continue
+            for y in set(fp.tolist()):
+                xor = x ^ y
+                if ordered and not x < y:
+                    continue
+                reached = any(xor & q & ~weak[i] == 0 for q in quarters)
+                if reached and k < bin(xor).count("1") <= radius:
+                    expected[(x, y)] = bin(xor).count("1")
+        assert got == expected
+        assert len(expected) > 20
+
+
 @pytest.mark.parametrize("rule_name", RULES)
 @pytest.mark.parametrize("weights", [None, "learned"])
 def test_confirmed_pairs_equal_the_rule_and_dedup(spark, texts, weights, rule_name):
