@@ -1,8 +1,9 @@
-"""fpdb.spark under the two-stage rule: signatures made in the executors,
-pairs and queries confirmed by them, against brute force (every pair:
-distance within the radius and resemblance at least the threshold, by
-``fpdb.similarity``), ``fpdb.dedup(confirm=True)`` and a confirming
-database, on the demo corpus with planted copies."""
+"""fpdb.spark under the match rule: documents signed in the executors
+(signature, shingle count, weak bits), pairs and queries confirmed by
+them, against the library's rule (``MatchRule::judge``) applied to every
+pair, ``fpdb.dedup(confirm=True)`` and a confirming database, on the demo
+corpus with planted copies; under the recommended rule and the rule
+without weak bits."""
 
 from __future__ import annotations
 
