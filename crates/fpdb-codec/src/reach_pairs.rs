@@ -29,9 +29,7 @@ pub fn reach_pairs(
         by_quarter.sort_unstable();
         for (a, (&fp, weak)) in fingerprints.iter().zip(weak).enumerate() {
             let Some(weak) = weak else { continue };
-            let bits = weak.0 & quarter;
-            let mut subset = bits;
-            loop {
+            for subset in weak.subsets_in(quarter) {
                 let wanted = key(Fingerprint(fp.0 ^ subset));
                 let start = by_quarter.partition_point(|&(k, _)| k < wanted);
                 let equal = by_quarter.get(start..).unwrap_or_default();
@@ -43,10 +41,6 @@ pub fn reach_pairs(
                         pairs.push(DocPair { a, b, distance });
                     }
                 }
-                if subset == 0 {
-                    break;
-                }
-                subset = (subset - 1) & bits;
             }
         }
     }

@@ -46,6 +46,19 @@ impl WeakBits {
         QUARTERS.iter().any(|&quarter| xor & quarter & !self.0 == 0)
     }
 
+    /// Every subset of the weak bits inside `quarter` (a mask, one of
+    /// [`QUARTERS`]), the whole first and the empty one last: the flips
+    /// that take a fingerprint's quarter to the quarters it reaches.
+    pub fn subsets_in(self, quarter: u64) -> impl Iterator<Item = u64> {
+        let bits = self.0 & quarter;
+        let mut next = Some(bits);
+        std::iter::from_fn(move || {
+            let subset = next?;
+            next = (subset != 0).then(|| (subset - 1) & bits);
+            Some(subset)
+        })
+    }
+
     /// The mask's 8 bytes, big-endian, as stored.
     pub fn to_bytes(self) -> [u8; 8] {
         self.0.to_be_bytes()
@@ -88,5 +101,22 @@ mod tests {
         assert!(weak.reaches(bit(2) | bit(9) | bit(17) | bit(40) | bit(50) | bit(60)));
         assert!(!weak.reaches(bit(3) | bit(17) | elsewhere));
         assert!(weak.reaches(bit(20) | bit(3) | elsewhere));
+    }
+
+    #[test]
+    fn subsets_in_a_quarter_are_each_flip_once() {
+        let bit = |i: u32| 1u64 << (63 - i);
+        let weak = WeakBits(bit(2) | bit(9) | bit(11) | bit(20));
+        let mut subsets: Vec<u64> = weak.subsets_in(QUARTERS[0]).collect();
+        assert_eq!(subsets.len(), 8);
+        assert_eq!(subsets.first(), Some(&(bit(2) | bit(9) | bit(11))));
+        assert_eq!(subsets.last(), Some(&0));
+        subsets.sort_unstable();
+        subsets.dedup();
+        assert_eq!(subsets.len(), 8);
+        assert!(subsets
+            .iter()
+            .all(|&s| s & !(bit(2) | bit(9) | bit(11)) == 0));
+        assert_eq!(weak.subsets_in(QUARTERS[2]).collect::<Vec<_>>(), [0]);
     }
 }

@@ -41,11 +41,16 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(spark::design_for, module)?)?;
     module.add_function(wrap_pyfunction!(spark::route, module)?)?;
     module.add_function(wrap_pyfunction!(spark::pairs_in_partition, module)?)?;
+    module.add_function(wrap_pyfunction!(spark::route_keys, module)?)?;
+    module.add_function(wrap_pyfunction!(spark::reached_in_partition, module)?)?;
     module.add("DEFAULT_K", fpdb::DEFAULT_K)?;
-    // Spark's defaults: its columns carry signatures alone.
-    let confirmation = fpdb::Confirmation::signatures_alone();
+    // The confirming rule's defaults, as `Db.create` and `dedup` take them
+    // (fpdb.spark reads them to fill in its options).
+    let confirmation = fpdb::Confirmation::recommended();
     module.add("CONFIRM_RADIUS", confirmation.radius())?;
     module.add("CONFIRM_THRESHOLD", confirmation.threshold())?;
+    module.add("CONFIRM_WEAK_BITS", confirmation.weak_bits())?;
+    module.add("CONFIRM_MIN_SHARED", confirmation.min_shared())?;
     module.add("MAX_ID_BYTES", fpdb::MAX_ID_BYTES)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -5,13 +5,13 @@
 
 use fpdb::simhash::{Signature, SignatureLayout};
 use fpdb::{Confirmation, Document, MatchRule, Options, Simhasher};
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 use rayon::prelude::*;
 
 use crate::args::{self, simhash_options};
-use crate::errors::{to_py, Kind};
+use crate::errors::Kind;
 use crate::signer_state::SignerState;
 
 /// Fingerprints, signatures (`None` where a text has no feature but
@@ -35,19 +35,32 @@ pub struct PySigner {
 }
 
 impl PySigner {
-    fn confirmation(&self) -> Confirmation {
-        Confirmation::signatures_alone().with_common_features(self.state.common.clone())
+    /// The confirmation whose stored bytes the signer makes: the
+    /// recommended one keeping `weak_bits` a quarter and, when
+    /// `min_shared` is above 0, the shingle count (both 0: the signature
+    /// alone), without the common features learned.
+    fn confirmation(&self, weak_bits: u32, min_shared: u16) -> PyResult<Confirmation> {
+        let rule = confirming_rule(0, None, None, Some(weak_bits), Some(min_shared))?;
+        Ok(rule
+            .confirmation
+            .unwrap_or_else(Confirmation::recommended)
+            .with_common_features(self.state.common.clone()))
     }
 
-    /// One text's fingerprint and signature bytes; `None` without features.
+    /// One text's fingerprint and stored bytes (`Document::stored_bytes`:
+    /// the signature, then what `confirmation` keeps beside it; `None`
+    /// for a text with only common features); `None` without features.
     fn document(
         simhasher: &Simhasher,
         confirmation: &Confirmation,
         text: &str,
     ) -> Option<(u64, Option<Vec<u8>>)> {
         let document = Document::of_text(simhasher, Some(confirmation), text).ok()?;
-        let signature = document.signature.map(|s| s.as_bytes().to_vec());
-        Some((document.fingerprint.0, signature))
+        let stored = document
+            .signature
+            .is_some()
+            .then(|| document.stored_bytes(Some(confirmation)));
+        Some((document.fingerprint.0, stored))
     }
 
     fn columns<'py>(py: Python<'py>, made: Vec<Option<(u64, Option<Vec<u8>>)>>) -> Documents<'py> {
@@ -133,22 +146,33 @@ impl PySigner {
 
     /// The signature of `text` (32 bytes), or None when it has no feature
     /// but the common ones (matched by distance alone).
-    fn signature<'py>(&self, py: Python<'py>, text: &str) -> Option<Bound<'py, PyBytes>> {
-        Self::document(&self.state.simhasher, &self.confirmation(), text)
-            .and_then(|(_, signature)| signature)
-            .map(|bytes| PyBytes::new(py, &bytes))
+    fn signature<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        Ok(
+            Self::document(&self.state.simhasher, &self.confirmation(0, 0)?, text)
+                .and_then(|(_, signature)| signature)
+                .map(|bytes| PyBytes::new(py, &bytes)),
+        )
     }
 
     /// Many texts at once, in parallel: `(fingerprints, signatures,
     /// has_features)`. A text without features gets fingerprint 0, no
-    /// signature and False: a confirming dedup leaves it out.
+    /// signature and False: a confirming dedup leaves it out. With
+    /// `confirm_weak_bits` or `confirm_min_shared` (as for `Db.create`),
+    /// each signature is followed by what such a database stores beside
+    /// it: the text's shingle count (2 bytes, when `confirm_min_shared`
+    /// is above 0) and its weak bits (8 bytes, when `confirm_weak_bits`
+    /// is), the bytes `judge_pairs` reads.
+    #[pyo3(signature = (texts, *, confirm_weak_bits=0, confirm_min_shared=0))]
     fn documents<'py>(
         &self,
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
+        confirm_weak_bits: u32,
+        confirm_min_shared: u16,
     ) -> PyResult<Documents<'py>> {
         let texts = args::strings(texts, "texts")?;
-        let (simhasher, confirmation) = (&self.state.simhasher, self.confirmation());
+        let confirmation = self.confirmation(confirm_weak_bits, confirm_min_shared)?;
+        let simhasher = &self.state.simhasher;
         let made = py.detach(|| {
             texts
                 .par_iter()
@@ -161,18 +185,22 @@ impl PySigner {
     /// `documents` of HTML pages (bytes as received, or str), their text
     /// taken as `Db.insert_html` takes it; False also where a page cannot
     /// be read as HTML.
-    #[pyo3(signature = (pages, content_types=None, *, extract="main"))]
+    #[pyo3(signature = (pages, content_types=None, *, extract="main", confirm_weak_bits=0,
+                        confirm_min_shared=0))]
     fn page_documents<'py>(
         &self,
         py: Python<'py>,
         pages: &Bound<'py, PyAny>,
         content_types: Option<&Bound<'py, PyAny>>,
         extract: &str,
+        confirm_weak_bits: u32,
+        confirm_min_shared: u16,
     ) -> PyResult<Documents<'py>> {
         let extract = args::extract(extract)?;
         let pages = args::pages(pages)?;
         let content_types = args::content_types(content_types, pages.len())?;
-        let (simhasher, confirmation) = (&self.state.simhasher, self.confirmation());
+        let confirmation = self.confirmation(confirm_weak_bits, confirm_min_shared)?;
+        let simhasher = &self.state.simhasher;
         let made = py.detach(|| {
             pages
                 .par_iter()
@@ -203,39 +231,49 @@ pub fn similarity(a: &[u8], b: &[u8]) -> PyResult<f64> {
         .map_err(|error| Kind::InvalidInput.err(error.to_string()))
 }
 
-/// The two-stage rule on candidate pairs, each given as its fingerprints'
-/// `distance` and the two documents' signatures (None for a bare one):
-/// `(kept, similarity)`, kept where the rule matches them (both signed:
-/// within `confirm_radius` and resembling at least `confirm_threshold`;
-/// otherwise within `k`), similarity NaN where matched by distance alone.
+/// The two-stage rule on candidate pairs, each given as its two
+/// fingerprints and the two documents' stored bytes (as `Signer.documents`
+/// makes them with the same `confirm_weak_bits` and `confirm_min_shared`;
+/// None for a bare document): `(kept, similarity)`, kept where
+/// `MatchRule::judge` matches them under the rule the `confirm_` options
+/// ask for (as for `Db.create`), similarity NaN where matched by distance
+/// alone.
 #[pyfunction]
-#[pyo3(signature = (distance, a, b, k, confirm_radius=None, confirm_threshold=None))]
+#[pyo3(signature = (fp_a, fp_b, a, b, k, confirm_radius=None, confirm_threshold=None,
+                    confirm_weak_bits=None, confirm_min_shared=None))]
+#[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
 pub fn judge_pairs<'py>(
     py: Python<'py>,
-    distance: PyReadonlyArray1<'py, i32>,
+    fp_a: &Bound<'py, PyAny>,
+    fp_b: &Bound<'py, PyAny>,
     a: Vec<Option<Bound<'py, PyBytes>>>,
     b: Vec<Option<Bound<'py, PyBytes>>>,
     k: u32,
     confirm_radius: Option<u32>,
     confirm_threshold: Option<f64>,
+    confirm_weak_bits: Option<u32>,
+    confirm_min_shared: Option<u16>,
 ) -> PyResult<Judged<'py>> {
-    let rule = MatchRule {
+    let rule = confirming_rule(
         k,
-        confirmation: Some(signatures_alone(confirm_radius, confirm_threshold)?),
-    };
-    let distance = distance.as_array();
-    if a.len() != distance.len() || b.len() != distance.len() {
-        return Err(Kind::InvalidInput.err("one distance and two signatures per pair"));
+        confirm_radius,
+        confirm_threshold,
+        confirm_weak_bits,
+        confirm_min_shared,
+    )?;
+    let (fp_a, fp_b) = (args::fingerprints(fp_a)?, args::fingerprints(fp_b)?);
+    let pairs = fp_a.len();
+    if fp_b.len() != pairs || a.len() != pairs || b.len() != pairs {
+        return Err(Kind::InvalidInput.err("two fingerprints and two signatures per pair"));
     }
-    let mut kept = Vec::with_capacity(distance.len());
-    let mut similarity = Vec::with_capacity(distance.len());
-    for ((&d, a), b) in distance.iter().zip(&a).zip(&b) {
-        let d = u32::try_from(d)
-            .map_err(|_| Kind::InvalidInput.err(format!("distance {d} is negative")))?;
-        // This rule keeps no weak bits, so any difference of `d` bits is
-        // judged alike.
-        let xor = u64::MAX.checked_shr(64u32.saturating_sub(d)).unwrap_or(0);
-        let judged = rule.judge(xor, signature_bytes(a), signature_bytes(b));
+    let mut kept = Vec::with_capacity(pairs);
+    let mut similarity = Vec::with_capacity(pairs);
+    for (((x, y), a), b) in fp_a.iter().zip(&fp_b).zip(&a).zip(&b) {
+        let judged = rule.judge(
+            x.0 ^ y.0,
+            stored_bytes(&rule, a.as_ref())?,
+            stored_bytes(&rule, b.as_ref())?,
+        );
         kept.push(judged.is_some());
         similarity.push(judged.flatten().unwrap_or(f64::NAN));
     }
@@ -245,19 +283,45 @@ pub fn judge_pairs<'py>(
     ))
 }
 
-/// A signature's bytes; empty for a bare document, as the rule reads it.
-fn signature_bytes<'a>(signature: &'a Option<Bound<'_, PyBytes>>) -> &'a [u8] {
-    signature.as_ref().map_or(&[], |s| s.as_bytes())
+/// The rule `fpdb.spark` confirms by: the recommended confirmation with
+/// what the `confirm_` options change, checked as `Db.create` checks
+/// them.
+pub fn confirming_rule(
+    k: u32,
+    radius: Option<u32>,
+    threshold: Option<f64>,
+    weak_bits: Option<u32>,
+    min_shared: Option<u16>,
+) -> PyResult<MatchRule> {
+    let confirmation = args::confirmation(&args::ConfirmArgs {
+        confirm: true,
+        radius,
+        threshold,
+        weak_bits,
+        min_shared,
+    })?;
+    Ok(MatchRule { k, confirmation })
 }
 
-/// The rule Spark's columns can carry: signatures compared alone
-/// ([`Confirmation::signatures_alone`]), with the radius and threshold
-/// given.
-fn signatures_alone(radius: Option<u32>, threshold: Option<f64>) -> PyResult<Confirmation> {
-    let plain = Confirmation::signatures_alone();
-    let threshold = threshold.unwrap_or(plain.threshold());
-    let radius = radius.unwrap_or(plain.radius());
-    plain
-        .with_threshold_and_radius(threshold, radius)
-        .map_err(to_py)
+/// A document's stored bytes (empty for a bare one), checked against
+/// what `rule` reads: bytes of another length would silently count as no
+/// signature, so they are an error (signed under other options).
+pub fn stored_bytes<'a>(
+    rule: &MatchRule,
+    bytes: Option<&'a Bound<'_, PyBytes>>,
+) -> PyResult<&'a [u8]> {
+    let bytes = bytes.map_or(&[][..], |b| b.as_bytes());
+    let expected = rule
+        .confirmation
+        .as_ref()
+        .map_or(0, Confirmation::stored_bytes);
+    if bytes.is_empty() || bytes.len() == expected {
+        Ok(bytes)
+    } else {
+        Err(Kind::InvalidInput.err(format!(
+            "a signature of {} bytes where this rule reads {expected}: sign the documents \
+             with the same confirm_weak_bits and confirm_min_shared",
+            bytes.len()
+        )))
+    }
 }

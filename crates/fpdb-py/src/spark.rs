@@ -5,13 +5,16 @@
 
 use std::num::NonZeroU32;
 
+use fpdb::simhash::{WeakBits, QUARTERS};
 use fpdb::Fingerprint;
 use fpdb_codec::{MemIndex, PrefixRuns, TableDesign, DEFAULT_BLOCK_BYTES};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::args;
 use crate::errors::Kind;
+use crate::signer::{confirming_rule, stored_bytes};
 
 type Columns<'py> = (
     Bound<'py, PyArray1<u64>>,
@@ -198,6 +201,178 @@ pub fn pairs_in_partition<'py>(
     Ok(columns(py, fingerprint_triples(pairs)))
 }
 
+/// The key of a fingerprint's quarter `index` (0 the most significant)
+/// in the weak-bit join: the quarter's number and its 16 bits.
+fn quarter_key(index: usize, quarter: u64, fp: u64) -> u64 {
+    ((index as u64) << 16) | ((fp & quarter) >> quarter.trailing_zeros())
+}
+
+/// Keys of the weak-bit join, packed for the shuffle as [`route`] packs
+/// fingerprints: one group per bucket of `buckets` (the key modulo
+/// `buckets`), each a binary value of `(key, fingerprint)` pairs of
+/// little-endian u64s, sorted and distinct. Without `stored`, each
+/// fingerprint's own keys, one per quarter; with `stored` (each
+/// document's bytes as `Signer.documents` makes them under the
+/// `confirm_` options, None for a bare one, which probes nothing), the
+/// keys each signed document's weak bits probe: per quarter, its quarter
+/// with every subset of its weak bits there flipped
+/// (`WeakBits::subsets_in`), exactly the own keys of the fingerprints its
+/// weak bits reach in that quarter. Returns the groups' `bucket`, their
+/// byte `offsets` into `packed` (one more than the groups), and `packed`.
+#[pyfunction]
+#[pyo3(signature = (fps, buckets, stored=None, confirm_weak_bits=None, confirm_min_shared=None))]
+pub fn route_keys<'py>(
+    py: Python<'py>,
+    fps: &Bound<'py, PyAny>,
+    buckets: u32,
+    stored: Option<Vec<Option<Bound<'py, PyBytes>>>>,
+    confirm_weak_bits: Option<u32>,
+    confirm_min_shared: Option<u16>,
+) -> PyResult<PackedKeys<'py>> {
+    let fps = args::fingerprints(fps)?;
+    let buckets = NonZeroU32::new(buckets)
+        .ok_or_else(|| Kind::InvalidInput.err("buckets must be at least 1"))?;
+    // (fingerprint, mask of the bits whose subsets it flips): an owner
+    // flips nothing, a prober its weak bits.
+    let mut flipping: Vec<(u64, u64)> = match stored {
+        None => fps.iter().map(|fp| (fp.0, 0)).collect(),
+        Some(stored) => {
+            let rule = confirming_rule(0, None, None, confirm_weak_bits, confirm_min_shared)?;
+            if stored.len() != fps.len() {
+                return Err(Kind::InvalidInput.err("one signature (or None) per fingerprint"));
+            }
+            let mut probers = Vec::with_capacity(fps.len());
+            if let Some(confirmation) = &rule.confirmation {
+                for (&fp, bytes) in fps.iter().zip(&stored) {
+                    let bytes = stored_bytes(&rule, bytes.as_ref())?;
+                    let document = confirmation.stored_document(fp, bytes);
+                    if let Some(weak) = rule.probed_weak_bits(&document) {
+                        // Each weak bit doubles a quarter's probes: bytes
+                        // claiming more than the rule keeps were not made
+                        // under it.
+                        let most = confirmation.weak_bits();
+                        if QUARTERS.iter().any(|q| (weak.0 & q).count_ones() > most) {
+                            return Err(Kind::InvalidInput.err(format!(
+                                "weak bits {:016x} keep more than {most} in a quarter: signed \
+                                 under other options",
+                                weak.0
+                            )));
+                        }
+                        probers.push((fp.0, weak.0));
+                    }
+                }
+            }
+            probers
+        }
+    };
+    let packed = py.detach(move || {
+        // Copies key once.
+        flipping.sort_unstable();
+        flipping.dedup();
+        let buckets = u64::from(buckets.get());
+        let mut rows: Vec<(u64, u64, u64)> = Vec::new();
+        for &(fp, flips) in &flipping {
+            for (index, &quarter) in QUARTERS.iter().enumerate() {
+                rows.extend(WeakBits(flips).subsets_in(quarter).map(|flip| {
+                    let key = quarter_key(index, quarter, fp ^ flip);
+                    (key % buckets, key, fp)
+                }));
+            }
+        }
+        rows.sort_unstable();
+        rows.dedup();
+        let mut groups = (Vec::new(), Vec::new(), Vec::with_capacity(rows.len() * 2));
+        for run in rows.chunk_by(|a, b| a.0 == b.0) {
+            if let Some(&(bucket, _, _)) = run.first() {
+                // Buckets are below `buckets`, a u32.
+                groups.0.push(u32::try_from(bucket).unwrap_or(u32::MAX));
+                groups
+                    .2
+                    .extend(run.iter().flat_map(|&(_, key, fp)| [key, fp]));
+                groups.1.push(groups.2.len());
+            }
+        }
+        groups
+    });
+    let (bucket, ends, packed) = packed;
+    let offsets = std::iter::once(0)
+        .chain(ends)
+        .map(|end| {
+            i32::try_from(end * 8)
+                .map_err(|_| Kind::InvalidInput.err("too many keys in one batch (over 2^27)"))
+        })
+        .collect::<PyResult<Vec<i32>>>()?;
+    Ok((
+        PyArray1::from_vec(py, bucket),
+        PyArray1::from_vec(py, offsets),
+        PyArray1::from_vec(py, packed),
+    ))
+}
+
+type PackedKeys<'py> = (
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<i32>>,
+    Bound<'py, PyArray1<u64>>,
+);
+
+/// The pairs the weak-bit join finds among one partition's rows (every
+/// row of a key in this partition): for each key, each probing
+/// fingerprint (`is_probe`: probe keys of [`route_keys`]) against each
+/// fingerprint owning the key (its own keys), kept past `k` (nearer pairs are
+/// the prefix kernels') and within `radius`; with `ordered`, only where
+/// the prober is the smaller (in a self-join a pair both documents' weak
+/// bits must reach is found from both sides). `(a, b, distance)` with
+/// `a` the prober, each pair once.
+#[pyfunction]
+pub fn reached_in_partition<'py>(
+    py: Python<'py>,
+    keys: PyReadonlyArray1<'py, u64>,
+    fps: &Bound<'py, PyAny>,
+    is_probe: PyReadonlyArray1<'py, bool>,
+    k: u32,
+    radius: u32,
+    ordered: bool,
+) -> PyResult<Columns<'py>> {
+    let fps = args::fingerprints(fps)?;
+    let (keys, sides) = (keys.as_array(), is_probe.as_array());
+    if keys.len() != fps.len() || sides.len() != fps.len() {
+        return Err(Kind::InvalidInput.err("one key and one side per fingerprint"));
+    }
+    let mut rows: Vec<(u64, bool, u64)> = keys
+        .iter()
+        .zip(&sides)
+        .zip(&fps)
+        .map(|((&key, &side), fp)| (key, side, fp.0))
+        .collect();
+    let pairs = py.detach(move || {
+        rows.sort_unstable();
+        rows.dedup();
+        let mut pairs = Vec::new();
+        for run in rows.chunk_by(|a, b| a.0 == b.0) {
+            // Owners (false) sort before probers, each by fingerprint.
+            let (owners, probers) = run.split_at(run.partition_point(|row| !row.1));
+            for &(_, _, prober) in probers {
+                let from = if ordered {
+                    owners.partition_point(|row| row.2 <= prober)
+                } else {
+                    0
+                };
+                for &(_, _, owner) in owners.get(from..).unwrap_or_default() {
+                    let distance = (prober ^ owner).count_ones();
+                    if distance > k && distance <= radius {
+                        pairs.push((prober, owner, distance));
+                    }
+                }
+            }
+        }
+        // A pair reached in several quarters is found once per quarter.
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
+    });
+    Ok(columns(py, pairs))
+}
+
 /// A batch of query fingerprints in memory, permuted into sorted tables
 /// (the paper's batch mode): stored fingerprints stream past it.
 #[pyclass(name = "BatchIndex", module = "fpdb._fpdb", frozen)]
@@ -286,7 +461,7 @@ fn fingerprint_triples(pairs: Vec<(Fingerprint, Fingerprint, u32)>) -> Vec<(u64,
 fn columns(py: Python<'_>, triples: Vec<(u64, u64, u32)>) -> Columns<'_> {
     let a = triples.iter().map(|triple| triple.0).collect();
     let b = triples.iter().map(|triple| triple.1).collect();
-    // Distances are at most MAX_K (7).
+    // Distances are at most MAX_RADIUS (16).
     let distance = triples
         .iter()
         .map(|triple| u8::try_from(triple.2).unwrap_or(u8::MAX))

@@ -193,7 +193,7 @@ def test_each_bucket_gets_a_partition_of_its_own(spark):
 
     # Correctness does not depend on it (equal keys always meet), balance
     # does: Spark's hash partitioning must send key p to partition p.
-    keys = _runs._partition_keys(spark, 7)
+    keys = _runs.partition_keys(spark, 7)
     spark.conf.set("spark.sql.adaptive.enabled", "false")
     try:
         placed = (

@@ -59,10 +59,10 @@ impl Confirmation {
         }
     }
 
-    /// The rule for signatures compared alone, where neither weak bits nor
-    /// shingle counts travel with them (Spark's columns): the recommended
-    /// layout, every candidate within 12 bits, confirmed at an estimated
-    /// resemblance of 0.50.
+    /// The rule for signatures compared alone, without weak bits or
+    /// shingle counts (the rule before them, still measured beside the
+    /// recommended one): the recommended layout, every candidate within 12
+    /// bits, confirmed at an estimated resemblance of 0.50.
     pub fn signatures_alone() -> Confirmation {
         Confirmation {
             layout: SignatureLayout::RECOMMENDED,
@@ -238,7 +238,7 @@ impl Confirmation {
     /// A stored document: its fingerprint and the bytes stored beside
     /// its id ([`Document::stored_bytes`]); bytes this confirmation cannot
     /// read make a bare document.
-    pub(crate) fn stored_document(&self, fingerprint: Fingerprint, bytes: &[u8]) -> Document {
+    pub fn stored_document(&self, fingerprint: Fingerprint, bytes: &[u8]) -> Document {
         match self.parse(bytes) {
             Some(Parsed {
                 signature,

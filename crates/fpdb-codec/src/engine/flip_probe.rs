@@ -97,14 +97,7 @@ pub fn weak_bit_flips(design: &TableDesign, weak: WeakBits) -> Option<Vec<Vec<u6
                 if !QUARTERS.contains(&prefix) {
                     return Vec::new();
                 }
-                let bits = weak.0 & prefix;
-                // Every subset of `bits`, counting down from the whole.
-                let mut sets = vec![0];
-                let mut subset = bits;
-                while subset != 0 {
-                    sets.push(subset);
-                    subset = (subset - 1) & bits;
-                }
+                let mut sets: Vec<u64> = weak.subsets_in(prefix).collect();
                 sets.sort_unstable();
                 sets
             })

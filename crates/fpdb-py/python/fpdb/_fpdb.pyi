@@ -23,6 +23,8 @@ DEFAULT_K: int
 MAX_ID_BYTES: int
 CONFIRM_RADIUS: int
 CONFIRM_THRESHOLD: float
+CONFIRM_WEAK_BITS: int
+CONFIRM_MIN_SHARED: int
 __version__: str
 
 _Fingerprints = npt.NDArray[np.uint64] | Sequence[int]
@@ -208,13 +210,17 @@ class Signer:
     def __reduce__(self) -> tuple[Callable[[bytes], Signer], tuple[bytes]]: ...
     def fingerprint(self, text: str) -> int: ...
     def signature(self, text: str) -> bytes | None: ...
-    def documents(self, texts: Sequence[str]) -> _Documents: ...
+    def documents(
+        self, texts: Sequence[str], *, confirm_weak_bits: int = 0, confirm_min_shared: int = 0
+    ) -> _Documents: ...
     def page_documents(
         self,
         pages: Sequence[bytes | str],
         content_types: Sequence[str | None] | None = None,
         *,
         extract: Literal["main", "all"] = "main",
+        confirm_weak_bits: int = 0,
+        confirm_min_shared: int = 0,
     ) -> _Documents: ...
 
 def similarity(a: bytes, b: bytes) -> float: ...
@@ -317,13 +323,31 @@ def pairs_in_partition(
     is_query: npt.NDArray[np.bool_] | None = None,
 ) -> _Triples: ...
 def judge_pairs(
-    distance: npt.NDArray[np.int32],
+    fp_a: _Fingerprints,
+    fp_b: _Fingerprints,
     a: Sequence[bytes | None],
     b: Sequence[bytes | None],
     k: int,
     confirm_radius: int | None = None,
     confirm_threshold: float | None = None,
+    confirm_weak_bits: int | None = None,
+    confirm_min_shared: int | None = None,
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]: ...
+def route_keys(
+    fps: _Fingerprints,
+    buckets: int,
+    stored: Sequence[bytes | None] | None = None,
+    confirm_weak_bits: int | None = None,
+    confirm_min_shared: int | None = None,
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.int32], npt.NDArray[np.uint64]]: ...
+def reached_in_partition(
+    keys: npt.NDArray[np.uint64],
+    fps: _Fingerprints,
+    is_probe: npt.NDArray[np.bool_],
+    k: int,
+    radius: int,
+    ordered: bool,
+) -> _Triples: ...
 
 @final
 class BatchIndex:

@@ -20,8 +20,9 @@ A typical job::
     groups = fps.clusters(pairs)                          # id, representative
 
 With ``confirm=True`` (``fingerprints``, ``near_duplicate_pairs``,
-``query``) the documents carry confirming signatures and pairs follow the
-two-stage rule of a confirming database (docs/SPARK.md).
+``query``) the documents carry what a confirming database stores for them
+and pairs follow its match rule, the one ``fpdb.dedup(confirm=True)`` applies
+(docs/SPARK.md).
 
 The same from Parquet to Parquet, for ``spark-submit``: :mod:`fpdb.spark.job`.
 """

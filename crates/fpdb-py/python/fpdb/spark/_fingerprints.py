@@ -26,6 +26,8 @@ def fingerprints(
     confirm: bool = False,
     signature_col: str = "signature",
     learn_from: Sequence[str] | None = None,
+    confirm_weak_bits: int | None = None,
+    confirm_min_shared: int | None = None,
 ) -> DataFrame:
     """``df`` with a fingerprint column (LongType, see ``fpdb.spark``)
     computed by fpdb's simhasher inside the executors, one Arrow batch at
@@ -39,9 +41,13 @@ def fingerprints(
     with it. A null text or page, or a page that cannot be read as HTML
     (binary, above fpdb's size limit), gets a null fingerprint.
 
-    ``confirm=True`` also adds ``signature_col`` (binary): each document's
-    32-byte confirming signature, made as a database created with
-    ``confirm=True`` makes it (``fpdb.Signer``), for the two-stage rule of
+    ``confirm=True`` also adds ``signature_col`` (binary): the bytes a
+    database created with ``confirm=True`` (and the same
+    ``confirm_weak_bits`` and ``confirm_min_shared``, defaults 5 and 7)
+    stores for each document, as ``fpdb.Signer.documents`` makes them:
+    its 32-byte confirming signature, then its count of distinct
+    shingles (2 bytes, unless ``confirm_min_shared=0``) and its weak bits
+    (8 bytes, unless ``confirm_weak_bits=0``), for the match rule of
     :func:`near_duplicate_pairs` and :func:`query`. ``learn_from`` (texts,
     read on the driver) teaches what ``Db.create(..., learn_from=)``
     learns: the features common to a site's template, left out of
@@ -65,11 +71,23 @@ def fingerprints(
         raise InvalidInputError("output_col and signature_col must differ")
     # Bad options fail here, on the driver, not in every executor.
     _fpdb.page_text(b"", extract=extract)
+    if not confirm and (confirm_weak_bits is not None or confirm_min_shared is not None):
+        raise InvalidInputError("confirm_weak_bits and confirm_min_shared need confirm=True")
     if confirm or weights == "learned":
         signer = _fpdb.Signer(tokenizer=tokenizer, weights=weights, learn_from=learn_from)
+        stored = {
+            "confirm_weak_bits": (
+                _fpdb.CONFIRM_WEAK_BITS if confirm_weak_bits is None else confirm_weak_bits
+            ),
+            "confirm_min_shared": (
+                _fpdb.CONFIRM_MIN_SHARED if confirm_min_shared is None else confirm_min_shared
+            ),
+        }
+        signer.documents([], **stored)
         return _signed(
             df,
             signer,
+            stored,
             source,
             text_col is not None,
             content_type_col,
@@ -110,6 +128,7 @@ def fingerprints(
 def _signed(
     df: DataFrame,
     signer: _fpdb.Signer,
+    stored: dict[str, int],
     source: str,
     is_text: bool,
     content_type_col: str | None,
@@ -118,8 +137,8 @@ def _signed(
     signature_col: str | None,
 ) -> DataFrame:
     """:func:`fingerprints` made by ``signer``, as a confirming database
-    makes documents; with a signature column unless ``signature_col`` is
-    None."""
+    makes documents; with a signature column (the bytes ``stored`` asks
+    for) unless ``signature_col`` is None."""
 
     def compute(batches):
         for batch in batches:
@@ -129,9 +148,11 @@ def _signed(
             signatures: list[bytes | None] = [None] * rows
             if present:
                 if is_text:
-                    got, signed, made = signer.documents(items)
+                    got, signed, made = signer.documents(items, **stored)
                 else:
-                    got, signed, made = signer.page_documents(items, types, extract=extract)
+                    got, signed, made = signer.page_documents(
+                        items, types, extract=extract, **stored
+                    )
                 fps[present] = got
                 valid[present] = made
                 for row, signature in zip(present, signed):

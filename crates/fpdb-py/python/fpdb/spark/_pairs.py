@@ -9,7 +9,7 @@ from pyspark.storagelevel import StorageLevel
 from fpdb import _fpdb
 from fpdb.errors import InvalidInputError
 from fpdb.spark import _runs
-from fpdb.spark._confirm import ConfirmingRule, check_signature_column, confirmed
+from fpdb.spark._confirm import ConfirmingRule, check_signature_column, confirmed, reached_pairs
 
 
 def near_duplicate_pairs(
@@ -25,6 +25,8 @@ def near_duplicate_pairs(
     signature_col: str = "signature",
     confirm_radius: int | None = None,
     confirm_threshold: float | None = None,
+    confirm_weak_bits: int | None = None,
+    confirm_min_shared: int | None = None,
 ) -> DataFrame:
     """The pairs of documents whose fingerprints are within ``k`` bits:
     ``(id_a, id_b, distance)`` with ``id_a < id_b``, each pair once, the
@@ -56,14 +58,21 @@ def near_duplicate_pairs(
     the same clusters, and nothing gathered; use it when empty pages
     abound).
 
-    ``confirm=True`` applies the two-stage rule of a confirming database
-    and ``fpdb.dedup(confirm=True)``: candidates are found within the
-    wider of ``k`` and ``confirm_radius`` (default 12), and a pair whose
-    documents both have a signature (``signature_col``, binary, as
-    :func:`fingerprints` makes it with ``confirm=True``) is kept when
-    they are within ``confirm_radius`` and their estimated resemblance
-    (``fpdb.similarity``) reaches ``confirm_threshold`` (default 0.5); a
-    pair with a null signature is kept within ``k``, by distance alone.
+    ``confirm=True`` applies the match rule of a confirming database and
+    ``fpdb.dedup(confirm=True)``, with the same options and defaults: a
+    pair whose documents are both signed (``signature_col``, binary, as
+    :func:`fingerprints` makes it with ``confirm=True`` and the same
+    ``confirm_weak_bits`` and ``confirm_min_shared``) is kept when its
+    fingerprints are within ``confirm_radius`` (default 14), each
+    document's weak bits reach the other (``confirm_weak_bits`` a quarter,
+    default 5), their estimated resemblance (``fpdb.similarity``) reaches
+    ``confirm_threshold`` (default 0.45) and they are estimated to share
+    at least ``confirm_min_shared`` shingles (default 7); a pair with a
+    bare document (null signature) is kept within ``k``, by distance
+    alone. Candidates are the pairs within ``k`` and, past it, those the
+    weak bits reach (a join on the fingerprints' quarters, see
+    docs/SPARK.md); with ``confirm_weak_bits=0``, every pair within
+    ``confirm_radius`` (at most 7 here), all found by the prefix kernels.
     The rows then have a fourth column, ``similarity`` (null for a pair
     kept by distance alone). Every copy of a fingerprint is paired
     (``duplicates="all"``), since copies may differ in their signatures.
@@ -73,22 +82,42 @@ def near_duplicate_pairs(
     for name in (id_col, fp_col):
         if name not in df.columns:
             raise InvalidInputError(f"no column {name!r} in {df.columns}")
+    confirm_options = (confirm_radius, confirm_threshold, confirm_weak_bits, confirm_min_shared)
     if not confirm:
-        if confirm_radius is not None or confirm_threshold is not None:
-            raise InvalidInputError("confirm_radius and confirm_threshold need confirm=True")
+        if any(option is not None for option in confirm_options):
+            raise InvalidInputError(
+                "confirm_radius, confirm_threshold, confirm_weak_bits and confirm_min_shared "
+                "need confirm=True"
+            )
         return _distance_pairs(df, k, id_col, fp_col, duplicates, design, partitions)
     if duplicates != "all":
         raise InvalidInputError('confirm=True pairs every copy: duplicates="all"')
     check_signature_column(df, signature_col)
-    rule = ConfirmingRule.of(k, confirm_radius, confirm_threshold)
-    # Read by the pair search and by both sides of the signature join:
-    # kept so that texts are not signed three times.
-    docs = df.select(id_col, fp_col, signature_col).persist(StorageLevel.MEMORY_AND_DISK)
-    candidates = _distance_pairs(
-        docs, rule.retrieval_radius, id_col, fp_col, "all", design, partitions
+    rule = ConfirmingRule.of(k, *confirm_options)
+    # Read by the pair searches and by both sides of the signature join:
+    # kept so that texts are not signed again for each.
+    docs = (
+        df.select(
+            F.col(id_col).alias("id"),
+            F.col(fp_col).alias("fp"),
+            F.col(signature_col).alias("signature"),
+        )
+        .where(F.col("fp").isNotNull())
+        .persist(StorageLevel.MEMORY_AND_DISK)
     )
-    signatures = docs.select(F.col(id_col).alias("id"), F.col(signature_col).alias("signature"))
-    return confirmed(candidates, ("id_a", signatures), ("id_b", signatures), rule)
+    candidates = _distance_pairs(docs, rule.retrieval_radius, "id", "fp", "all", design, partitions)
+    if rule.weak_bits:
+        signed = docs.where(F.col("signature").isNotNull())
+        reached = reached_pairs(signed, signed, rule, partitions, ordered=True)
+        members = signed.select("id", "fp")
+        past_k = (
+            reached.join(members.select(F.col("fp").alias("fp_a"), F.col("id").alias("x")), "fp_a")
+            .join(members.select(F.col("fp").alias("fp_b"), F.col("id").alias("y")), "fp_b")
+            .select(F.least("x", "y").alias("id_a"), F.greatest("x", "y").alias("id_b"), "distance")
+        )
+        # Disjoint: the kernels' pairs are within k, the reached past it.
+        candidates = candidates.unionByName(past_k)
+    return confirmed(candidates, ("id_a", docs), ("id_b", docs), rule)
 
 
 def _distance_pairs(

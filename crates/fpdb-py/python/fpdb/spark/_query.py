@@ -15,7 +15,7 @@ from fpdb import _fpdb
 from fpdb.errors import InvalidInputError
 from fpdb.spark import _runs
 from fpdb.spark._columns import arrow_fingerprints, arrow_longs
-from fpdb.spark._confirm import ConfirmingRule, check_signature_column, confirmed
+from fpdb.spark._confirm import ConfirmingRule, check_signature_column, confirmed, reached_pairs
 
 #: Queries up to this many distinct fingerprints are broadcast (8 bytes
 #: each, plus an in-memory index of about the same size per executor).
@@ -43,6 +43,8 @@ def query(
     query_signature_col: str = "signature",
     confirm_radius: int | None = None,
     confirm_threshold: float | None = None,
+    confirm_weak_bits: int | None = None,
+    confirm_min_shared: int | None = None,
 ) -> DataFrame:
     """Every stored document within ``k`` bits of each query document:
     ``(query_id, stored_id, distance)``, the answers ``Db.query_many``
@@ -55,21 +57,30 @@ def query(
     both sides keyed once per table of the design, shuffled by
     ``(table, prefix)`` and matched run by run.
 
-    ``confirm=True`` applies the two-stage rule, as ``Db.query_text`` in
-    a confirming database does: candidates within the wider of ``k`` and
-    ``confirm_radius`` are kept by the signatures
-    (``stored_signature_col``, ``query_signature_col``) as in
-    :func:`near_duplicate_pairs`, and the rows have a fourth column,
-    ``similarity`` (null for a match by distance alone).
+    ``confirm=True`` applies the match rule of a confirming database, as
+    ``Db.query_text`` there does, with ``Db.create``'s options and
+    defaults (see :func:`near_duplicate_pairs`): candidates within ``k``
+    and, past it, the stored documents the query's weak bits reach within
+    ``confirm_radius`` (a join on the fingerprints' quarters; with
+    ``confirm_weak_bits=0`` every stored document within
+    ``confirm_radius``, at most 7 here) are kept by the rule from both
+    documents' signature columns (``stored_signature_col``,
+    ``query_signature_col``, as :func:`fingerprints` makes them with
+    ``confirm=True``), and the rows have a fourth column, ``similarity``
+    (null for a match by distance alone).
     """
     columns = ((stored, (stored_id_col, stored_fp_col)), (queries, (query_id_col, query_fp_col)))
     for frame, names in columns:
         for name in names:
             if name not in frame.columns:
                 raise InvalidInputError(f"no column {name!r} in {frame.columns}")
+    confirm_options = (confirm_radius, confirm_threshold, confirm_weak_bits, confirm_min_shared)
     if not confirm:
-        if confirm_radius is not None or confirm_threshold is not None:
-            raise InvalidInputError("confirm_radius and confirm_threshold need confirm=True")
+        if any(option is not None for option in confirm_options):
+            raise InvalidInputError(
+                "confirm_radius, confirm_threshold, confirm_weak_bits and confirm_min_shared "
+                "need confirm=True"
+            )
         return _distance_matches(
             stored,
             queries,
@@ -82,7 +93,7 @@ def query(
         )
     check_signature_column(stored, stored_signature_col)
     check_signature_column(queries, query_signature_col)
-    rule = ConfirmingRule.of(k, confirm_radius, confirm_threshold)
+    rule = ConfirmingRule.of(k, *confirm_options)
     candidates = _distance_matches(
         stored,
         queries,
@@ -93,22 +104,34 @@ def query(
         design,
         partitions,
     )
-    return confirmed(
-        candidates,
-        (
-            "query_id",
-            queries.select(
-                F.col(query_id_col).alias("id"), F.col(query_signature_col).alias("signature")
-            ),
-        ),
-        (
-            "stored_id",
-            stored.select(
-                F.col(stored_id_col).alias("id"), F.col(stored_signature_col).alias("signature")
-            ),
-        ),
-        rule,
+    stored_docs, query_docs = (
+        frame.select(
+            F.col(id_col).alias("id"), F.col(fp_col).alias("fp"), F.col(sig_col).alias("signature")
+        ).where(F.col("fp").isNotNull())
+        for frame, id_col, fp_col, sig_col in (
+            (stored, stored_id_col, stored_fp_col, stored_signature_col),
+            (queries, query_id_col, query_fp_col, query_signature_col),
+        )
     )
+    if rule.weak_bits:
+        signed_stored = stored_docs.where(F.col("signature").isNotNull())
+        signed_queries = query_docs.where(F.col("signature").isNotNull())
+        # The query's weak bits probe, as a database's query does.
+        reached = reached_pairs(signed_queries, signed_stored, rule, partitions, ordered=False)
+        past_k = (
+            reached.join(
+                signed_queries.select(F.col("fp").alias("fp_a"), F.col("id").alias("query_id")),
+                "fp_a",
+            )
+            .join(
+                signed_stored.select(F.col("fp").alias("fp_b"), F.col("id").alias("stored_id")),
+                "fp_b",
+            )
+            .select("query_id", "stored_id", "distance")
+        )
+        # Disjoint: the kernels' matches are within k, the reached past it.
+        candidates = candidates.unionByName(past_k)
+    return confirmed(candidates, ("query_id", query_docs), ("stored_id", stored_docs), rule)
 
 
 def _distance_matches(

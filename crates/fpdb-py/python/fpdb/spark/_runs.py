@@ -13,6 +13,8 @@ about a microsecond, which was most of a job's time).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import numpy as np
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
@@ -49,7 +51,7 @@ def partitioned(
     fingerprints at a time."""
     if partitions is None:
         partitions = int(fps.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    targets = _partition_keys(fps.sparkSession, partitions)
+    targets = partition_keys(fps.sparkSession, partitions)
     with_side = "is_query" in fps.columns
 
     def route(fp_batches, side_batches):
@@ -68,16 +70,13 @@ def partitioned(
         return pa.RecordBatch.from_arrays([*columns, values], names=names)
 
     def pack(batches):
-        fp_batches, side_batches, held = [], [], 0
-        for batch in batches:
-            fp_batches.append(arrow_fingerprints(batch.column("fp")))
-            if with_side:
-                side_batches.append(batch.column("is_query").to_numpy(zero_copy_only=False))
-            held += batch.num_rows
-            if held >= route_batch:
-                yield route(fp_batches, side_batches)
-                fp_batches, side_batches, held = [], [], 0
-        if held:
+        for held in gathered(batches, route_batch):
+            fp_batches = [arrow_fingerprints(batch.column("fp")) for batch in held]
+            side_batches = [
+                batch.column("is_query").to_numpy(zero_copy_only=False)
+                for batch in held
+                if with_side
+            ]
             yield route(fp_batches, side_batches)
 
     fields = [
@@ -95,7 +94,21 @@ def partitioned(
     )
 
 
-def _partition_keys(spark: SparkSession, partitions: int) -> np.ndarray:
+def gathered(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[list[pa.RecordBatch]]:
+    """``batches`` in lists of at least ``rows`` rows (the last may hold
+    fewer), one kernel call each: fewer calls, bounded memory."""
+    held, count = [], 0
+    for batch in batches:
+        held.append(batch)
+        count += batch.num_rows
+        if count >= rows:
+            yield held
+            held, count = [], 0
+    if held:
+        yield held
+
+
+def partition_keys(spark: SparkSession, partitions: int) -> np.ndarray:
     """For each partition p below ``partitions``, an int that Spark's hash
     partitioning (``pmod(hash(x), partitions)``, the same Murmur3 as SQL's
     ``hash``) sends to p, so that bucket p gets a partition of its own
@@ -112,6 +125,20 @@ def _partition_keys(spark: SparkSession, partitions: int) -> np.ndarray:
     for row in found:
         keys[row["partition"]] = row["key"]
     return keys
+
+
+def unpacked(values: pa.BinaryArray) -> tuple[np.ndarray, np.ndarray]:
+    """A packed binary column (little-endian u64s, as fpdb's routing
+    kernels pack them) as one uint64 array, without a copy, and each
+    value's count of u64s."""
+    offsets = np.frombuffer(values.buffers()[1], np.int32, len(values) + 1, values.offset * 4)
+    first, total = int(offsets[0]), int(offsets[-1] - offsets[0]) // 8
+    words = (
+        np.frombuffer(values.buffers()[2], np.uint64, total, first)
+        if total
+        else np.zeros(0, np.uint64)
+    )
+    return words, np.diff(offsets) // 8
 
 
 _PAIRS = StructType(
@@ -134,17 +161,8 @@ def pairs(rows: DataFrame, design: str, k: int) -> DataFrame:
     def scan(batches):
         tables, fps, sides = [], [], []
         for batch in batches:
-            values = batch.column("fps")
-            offsets = np.frombuffer(
-                values.buffers()[1], np.int32, len(values) + 1, values.offset * 4
-            )
-            counts = np.diff(offsets) // 8
-            first, total = int(offsets[0]), int(offsets[-1] - offsets[0]) // 8
-            fps.append(
-                np.frombuffer(values.buffers()[2], np.uint64, total, first)
-                if total
-                else np.zeros(0, np.uint64)
-            )
+            packed, counts = unpacked(batch.column("fps"))
+            fps.append(packed)
             tables.append(np.repeat(batch.column("table").to_numpy(), counts))
             if with_side:
                 sides.append(

@@ -17,13 +17,15 @@ row per document: a unique id (``--id-col``, default ``id``) and its
 fingerprint (``--fp-col``, default ``fingerprint``: int64 holding the 64
 bits, uint64, or 16 hex digits), or its text (``--text-col``) or page
 (``--html-col``) to fingerprint in the executors. ``--confirm`` (with
-``--confirm-radius`` and ``--confirm-threshold``, as ``fpdb dedup``'s)
-pairs by the two-stage rule: texts and pages are signed in the
-executors, fingerprint inputs read their signatures from
+``--confirm-radius``, ``--confirm-threshold``, ``--confirm-weak-bits``
+and ``--confirm-min-shared``, as ``fpdb dedup``'s) pairs by the match
+rule of ``fpdb dedup --confirm``: texts and pages are signed in the
+executors, fingerprint inputs read their signatures (the bytes
+``fpdb.spark.fingerprints(confirm=True)`` makes) from
 ``--signature-col``. OUTPUT is a Parquet directory:
 
 - ``pairs``: ``id_a, id_b, distance`` (``id_a < id_b``), every pair of
-  documents within k once (with ``--confirm``, every pair the two-stage
+  documents within k once (with ``--confirm``, every pair the match
   rule keeps, and its ``similarity``);
 - ``clusters``: ``id, representative`` for every document with a
   near-duplicate, the smallest id of its cluster representing it;
@@ -45,6 +47,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from fpdb import _fpdb
 from fpdb.errors import InvalidInputError
 from fpdb.spark._clusters import clusters
 from fpdb.spark._fingerprints import fingerprints
@@ -76,16 +79,32 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--confirm",
         action="store_true",
-        help="confirm pairs in two stages, as fpdb dedup: candidates within --confirm-radius "
-        "kept when their signatures' estimated resemblance reaches --confirm-threshold",
+        help="pairs by fpdb dedup --confirm's rule: signed documents within --confirm-radius "
+        "that each one's weak bits reach, kept when their signatures' estimated resemblance "
+        "reaches --confirm-threshold and they share --confirm-min-shared shingles",
     )
     p.add_argument(
-        "--confirm-radius", type=int, help="with --confirm: the candidates' radius (default 12)"
+        "--confirm-radius",
+        type=int,
+        help=f"with --confirm: the candidates' radius (default {_fpdb.CONFIRM_RADIUS})",
     )
     p.add_argument(
         "--confirm-threshold",
         type=float,
-        help="with --confirm: the least resemblance that confirms (default 0.5)",
+        help="with --confirm: the least resemblance that confirms "
+        f"(default {_fpdb.CONFIRM_THRESHOLD})",
+    )
+    p.add_argument(
+        "--confirm-weak-bits",
+        type=int,
+        help="with --confirm: weak bits a quarter that must reach (default "
+        f"{_fpdb.CONFIRM_WEAK_BITS}; 0: every candidate within a radius of at most 7)",
+    )
+    p.add_argument(
+        "--confirm-min-shared",
+        type=int,
+        help="with --confirm: the fewest shingles estimated shared "
+        f"(default {_fpdb.CONFIRM_MIN_SHARED}; 0: no gate)",
     )
     p.add_argument(
         "--signature-col",
@@ -108,13 +127,19 @@ def run(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
     docs = spark.read.parquet(args.input)
     if args.id_col not in docs.columns:
         raise InvalidInputError(f"no column {args.id_col!r} in {docs.columns}")
+    confirm_options = {
+        "confirm_radius": args.confirm_radius,
+        "confirm_threshold": args.confirm_threshold,
+        "confirm_weak_bits": args.confirm_weak_bits,
+        "confirm_min_shared": args.confirm_min_shared,
+    }
     if not args.confirm and (
-        args.confirm_radius is not None
-        or args.confirm_threshold is not None
+        any(value is not None for value in confirm_options.values())
         or args.signature_col is not None
     ):
         raise InvalidInputError(
-            "--confirm-radius, --confirm-threshold and --signature-col need --confirm"
+            "--confirm-radius, --confirm-threshold, --confirm-weak-bits, --confirm-min-shared "
+            "and --signature-col need --confirm"
         )
     signature_col = "_fpdb_sig"
     if args.text_col or args.html_col:
@@ -131,6 +156,14 @@ def run(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
             weights=args.weights,
             confirm=args.confirm,
             signature_col=signature_col,
+            **(
+                {
+                    "confirm_weak_bits": args.confirm_weak_bits,
+                    "confirm_min_shared": args.confirm_min_shared,
+                }
+                if args.confirm
+                else {}
+            ),
         )
     else:
         fp_col = args.fp_col or "fingerprint"
@@ -147,8 +180,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
         {
             "confirm": True,
             "signature_col": signature_col,
-            "confirm_radius": args.confirm_radius,
-            "confirm_threshold": args.confirm_threshold,
+            **confirm_options,
         }
         if args.confirm
         else {}
