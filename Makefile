@@ -169,8 +169,8 @@ spark-env: python $(SPARK_ENV)/.installed $(VENV)/.installed
 
 ## fpdb.spark on Spark 3.5 too, in a second environment with pyspark 3.5:
 ## fingerprints, pairs, clusters and keep through the Parquet job, Parquet
-## to and from a database, and queries (whose broadcast is the one call
-## that differs between 3.5 and 4).
+## to and from a database, queries (whose broadcast is the one call that
+## differs between 3.5 and 4), and the two-stage rule's pairs and queries.
 SPARK35 := $(VENV)/spark35
 $(SPARK35)/.installed: crates/fpdb-py/requirements-spark35.txt | setup-python
 	python3 -m venv $(SPARK35)
@@ -181,6 +181,7 @@ python-test-spark35: python $(SPARK35)/.installed setup-java
 	$(SPARK35)/bin/python -m pip install --quiet --force-reinstall --no-deps $(WHEELS)/fpdb-*.whl
 	cd crates/fpdb-py && $(SPARK35)/bin/python -m pytest -q -p no:cacheprovider \
 		tests/test_spark_job.py tests/test_spark.py -k "clusters_and_keep or texts or query or parquet"
+	cd crates/fpdb-py && $(SPARK35)/bin/python -m pytest -q -p no:cacheprovider tests/test_spark_confirm.py
 
 ## Lints the Python code, checks the native module's type stubs against
 ## the built module (mypy's stubtest) and runs the tests against the
