@@ -1,7 +1,8 @@
 //! `fpdb create --confirm`: `check` and `query` of texts answer under the
 //! two-stage rule, exactly as the library's `find` does, with each match's
 //! similarity; texts without features are named and skipped. `fpdb
-//! dedup --confirm` pairs a corpus under the same rule.
+//! dedup --confirm` pairs a corpus under the same rule, and a batch of
+//! texts is answered as the texts one at a time.
 
 use crate::common::{fpdb, json_lines, ok, stderr};
 use fpdb::OpenOptions;
@@ -602,4 +603,62 @@ fn pairs_of_a_confirming_database_apply_the_rule() {
         in_pairs.insert(b.clone());
     }
     assert_eq!(clustered, in_pairs.len());
+}
+
+/// `fpdb query` of a confirming database merges a large batch of texts
+/// against the tables (`Db::find_batch`): its answers are those of the
+/// same texts queried one at a time, and those of the library's `find`.
+#[test]
+fn a_batch_of_texts_answers_as_texts_one_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let docs = crawl_of(21, 800, "", rare_sentence);
+    assert!(docs.len() >= 1_100, "{} documents", docs.len());
+    let lines: String = docs.iter().map(|(id, text)| line(id, text)).collect();
+    std::fs::write(dir.join("docs.jsonl"), lines).unwrap();
+    ok(dir, &["create", "db", "--confirm"], "");
+    ok(dir, &["load", "db", "docs.jsonl"], "");
+    let batch = ok(dir, &["query", "db", "docs.jsonl", "--format", "json"], "");
+    let one_at_a_time = ok(
+        dir,
+        &[
+            "query",
+            "db",
+            "docs.jsonl",
+            "--format",
+            "json",
+            "--batch",
+            "1",
+        ],
+        "",
+    );
+    assert_eq!(batch, one_at_a_time);
+    let answers = json_lines(batch.as_bytes());
+    assert_eq!(answers.len(), docs.len());
+    let db = OpenOptions::new()
+        .read_only(true)
+        .open(dir.join("db"))
+        .unwrap();
+    let rule = db.match_rule(db.k());
+    let mut copies_found = 0;
+    for ((id, text), answer) in docs.iter().zip(&answers) {
+        assert_eq!(answer["query"], id.as_str());
+        let found = db.find(&db.document_text(text).unwrap(), &rule).unwrap();
+        let ids: Vec<&str> = answer["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| {
+                m["ids"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i.as_str().unwrap())
+            })
+            .collect();
+        let expected: Vec<&str> = found.iter().map(|near| near.id.as_str()).collect();
+        assert_eq!(ids, expected, "{id}");
+        copies_found += usize::from(id.starts_with('c') && ids.len() > 1);
+    }
+    assert!(copies_found > 100, "{copies_found} copies found");
 }
