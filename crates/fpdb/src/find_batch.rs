@@ -7,19 +7,20 @@
 //! process answering many texts otherwise reads a block from the store
 //! for nearly every one of a query's 128 probes.
 
-use fpdb_codec::engine;
 use fpdb_parallel::in_parallel;
 use fpdb_simhash::Fingerprint;
 
 use crate::batch::{join_table_flips, read_sorted, BatchStrategy, MERGE_BATCH_THRESHOLD};
 use crate::error::{Error, Result};
 use crate::find::{find, QUARTERS_CLEAN_WITHIN};
+use crate::query::weak_bit_flips;
 use crate::rule::{Document, MatchRule, Near};
 use crate::store::Store;
 use crate::tables::{State, Tables};
 
-/// Queries walked together: their probes (128 each under split-4 with 5
-/// weak bits a quarter, 12 bytes a probe) stay within about 100 MB.
+/// Queries walked together, so that their flip sets (about 1 KiB a query
+/// under split-4 with 5 weak bits a quarter) and a table's probes (32 a
+/// query, 16 bytes each) stay near 100 MB.
 const WALK_PART: usize = 65_536;
 
 /// The (id, stored bytes) of every document with one fingerprint.
@@ -88,14 +89,10 @@ fn walk(
     let flips: Vec<Vec<Vec<u64>>> = documents
         .iter()
         .map(|d| {
-            rule.probed_weak_bits(d)
-                .and_then(|weak| engine::weak_bit_flips(&tables.design, weak))
-                .ok_or_else(|| {
-                    Error::corrupt(
-                        "manifest",
-                        "a confirmation keeping weak bits over a design without quarter tables",
-                    )
-                })
+            let weak = rule
+                .probed_weak_bits(d)
+                .ok_or_else(|| Error::corrupt("batch find", "a document without weak bits"))?;
+            weak_bit_flips(tables, weak)
         })
         .collect::<Result<_>>()?;
     let radius = rule.retrieval_radius();

@@ -91,14 +91,21 @@ pub(crate) fn probed_fingerprints(
     weak: WeakBits,
     radius: u32,
 ) -> Result<Vec<(Fingerprint, u32)>> {
-    let flips = engine::weak_bit_flips(&tables.design, weak).ok_or_else(|| {
+    let flips = weak_bit_flips(tables, weak)?;
+    live_found(store, tables, state, |source, found| {
+        engine::probe_flips(&tables.design, source, fp, &flips, radius, found)
+    })
+}
+
+/// Each table's flip sets for weak bits `weak` ([`engine::weak_bit_flips`]);
+/// a design without quarter tables under a confirmation keeping weak bits
+/// is damage (create and open refuse it).
+pub(crate) fn weak_bit_flips(tables: &Tables, weak: WeakBits) -> Result<Vec<Vec<u64>>> {
+    engine::weak_bit_flips(&tables.design, weak).ok_or_else(|| {
         Error::corrupt(
             "manifest",
             "a confirmation keeping weak bits over a design without quarter tables",
         )
-    })?;
-    live_found(store, tables, state, |source, found| {
-        engine::probe_flips(&tables.design, source, fp, &flips, radius, found)
     })
 }
 
