@@ -17,9 +17,11 @@
 //! replaced. Printed, for each database: its bytes on disk per document;
 //! 10,000 queries just after it is opened (the blocks not yet kept in
 //! memory, the files in the page cache: a fresh process's work without
-//! its start), one by one and as a batch (`query_batch`, `find_batch`);
-//! the percentiles of single calls, warm (third pass); and the
-//! criterion means.
+//! its start), one by one on both cores and as a batch
+//! (`query_batch_with` and `find_batch_with`, probing and merging); the
+//! same 10,000 warm (each block they read already read twice); the
+//! percentiles of single calls, warm (third pass); and the criterion
+//! means.
 #![allow(
     clippy::indexing_slicing,
     clippy::unwrap_used,
@@ -212,28 +214,23 @@ fn confirm(c: &mut Criterion) {
     for (name, confirmation) in rules {
         let dir = tempfile::tempdir().unwrap();
         let path = load(dir.path(), &corpus, Some(confirmation));
-        let one_by_one = |db: &Db| {
-            let rule = db.match_rule(db.k());
-            all_queries
-                .iter()
-                .map(|q| db.find(q, &rule).unwrap().len())
-                .sum()
-        };
-        fresh(
-            &path,
-            &format!("Db::find ({name})"),
-            FRESH_QUERIES,
-            one_by_one,
-        );
-        let db = fresh(
-            &path,
-            &format!("Db::find_batch ({name})"),
-            FRESH_QUERIES,
-            |db| {
-                let answers = db.find_batch(&all_queries, &db.match_rule(db.k())).unwrap();
-                answers.iter().map(Vec::len).sum()
-            },
-        );
+        let mut opened = None;
+        for (how, strategy) in [
+            ("one by one", BatchStrategy::Probe),
+            ("as a batch", BatchStrategy::Merge),
+        ] {
+            opened = Some(fresh(
+                &path,
+                &format!("Db::find ({name}), {how}"),
+                FRESH_QUERIES,
+                |db| {
+                    let rule = db.match_rule(db.k());
+                    let answers = db.find_batch_with(&all_queries, &rule, strategy).unwrap();
+                    answers.iter().map(Vec::len).sum()
+                },
+            ));
+        }
+        let db = opened.unwrap();
         let rule = db.match_rule(db.k());
         let confirmed: usize = queries
             .iter()
@@ -255,6 +252,21 @@ fn confirm(c: &mut Criterion) {
             db.k(),
             latency::percentiles(&db, fps, db.k())
         );
+        // Every block of the 10,000 read twice, so kept.
+        db.find_batch_with(&all_queries, &rule, BatchStrategy::Probe)
+            .unwrap();
+        for (how, strategy) in [
+            ("one by one", BatchStrategy::Probe),
+            ("as a batch", BatchStrategy::Merge),
+        ] {
+            let started = Instant::now();
+            let answers = db.find_batch_with(&all_queries, &rule, strategy).unwrap();
+            println!(
+                "Db::find_batch ({name}) n={n}, warm, {FRESH_QUERIES} {how}: {:.1} µs a query, {} found",
+                started.elapsed().as_secs_f64() * 1e6 / FRESH_QUERIES as f64,
+                answers.iter().map(Vec::len).sum::<usize>()
+            );
+        }
         let mut next = 0usize;
         group.bench_function(format!("db_find ({name})"), |b| {
             b.iter(|| {
