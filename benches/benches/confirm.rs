@@ -219,6 +219,8 @@ fn confirm(c: &mut Criterion) {
             ("one by one", BatchStrategy::Probe),
             ("as a batch", BatchStrategy::Merge),
         ] {
+            // One handle at a time: a database has one writer.
+            drop(opened.take());
             opened = Some(fresh(
                 &path,
                 &format!("Db::find ({name}), {how}"),
