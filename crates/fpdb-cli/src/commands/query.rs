@@ -25,12 +25,14 @@ pub fn run(mut args: QueryArgs) -> Result<()> {
     inputs.stream(|records| -> Result<()> {
         reading.handled(records.len());
         if let (Some(local), Some(rule)) = (local, &rule) {
-            // Two stages: each text with its signature, under the rule,
-            // the batch's probes merged against the tables.
+            // Two stages: each text with its signature (signed on every
+            // core), under the rule, the batch's probes merged against
+            // the tables.
+            let signed = fpdb_parallel::map(&records, |record| super::document(local, record));
             let mut ids = Vec::with_capacity(records.len());
             let mut documents = Vec::with_capacity(records.len());
-            for record in &records {
-                if let Some(document) = super::document(local, record)? {
+            for (record, document) in records.iter().zip(signed) {
+                if let Some(document) = document? {
                     ids.push(&record.id);
                     documents.push(document);
                 }
