@@ -213,15 +213,30 @@ fn write_document(
 /// error, for a text without features: it has nothing to compare and is
 /// neither matched nor stored.
 fn document(db: &Db, record: &Record) -> Result<Option<Document>> {
+    skipping_featureless(record, signed(db, record))
+}
+
+/// What `record` is under the database's match rule, without reporting
+/// anything: [`document`]'s work, which may run on any thread.
+fn signed(db: &Db, record: &Record) -> fpdb::Result<Document> {
     match &record.payload {
-        Payload::Fingerprint(fp) => Ok(Some(Document::from(*fp))),
-        Payload::Text(text) => match db.document_text(text) {
-            Ok(document) => Ok(Some(document)),
-            Err(fpdb::Error::NoFeatures) => {
-                eprintln!("fpdb: {}: {}; skipped", record.id, fpdb::Error::NoFeatures);
-                Ok(None)
-            }
-            Err(error) => Err(error.into()),
-        },
+        Payload::Fingerprint(fp) => Ok(Document::from(*fp)),
+        Payload::Text(text) => db.document_text(text),
+    }
+}
+
+/// [`document`]'s answer from what [`signed`] gave `record`: a text
+/// without features reported on standard error and skipped.
+fn skipping_featureless(
+    record: &Record,
+    signed: fpdb::Result<Document>,
+) -> Result<Option<Document>> {
+    match signed {
+        Ok(document) => Ok(Some(document)),
+        Err(fpdb::Error::NoFeatures) => {
+            eprintln!("fpdb: {}: {}; skipped", record.id, fpdb::Error::NoFeatures);
+            Ok(None)
+        }
+        Err(error) => Err(error.into()),
     }
 }

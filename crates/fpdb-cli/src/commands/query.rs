@@ -26,13 +26,13 @@ pub fn run(mut args: QueryArgs) -> Result<()> {
         reading.handled(records.len());
         if let (Some(local), Some(rule)) = (local, &rule) {
             // Two stages: each text with its signature (signed on every
-            // core), under the rule, the batch's probes merged against
-            // the tables.
-            let signed = fpdb_parallel::map(&records, |record| super::document(local, record));
+            // core, skipped texts reported in order), under the rule, the
+            // batch's probes merged against the tables.
+            let signed = fpdb_parallel::map(&records, |record| super::signed(local, record));
             let mut ids = Vec::with_capacity(records.len());
             let mut documents = Vec::with_capacity(records.len());
-            for (record, document) in records.iter().zip(signed) {
-                if let Some(document) = document? {
+            for (record, signed) in records.iter().zip(signed) {
+                if let Some(document) = super::skipping_featureless(record, signed)? {
                     ids.push(&record.id);
                     documents.push(document);
                 }
