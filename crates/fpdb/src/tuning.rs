@@ -89,14 +89,8 @@ pub struct Tuning {
 pub fn tune(simhasher: &Simhasher, sample: &[String], options: TuneOptions) -> Result<Tuning> {
     options.check()?;
     let planted = Planted::from_sample(sample, options.originals, options.seed);
-    let scores = measure_settings(simhasher, &planted, options.confirm_threshold)?;
+    let (scores, too_short_to_confirm) = measure(simhasher, &planted, options.confirm_threshold)?;
     let recommended = recommend(&scores, options.min_precision);
-    let (documents, _, _) = documents(simhasher, &planted, false);
-    let min_shared = u32::from(Confirmation::recommended().min_shared());
-    let too_short_to_confirm = documents
-        .iter()
-        .filter(|d| d.signature.is_some() && d.shingles < min_shared)
-        .count();
     Ok(Tuning {
         too_short_to_confirm,
         given_weights: simhasher.options().weighting.to_string(),
@@ -287,9 +281,28 @@ pub fn measure_settings(
     planted: &Planted,
     threshold: Option<f64>,
 ) -> Result<Vec<SettingScore>> {
+    measure(simhasher, planted, threshold).map(|(scores, _)| scores)
+}
+
+/// [`measure_settings`], and how many of the planted texts are too short
+/// to confirm ([`Tuning::too_short_to_confirm`]; shingle counts do not
+/// depend on the weights, so the given weights' documents tell).
+fn measure(
+    simhasher: &Simhasher,
+    planted: &Planted,
+    threshold: Option<f64>,
+) -> Result<(Vec<SettingScore>, usize)> {
     let mut scores = Vec::new();
+    let mut too_short = 0;
     for learned in [false, true] {
         let (documents, positions, common) = documents(simhasher, planted, learned);
+        if !learned {
+            let min_shared = u32::from(Confirmation::recommended().min_shared());
+            too_short = documents
+                .iter()
+                .filter(|d| d.signature.is_some() && d.shingles < min_shared)
+                .count();
+        }
         for check in [
             PairCheck::Distance,
             PairCheck::WeakBits,
@@ -312,7 +325,7 @@ pub fn measure_settings(
             }
         }
     }
-    Ok(scores)
+    Ok((scores, too_short))
 }
 
 /// The planted texts as a database with these weights would make them
