@@ -7,7 +7,7 @@ use fpdb_fingerprint::Fingerprint;
 
 use super::flip_probe::reaching_table;
 use crate::design::{Table, TableDesign};
-use crate::distance::within_distance;
+use crate::distance::for_each_within;
 use crate::error::CodecError;
 use crate::match_rule::TableMatcher;
 
@@ -149,16 +149,12 @@ pub fn walk_table_flips<R: RangeReader>(
             let fp = fps.get(number as usize).copied().ok_or_else(missing)?;
             let sets = flips.get(number as usize).ok_or_else(missing)?;
             let permuted = permutation.permute(fp.0);
-            for &key in &candidates {
-                let xor = key ^ permuted;
-                if !within_distance(xor, radius) {
-                    continue;
-                }
+            for_each_within(&candidates, permuted, radius, |key| {
                 let stored = permutation.inverse(key);
                 if reaching_table(design, sets, stored ^ fp.0) == Some(table) {
-                    hit(number, Fingerprint(stored), xor.count_ones());
+                    hit(number, Fingerprint(stored), (key ^ permuted).count_ones());
                 }
-            }
+            });
         }
     }
     Ok(())

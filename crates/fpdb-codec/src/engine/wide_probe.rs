@@ -13,7 +13,7 @@ use fpdb_fingerprint::Fingerprint;
 
 use super::source::BlockSource;
 use crate::design::{binomial, top_bits_mask, TableDesign};
-use crate::distance::within_distance;
+use crate::distance::for_each_within;
 use crate::error::CodecError;
 use crate::permutation::Permutation;
 
@@ -69,6 +69,9 @@ pub(super) fn probe_wide<S: BlockSource>(
     Ok(())
 }
 
+/// Keys a probe holds before testing them together.
+const SCAN_BUFFER: usize = 64;
+
 /// One table's key range a probe reads: keys within `radius` of the
 /// query are reported by the table the caller's rule names.
 pub(super) struct ProbedRange {
@@ -101,16 +104,30 @@ impl ProbedRange {
             })?
             .locate(self.lo, self.hi);
         let (permuted, radius) = (self.permuted, self.radius);
+        let test = |keys: &[u64], out: &mut Vec<(Fingerprint, u32)>| {
+            for_each_within(keys, permuted, radius, |key| {
+                let stored = permutation.inverse(key);
+                if reports(stored ^ query.0) {
+                    out.push((Fingerprint(stored), (key ^ permuted).count_ones()));
+                }
+            });
+        };
+        // Keys are tested a buffer at a time, the way a batch walk tests
+        // a prefix's keys.
+        let mut buffer = [0u64; SCAN_BUFFER];
+        let mut held = 0;
         source.for_each_in_range(self.table, blocks, self.lo, self.hi, &mut |key| {
-            let xor = key ^ permuted;
-            if !within_distance(xor, radius) {
-                return;
+            if let Some(slot) = buffer.get_mut(held) {
+                *slot = key;
+                held += 1;
             }
-            let stored = permutation.inverse(key);
-            if reports(stored ^ query.0) {
-                out.push((Fingerprint(stored), xor.count_ones()));
+            if held == SCAN_BUFFER {
+                test(&buffer, out);
+                held = 0;
             }
-        })
+        })?;
+        test(buffer.get(..held).unwrap_or_default(), out);
+        Ok(())
     }
 }
 
