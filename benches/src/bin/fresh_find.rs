@@ -9,6 +9,7 @@
 //! fresh_find DIR N signed batch     # open, answer 10,000 as a batch, print
 //! fresh_find DIR N bare batch       # the same at k = 3, bare fingerprints
 //! fresh_find DIR N signed one-by-one
+//! fresh_find DIR N signed warm      # then percentiles of 2,048 single calls, warm
 //! ```
 //!
 //! The documents are the `confirm` bench's kind: random fingerprints, the
@@ -25,7 +26,7 @@
 )]
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use fpdb::simhash::{Signature, WeakBits};
 use fpdb::{BatchStrategy, BulkOptions, Confirmation, Db, Document, Fingerprint, Options};
@@ -34,6 +35,8 @@ use fpdb_benches::rng::Rng;
 const FEATURES: usize = 60;
 const QUERIES: usize = 10_000;
 const MAX_FLIPS: usize = 12;
+/// Single calls timed warm.
+const WARM_QUERIES: usize = 2_048;
 
 /// Document `i`: its fingerprint, feature hashes and weak bits.
 fn item(i: usize) -> (u64, Vec<u64>, WeakBits) {
@@ -113,12 +116,16 @@ fn main() {
         }
         return;
     };
+    let queries = queries(n);
+    if how == "warm" {
+        warm(&signed_path, &bare_path, kind, &queries);
+        return;
+    }
     let strategy = match how.as_str() {
         "batch" => BatchStrategy::Merge,
         "one-by-one" => BatchStrategy::Probe,
-        other => panic!("unknown way {other}: batch or one-by-one"),
+        other => panic!("unknown way {other}: batch, one-by-one or warm"),
     };
-    let queries = queries(n);
     let started = Instant::now();
     let (found, opened) = match kind.as_str() {
         "signed" => {
@@ -142,5 +149,40 @@ fn main() {
         "{kind} {how}: open {:.1} ms, {QUERIES} queries {:.1} µs a query, {found} found",
         opened.as_secs_f64() * 1e3,
         answered.as_secs_f64() * 1e6 / QUERIES as f64
+    );
+}
+
+/// Single calls once every block the queries read was read twice (so
+/// kept in memory): p50, p90 and p99 of the first [`WARM_QUERIES`], the
+/// third time they are asked.
+fn warm(signed_path: &Path, bare_path: &Path, kind: &str, queries: &[Document]) {
+    let signed = kind == "signed";
+    let db = Db::open(if signed { signed_path } else { bare_path }).unwrap();
+    let rule = db.match_rule(db.k());
+    let fps: Vec<Fingerprint> = queries.iter().map(|q| q.fingerprint).collect();
+    let ask = |i: usize| {
+        if signed {
+            std::hint::black_box(db.find(&queries[i], &rule).unwrap());
+        } else {
+            std::hint::black_box(db.query(fps[i], db.k()).unwrap());
+        }
+    };
+    for _ in 0..2 {
+        (0..queries.len()).for_each(ask);
+    }
+    let mut took: Vec<Duration> = (0..WARM_QUERIES)
+        .map(|i| {
+            let started = Instant::now();
+            ask(i);
+            started.elapsed()
+        })
+        .collect();
+    took.sort_unstable();
+    let at = |share: f64| took[((took.len() - 1) as f64 * share) as usize];
+    println!(
+        "{kind} warm: p50 {:.1?} p90 {:.1?} p99 {:.1?}",
+        at(0.5),
+        at(0.9),
+        at(0.99)
     );
 }

@@ -16,9 +16,12 @@ use std::collections::BinaryHeap;
 
 use fpdb_fingerprint::{Fingerprint, WeakBits, QUARTERS};
 
+use std::ops::Range;
+
 use super::source::BlockSource;
 use super::wide_probe::ProbedRange;
 use crate::design::TableDesign;
+use crate::error::CodecError;
 
 /// The `budget` cheapest subsets of `bits` (each a single-bit mask with
 /// its cost), as the XOR of their masks, cheapest first (ties in the
@@ -124,6 +127,11 @@ pub fn reaching_table(design: &TableDesign, flips: &[Vec<u64>], xor: u64) -> Opt
     })
 }
 
+/// A table's flip probes taken together: the directory and block reads
+/// of each are started before any is decoded, so that their cache misses
+/// overlap instead of forming one chain per probe.
+const FLIP_BATCH: usize = 16;
+
 /// Appends to `out` every key of `source` within `radius` of `query` that
 /// some table's flip set reaches (`flips`, from [`table_flips`]), as
 /// (fingerprint, distance), each once.
@@ -139,23 +147,61 @@ pub fn probe_flips<S: BlockSource>(
     for ((index, table), sets) in design.tables().iter().enumerate().zip(flips) {
         let permutation = table.permutation();
         let permuted = permutation.permute(query.0);
-        for &set in sets {
-            let neighbour = permutation.permute(query.0 ^ set);
-            if !source.may_hold_prefix(index, neighbour) {
-                continue;
+        for batch in sets.chunks(FLIP_BATCH) {
+            // The probes' key ranges and directory groups.
+            let mut ranges = [(0u64, 0u64, 0usize); FLIP_BATCH];
+            let mut count = 0;
+            for &set in batch {
+                let neighbour = permutation.permute(query.0 ^ set);
+                if !source.may_hold_prefix(index, neighbour) {
+                    continue;
+                }
+                let (lo, hi) = table.prefix_range(neighbour);
+                let group = source
+                    .directory(index)
+                    .ok_or(CodecError::NoSuchTable {
+                        table: index,
+                        tables,
+                    })?
+                    .group_for(lo);
+                if let Some(range) = ranges.get_mut(count) {
+                    *range = (lo, hi, group);
+                    count += 1;
+                }
             }
-            let (lo, hi) = table.prefix_range(neighbour);
-            let range = ProbedRange {
-                table: index,
-                permuted,
-                tables,
-                lo,
-                hi,
-                radius,
-            };
-            range.scan(source, permutation, query, out, |xor| {
-                reaching_table(design, flips, xor) == Some(index)
-            })?;
+            let ranges = ranges.get(..count).unwrap_or_default();
+            // Start loading each group, then each first block, then where
+            // its decoding starts.
+            let mut touched = 0u64;
+            for &(_, _, group) in ranges {
+                touched ^= source.touch_group(index, group);
+            }
+            let mut blocks: [Range<usize>; FLIP_BATCH] = std::array::from_fn(|_| 0..0);
+            for (&(lo, hi, group), blocks) in ranges.iter().zip(&mut blocks) {
+                *blocks = source.locate_in_group(index, group, lo, hi);
+                if !Range::is_empty(blocks) {
+                    touched ^= source.touch_block(index, blocks.start, lo);
+                }
+            }
+            for (&(lo, _, _), blocks) in ranges.iter().zip(&blocks) {
+                if !blocks.is_empty() {
+                    touched ^= source.touch_bytes(index, blocks.start, lo);
+                }
+            }
+            std::hint::black_box(touched);
+            for (&(lo, hi, _), blocks) in ranges.iter().zip(blocks) {
+                let range = ProbedRange {
+                    table: index,
+                    permuted,
+                    tables,
+                    lo,
+                    hi,
+                    radius,
+                };
+                range.scan_blocks(source, blocks, permutation, query, out, |xor| {
+                    reaching_table(design, flips, xor) == Some(index)
+                })?;
+            }
         }
     }
     Ok(())

@@ -9,6 +9,8 @@
 //! that table probes its prefix, and within one table a key has one
 //! prefix, so each match is reported once.
 
+use std::ops::Range;
+
 use fpdb_fingerprint::Fingerprint;
 
 use super::source::BlockSource;
@@ -103,6 +105,21 @@ impl ProbedRange {
                 tables: self.tables,
             })?
             .locate(self.lo, self.hi);
+        self.scan_blocks(source, blocks, permutation, query, out, reports)
+    }
+
+    /// [`ProbedRange::scan`] of `blocks`, the blocks the directory names
+    /// for the range (possibly none: the source's keys outside blocks are
+    /// still read).
+    pub fn scan_blocks<S: BlockSource>(
+        &self,
+        source: &mut S,
+        blocks: Range<usize>,
+        permutation: &Permutation,
+        query: Fingerprint,
+        out: &mut Vec<(Fingerprint, u32)>,
+        reports: impl Fn(u64) -> bool,
+    ) -> Result<(), S::Error> {
         let (permuted, radius) = (self.permuted, self.radius);
         let test = |keys: &[u64], out: &mut Vec<(Fingerprint, u32)>| {
             for_each_within(keys, permuted, radius, |key| {
