@@ -13,10 +13,9 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::ops::Range;
 
 use fpdb_fingerprint::{Fingerprint, WeakBits, QUARTERS};
-
-use std::ops::Range;
 
 use super::source::BlockSource;
 use super::wide_probe::ProbedRange;
@@ -184,7 +183,7 @@ pub fn probe_flips<S: BlockSource>(
                 }
             }
             for (&(lo, _, _), blocks) in ranges.iter().zip(&blocks) {
-                if !blocks.is_empty() {
+                if !Range::is_empty(blocks) {
                     touched ^= source.touch_bytes(index, blocks.start, lo);
                 }
             }
