@@ -1,8 +1,9 @@
 //! A fresh process answering 10,000 queries under the recommended
 //! two-stage rule, or at the paper's k = 3 on bare fingerprints: what
 //! `fpdb query` of a batch costs, measured as a whole process opens and
-//! answers (the in-process "fresh" figures of the `confirm` bench reuse a
-//! process that has just loaded three databases).
+//! answers a database in the page cache (the `confirm` bench's "fresh"
+//! figures read databases it has just bulk loaded, whose files the SST
+//! writer dropped from the page cache, so they measure reads from disk).
 //!
 //! ```text
 //! fresh_find DIR N                  # build DIR/signed-N and DIR/bare-N once
