@@ -12,7 +12,7 @@ const CLEARING_MAX_K: u32 = 4;
 /// clearing the lowest set bit `k` times leaves zero exactly then: two
 /// instructions per bit of `k`, fewer than a software popcount. At the
 /// wide radii of two-stage matching (12 to 16 bits) those instructions
-/// form a chain three to four times as slow as the popcount.
+/// form a chain twice as slow as the popcount (`benches/benches/distance.rs`).
 #[inline(always)]
 pub fn within_distance(xor: u64, k: u32) -> bool {
     if k > CLEARING_MAX_K {
@@ -31,8 +31,8 @@ const LANES: usize = 8;
 /// Calls `each(key)` for every key of `keys` within distance `k` of
 /// `query`, in order. A batch walk compares each probe with the ~150 keys
 /// of its prefix; testing eight at a time into a bit mask lets the
-/// compiler use vector popcounts, measured 1.7 times as fast as a test
-/// and a branch per key at radius 14.
+/// compiler use vector popcounts, twice as fast as a test and a branch
+/// per key at radius 14 (`benches/benches/distance.rs`).
 pub fn for_each_within(keys: &[u64], query: u64, k: u32, mut each: impl FnMut(u64)) {
     let mut chunks = keys.chunks_exact(LANES);
     for chunk in &mut chunks {

@@ -86,7 +86,7 @@ pub use design::{
     MAX_K, MAX_RADIUS, MAX_TABLES,
 };
 pub use directory::{BlockDirectory, DIRECTORY_FORMAT_VERSION};
-pub use distance::within_distance;
+pub use distance::{for_each_within, within_distance};
 pub use engine::{wide_pairs_in_table, BlockSource, PairScan};
 pub use error::{CodecError, DesignError};
 pub use huffman::{
