@@ -11,12 +11,11 @@
 //! the query's by one of that table's flip sets. Each is reported once,
 //! by the first such table.
 
+use fpdb_fingerprint::{Fingerprint, WeakBits, QUARTERS};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::ops::Range;
 
-use fpdb_fingerprint::{Fingerprint, WeakBits, QUARTERS};
-
+use super::probe::{locate_blocks, PROBE_BATCH};
 use super::source::BlockSource;
 use super::wide_probe::ProbedRange;
 use crate::design::TableDesign;
@@ -126,11 +125,6 @@ pub fn reaching_table(design: &TableDesign, flips: &[Vec<u64>], xor: u64) -> Opt
     })
 }
 
-/// A table's flip probes taken together: the directory and block reads
-/// of each are started before any is decoded, so that their cache misses
-/// overlap instead of forming one chain per probe.
-const FLIP_BATCH: usize = 16;
-
 /// Appends to `out` every key of `source` within `radius` of `query` that
 /// some table's flip set reaches (`flips`, from [`table_flips`]), as
 /// (fingerprint, distance), each once.
@@ -146,9 +140,9 @@ pub fn probe_flips<S: BlockSource>(
     for ((index, table), sets) in design.tables().iter().enumerate().zip(flips) {
         let permutation = table.permutation();
         let permuted = permutation.permute(query.0);
-        for batch in sets.chunks(FLIP_BATCH) {
+        for batch in sets.chunks(PROBE_BATCH) {
             // The probes' key ranges and directory groups.
-            let mut ranges = [(0u64, 0u64, 0usize); FLIP_BATCH];
+            let mut ranges = [(0u64, 0u64, 0usize); PROBE_BATCH];
             let mut count = 0;
             for &set in batch {
                 let neighbour = permutation.permute(query.0 ^ set);
@@ -169,25 +163,12 @@ pub fn probe_flips<S: BlockSource>(
                 }
             }
             let ranges = ranges.get(..count).unwrap_or_default();
-            // Start loading each group, then each first block, then where
-            // its decoding starts.
-            let mut touched = 0u64;
-            for &(_, _, group) in ranges {
-                touched ^= source.touch_group(index, group);
-            }
-            let mut blocks: [Range<usize>; FLIP_BATCH] = std::array::from_fn(|_| 0..0);
-            for (&(lo, hi, group), blocks) in ranges.iter().zip(&mut blocks) {
-                *blocks = source.locate_in_group(index, group, lo, hi);
-                if !Range::is_empty(blocks) {
-                    touched ^= source.touch_block(index, blocks.start, lo);
-                }
-            }
-            for (&(lo, _, _), blocks) in ranges.iter().zip(&blocks) {
-                if !Range::is_empty(blocks) {
-                    touched ^= source.touch_bytes(index, blocks.start, lo);
-                }
-            }
-            std::hint::black_box(touched);
+            // Every probe's reads started before any is decoded, so that
+            // their cache misses overlap instead of forming one chain.
+            let blocks = locate_blocks(
+                source,
+                ranges.iter().map(|&(lo, hi, group)| (index, lo, hi, group)),
+            );
             for (&(lo, hi, _), blocks) in ranges.iter().zip(blocks) {
                 let range = ProbedRange {
                     table: index,

@@ -20,8 +20,9 @@ use crate::directory::GROUP;
 use crate::error::CodecError;
 use crate::match_rule::TableMatcher;
 
-/// Tables probed together.
-const PROBE_BATCH: usize = 16;
+/// Probes taken together (tables of one query, or one table's flip
+/// probes).
+pub(super) const PROBE_BATCH: usize = 16;
 
 /// One table's probe while a batch is in flight.
 #[derive(Debug, Clone, Copy, Default)]
@@ -106,29 +107,13 @@ fn probe_batch<S: BlockSource>(
     )]
     let probes = &probes[..count];
     let groups = find_groups(source, probes, design.tables().len())?;
-    // Step 2: search each group; start loading each first block's info.
-    let mut touched = 0u64;
-    for (probe, &group) in probes.iter().zip(&groups) {
-        touched ^= source.touch_group(probe.table, group);
-    }
-    let mut blocks: [Range<usize>; PROBE_BATCH] = std::array::from_fn(|_| 0..0);
-    for ((probe, &group), range) in probes.iter().zip(&groups).zip(blocks.iter_mut()) {
-        // An empty table has no group to search (`find_groups` says so
-        // with `usize::MAX`), but its source may still hold keys.
-        if group != usize::MAX {
-            *range = source.locate_in_group(probe.table, group, probe.lo, probe.hi);
-        }
-        if !Range::is_empty(range) {
-            touched ^= source.touch_block(probe.table, range.start, probe.lo);
-        }
-    }
-    // Step 3: start loading the bytes where decoding will start.
-    for (probe, range) in probes.iter().zip(&blocks) {
-        if !range.is_empty() {
-            touched ^= source.touch_bytes(probe.table, range.start, probe.lo);
-        }
-    }
-    std::hint::black_box(touched);
+    let blocks = locate_blocks(
+        source,
+        probes
+            .iter()
+            .zip(&groups)
+            .map(|(probe, &group)| (probe.table, probe.lo, probe.hi, group)),
+    );
     // Step 4: decode and compare.
     for (probe, range) in probes.iter().zip(blocks) {
         let matcher = TableMatcher::new(design, probe.table, k).ok_or(CodecError::NoSuchTable {
@@ -143,6 +128,40 @@ fn probe_batch<S: BlockSource>(
         })?;
     }
     Ok(())
+}
+
+/// Steps 2 and 3 for at most [`PROBE_BATCH`] probes, each (table, lo,
+/// hi, directory group): start loading every group, then search each and
+/// start loading its first block's info, then the bytes where decoding
+/// will start, so that the probes' cache misses overlap. A group of
+/// `usize::MAX` (an empty table) holds no block. Returns each probe's
+/// blocks.
+pub(super) fn locate_blocks<S: BlockSource>(
+    source: &S,
+    probes: impl Iterator<Item = (usize, u64, u64, usize)> + Clone,
+) -> [Range<usize>; PROBE_BATCH] {
+    let mut touched = 0u64;
+    for (table, _, _, group) in probes.clone() {
+        touched ^= source.touch_group(table, group);
+    }
+    let mut blocks: [Range<usize>; PROBE_BATCH] = std::array::from_fn(|_| 0..0);
+    for ((table, lo, hi, group), range) in probes.clone().zip(blocks.iter_mut()) {
+        // An empty table has no group to search (`find_groups` says so
+        // with `usize::MAX`), but its source may still hold keys.
+        if group != usize::MAX {
+            *range = source.locate_in_group(table, group, lo, hi);
+        }
+        if !Range::is_empty(range) {
+            touched ^= source.touch_block(table, range.start, lo);
+        }
+    }
+    for ((table, lo, _, _), range) in probes.zip(&blocks) {
+        if !range.is_empty() {
+            touched ^= source.touch_bytes(table, range.start, lo);
+        }
+    }
+    std::hint::black_box(touched);
+    blocks
 }
 
 /// Step 1: each probe's directory group (`usize::MAX` for an empty
