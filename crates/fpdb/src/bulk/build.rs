@@ -5,10 +5,11 @@
 use super::memory::tables_at_once;
 use super::progress::Ticker;
 use super::runs::{decode_number_key, Runs};
-use super::tables::{self, BuiltTable};
+use super::tables::{self, BuiltTable, KeyBuffers};
 use super::BulkLoader;
 use crate::error::Result;
 use rayon::prelude::*;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The distinct fingerprints, ascending.
 pub(super) enum Fingerprints {
@@ -45,13 +46,19 @@ impl BulkLoader<'_> {
         let at_once = tables_at_once(self.memory_bytes, fps.len() as u64)
             .clamp(1, rayon::current_num_threads());
         let mut built = Vec::with_capacity(design.tables().len());
+        // One set of key buffers per table of a round, handed on to the
+        // next round's tables.
+        let buffers: Mutex<Vec<KeyBuffers>> = Mutex::new(Vec::with_capacity(at_once));
         for (round, tables) in design.tables().chunks(at_once).enumerate() {
             let round: Vec<Result<BuiltTable>> = tables
                 .par_iter()
                 .enumerate()
                 .map(|(offset, table)| {
                     let index = round * at_once + offset;
-                    let table = tables::build_in_memory(dir, index, table, fps, block_bytes);
+                    let mut own = lock(&buffers).pop().unwrap_or_default();
+                    let table =
+                        tables::build_in_memory(dir, index, table, fps, block_bytes, &mut own);
+                    lock(&buffers).push(own);
                     ticker.tick();
                     table
                 })
@@ -80,4 +87,9 @@ impl BulkLoader<'_> {
             })
             .collect()
     }
+}
+
+/// The pool of key buffers; a panic elsewhere leaves its buffers usable.
+fn lock(buffers: &Mutex<Vec<KeyBuffers>>) -> MutexGuard<'_, Vec<KeyBuffers>> {
+    buffers.lock().unwrap_or_else(PoisonError::into_inner)
 }
