@@ -1,7 +1,8 @@
 //! `fpdb load`: bulk load documents into an empty database.
 //!
 //! Documents go to a [`fpdb::BulkLoader`] as they are read: fingerprints
-//! one by one, texts in batches hashed in parallel. Nothing is visible
+//! one by one, texts in batches hashed in parallel, while a thread of its
+//! own reads and parses the next batches. Nothing is visible
 //! before `finish`, so a bad line just returns an error: the loader is
 //! dropped unfinished and the database stays empty.
 
@@ -36,7 +37,7 @@ pub fn run(args: LoadArgs) -> Result<()> {
         show_phase(&phase_bar, progress, &mut phase_started);
     });
 
-    let read = inputs.stream(|records| -> Result<()> {
+    let read = read_ahead(&mut inputs, |records| -> Result<()> {
         add_records(&mut loader, &records)?;
         reading.handled(records.len());
         Ok(())
@@ -91,6 +92,39 @@ pub fn run(args: LoadArgs) -> Result<()> {
         summary.ingesting.as_secs_f64(),
     );
     Ok(())
+}
+
+/// Batches of records read (and parsed) ahead of the loader.
+const READ_AHEAD: usize = 4;
+
+/// [`Inputs::stream`], with the reading and parsing on a thread of their
+/// own while this one hands each batch to `add` in order: at 100M lines
+/// each is about half of the reading phase. An error of either stops
+/// both and is the result (`add`'s first).
+///
+/// [`Inputs::stream`]: crate::input::Inputs::stream
+fn read_ahead(
+    inputs: &mut crate::input::Inputs,
+    mut add: impl FnMut(Vec<Record>) -> Result<()>,
+) -> Result<()> {
+    std::thread::scope(|scope| {
+        let (batches, read) = std::sync::mpsc::sync_channel::<Vec<Record>>(READ_AHEAD);
+        let reader = scope.spawn(move || {
+            inputs.stream(|records| -> Result<()> {
+                // The loader stopped: its error is the one reported.
+                batches
+                    .send(records)
+                    .map_err(|_| anyhow!("the load stopped"))
+            })
+        });
+        // Ends when the reader does; dropping `read` on an error stops
+        // the reader at its next batch.
+        let added = read.into_iter().try_for_each(&mut add);
+        let reading = reader
+            .join()
+            .unwrap_or_else(|_| Err(anyhow!("reading the input panicked")));
+        added.and(reading)
+    })
 }
 
 /// Hands `records` to the loader in input order (so that of a repeated id
