@@ -27,17 +27,23 @@ pub(super) fn pairs_fit_beside(bytes: usize, documents: usize, memory_bytes: usi
     bytes + documents * (PAIR_SORT_BYTES + DISTINCT_BYTES) <= memory_bytes
 }
 
+/// Bytes per fingerprint of one table being built in memory: its
+/// permuted keys and their sort's scratch copy (16, both kept while the
+/// blocks are encoded, for the next table to reuse), and its encoded
+/// blocks (8, more than the 5-7 a key takes from 1M keys up).
+pub(super) const TABLE_BUILD_BYTES: usize = 24;
+
 /// How many tables of `fingerprints` distinct fingerprints can be built
-/// in memory at once within `memory_bytes`: the set itself takes 8 bytes
-/// a fingerprint, and each table being built 16 more (its permuted keys
-/// and their sort's scratch copy). 0 when not even one fits.
+/// in memory at once within `memory_bytes`: the set itself takes
+/// [`DISTINCT_BYTES`] a fingerprint, and each table being built
+/// [`TABLE_BUILD_BYTES`] more. 0 when not even one fits.
 pub(super) fn tables_at_once(memory_bytes: usize, fingerprints: u64) -> usize {
     let Ok(fingerprints) = usize::try_from(fingerprints.max(1)) else {
         return 0;
     };
     memory_bytes
-        .saturating_sub(fingerprints.saturating_mul(8))
-        .checked_div(fingerprints.saturating_mul(16))
+        .saturating_sub(fingerprints.saturating_mul(DISTINCT_BYTES))
+        .checked_div(fingerprints.saturating_mul(TABLE_BUILD_BYTES))
         .unwrap_or(0)
 }
 
