@@ -7,6 +7,7 @@
 //! ```text
 //! cargo bench -p fpdb-benches --bench confirm                              # N = 1,000,000
 //! FPDB_CONFIRM_BENCH_N=10000000 cargo bench -p fpdb-benches --bench confirm
+//! FPDB_CONFIRM_BENCH_WEAK_BITS=4 cargo bench -p fpdb-benches --bench confirm   # 4 a quarter, not 5
 //! ```
 //!
 //! N documents with random fingerprints, weak bits and signatures (the
@@ -49,13 +50,23 @@ fn n() -> usize {
     fpdb_benches::env_usize("FPDB_CONFIRM_BENCH_N", 1_000_000)
 }
 
+/// Weak bits a quarter, of the documents and of the weak-bit rule (the
+/// recommended rule's 5 unless asked otherwise).
+fn weak_bits() -> u32 {
+    u32::try_from(fpdb_benches::env_usize(
+        "FPDB_CONFIRM_BENCH_WEAK_BITS",
+        Confirmation::recommended().weak_bits() as usize,
+    ))
+    .unwrap()
+}
+
 fn signature(features: &[u64]) -> Signature {
     let layout = Confirmation::recommended().layout();
     Signature::from_feature_hashes(layout, features).unwrap()
 }
 
-/// N random documents: fingerprints, features and weak bits (five a
-/// quarter, from random vote sizes).
+/// N random documents: fingerprints, features and weak bits
+/// ([`weak_bits`] a quarter, from random vote sizes).
 struct Corpus {
     fingerprints: Vec<u64>,
     features: Vec<Vec<u64>>,
@@ -68,10 +79,11 @@ impl Corpus {
             .map(|_| (0..FEATURES).map(|_| rng.next_u64()).collect())
             .collect();
         let fingerprints = (0..n).map(|_| rng.next_u64()).collect();
+        let per_quarter = weak_bits();
         let weak = (0..n)
             .map(|_| {
                 let sizes: [u64; 64] = std::array::from_fn(|_| rng.next_u64() % 1000);
-                WeakBits::of_vote_sizes(&sizes, 5)
+                WeakBits::of_vote_sizes(&sizes, per_quarter)
             })
             .collect();
         Corpus {
@@ -199,12 +211,17 @@ fn confirm(c: &mut Criterion) {
     let (queries, fps) = (&all_queries[..WARM_QUERIES], &all_fps[..WARM_QUERIES]);
     let rules = [
         (
-            "every candidate within 12 bits, theta 0.50",
+            "every candidate within 12 bits, theta 0.50".to_string(),
             Confirmation::signatures_alone(),
         ),
         (
-            "weak bits (5 a quarter), theta 0.45, shared >= 7",
-            Confirmation::recommended(),
+            format!(
+                "weak bits ({} a quarter), theta 0.45, shared >= 7",
+                weak_bits()
+            ),
+            Confirmation::recommended()
+                .with_weak_bits(weak_bits())
+                .unwrap(),
         ),
     ];
     let mut group = c.benchmark_group(format!("confirm_n{n}"));
