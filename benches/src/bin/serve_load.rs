@@ -7,8 +7,17 @@
 //! a run never repeats what an earlier run against the same server
 //! stored: its check-and-inserts store new documents, as the rows say.
 //!
+//! Without a rate each client sends its next request as soon as it has
+//! the answer (a closed loop: the server runs flat out, and the latency
+//! is the one at its top throughput). With RATE, requests are sent on a
+//! schedule, RATE a second in all, each client's evenly spaced and the
+//! clients' interleaved, and each latency counts from the request's
+//! scheduled time, so a request held back by a slow answer before it is
+//! counted as late, not left out.
+//!
 //! ```sh
 //! serve_load ADDR check 16 10      # check_and_insert of random fingerprints
+//! serve_load ADDR check 16 10 1 20000   # the same at 20,000 requests/s in all
 //! serve_load ADDR query 16 10      # query of random fingerprints
 //! serve_load ADDR check_many 16 10 100  # check_and_insert_many of 100
 //! serve_load ADDR query_many 1 10 1000   # batches of 1,000 fingerprints
@@ -25,11 +34,22 @@ use fpdb_rng::Rng;
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [addr, op, clients, seconds, rest @ ..] = args.as_slice() else {
-        bail!("usage: serve_load ADDR check|check_many|query|query_many CLIENTS SECONDS [BATCH]");
+        bail!(
+            "usage: serve_load ADDR check|check_many|query|query_many CLIENTS SECONDS [BATCH [RATE]]"
+        );
     };
     let clients: u64 = clients.parse().context("CLIENTS")?;
     let seconds: f64 = seconds.parse().context("SECONDS")?;
     let batch: usize = rest.first().map_or(Ok(1), |b| b.parse()).context("BATCH")?;
+    let rate: Option<f64> = rest.get(1).map(|r| r.parse()).transpose().context("RATE")?;
+    // Each client's time between requests under a rate.
+    let interval = match rate {
+        Some(rate) if rate.is_finite() && rate > 0.0 => {
+            Some(Duration::from_secs_f64(clients as f64 / rate))
+        }
+        Some(_) => bail!("RATE must be a positive number of requests a second"),
+        None => None,
+    };
     let duration = Duration::from_secs_f64(seconds);
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
     let run = now.as_secs().wrapping_mul(1_000_000_000)
@@ -39,7 +59,13 @@ fn main() -> Result<()> {
     let threads: Vec<_> = (0..clients)
         .map(|client| {
             let (addr, op) = (addr.clone(), op.clone());
-            std::thread::spawn(move || run_client(&addr, &op, run, client, batch, duration))
+            let schedule = interval.map(|interval| Schedule {
+                next: started + interval.mul_f64(client as f64 / clients as f64),
+                interval,
+            });
+            std::thread::spawn(move || {
+                run_client(&addr, &op, run, client, batch, duration, schedule)
+            })
         })
         .collect();
     let mut latencies = Vec::new();
@@ -64,9 +90,17 @@ fn main() -> Result<()> {
             "requests_per_second": latencies.len() as f64 / elapsed,
             "documents_per_second": (latencies.len() * batch) as f64 / elapsed,
             "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": percentile(1.0),
+            "rate": rate,
         })
     );
     Ok(())
+}
+
+/// When a paced client sends: its next request's time, and the time
+/// between its requests.
+struct Schedule {
+    next: Instant,
+    interval: Duration,
 }
 
 fn run_client(
@@ -76,6 +110,7 @@ fn run_client(
     client: u64,
     batch: usize,
     duration: Duration,
+    mut schedule: Option<Schedule>,
 ) -> Result<Vec<Duration>> {
     let stream = TcpStream::connect(addr).with_context(|| format!("connecting to {addr}"))?;
     stream.set_nodelay(true)?;
@@ -129,7 +164,18 @@ fn run_client(
             "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         );
-        let begun = Instant::now();
+        // A paced request's latency counts from when it was due.
+        let begun = match schedule.as_mut() {
+            Some(schedule) => {
+                let due = schedule.next;
+                schedule.next += schedule.interval;
+                if let Some(early) = due.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(early);
+                }
+                due
+            }
+            None => Instant::now(),
+        };
         writer.write_all(request.as_bytes())?;
         let (status, _) = read_response(&mut reader)?;
         latencies.push(begun.elapsed());
