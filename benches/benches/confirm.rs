@@ -66,7 +66,7 @@ fn signature(features: &[u64]) -> Signature {
 }
 
 /// N random documents: fingerprints, features and weak bits
-/// ([`weak_bits`] a quarter, from random vote sizes).
+/// (`per_quarter` a quarter, from random vote sizes).
 struct Corpus {
     fingerprints: Vec<u64>,
     features: Vec<Vec<u64>>,
@@ -74,12 +74,11 @@ struct Corpus {
 }
 
 impl Corpus {
-    fn new(rng: &mut Rng, n: usize) -> Corpus {
+    fn new(rng: &mut Rng, n: usize, per_quarter: u32) -> Corpus {
         let features = (0..n)
             .map(|_| (0..FEATURES).map(|_| rng.next_u64()).collect())
             .collect();
         let fingerprints = (0..n).map(|_| rng.next_u64()).collect();
-        let per_quarter = weak_bits();
         let weak = (0..n)
             .map(|_| {
                 let sizes: [u64; 64] = std::array::from_fn(|_| rng.next_u64() % 1000);
@@ -174,7 +173,8 @@ fn fresh(path: &Path, name: &str, queries: usize, answer: impl Fn(&Db) -> usize)
 fn confirm(c: &mut Criterion) {
     let n = n();
     let mut rng = Rng::new(11);
-    let corpus = Corpus::new(&mut rng, n);
+    let per_quarter = weak_bits();
+    let corpus = Corpus::new(&mut rng, n, per_quarter);
     let radius = Confirmation::signatures_alone().radius();
     let all_queries: Vec<Document> = (0..FRESH_QUERIES)
         .map(|_| {
@@ -215,12 +215,9 @@ fn confirm(c: &mut Criterion) {
             Confirmation::signatures_alone(),
         ),
         (
-            format!(
-                "weak bits ({} a quarter), theta 0.45, shared >= 7",
-                weak_bits()
-            ),
+            format!("weak bits ({per_quarter} a quarter), theta 0.45, shared >= 7"),
             Confirmation::recommended()
-                .with_weak_bits(weak_bits())
+                .with_weak_bits(per_quarter)
                 .unwrap(),
         ),
     ];
