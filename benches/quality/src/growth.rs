@@ -22,7 +22,9 @@ use crate::{eval, load_average, probes};
 /// One matching rule: candidates within `r` bits, confirmed by the
 /// signature at `theta` (none: distance alone); with `probes`, only those
 /// the query reaches with that many adaptive probes per table
-/// (`probes.rs`).
+/// (`probes.rs`); with `weak_bits` (`wN`), only those both documents'
+/// N weakest bits a quarter reach, as a database keeps them
+/// (`--all-pairs` only).
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub candidate: String,
@@ -30,17 +32,25 @@ pub struct Rule {
     pub r: u32,
     pub theta: f64,
     probes: Option<usize>,
+    pub weak_bits: Option<usize>,
 }
 
 impl Rule {
-    /// `CANDIDATES|SIGNATURE|R|THETA[|PROBES]`, SIGNATURE `-` for
+    /// `CANDIDATES|SIGNATURE|R|THETA[|PROBES|wN]`, SIGNATURE `-` for
     /// distance alone.
     pub fn parse(text: &str) -> Result<Rule> {
         let parts: Vec<&str> = text.split('|').collect();
-        let (candidate, signature, r, theta, probes) = match parts[..] {
+        let (candidate, signature, r, theta, last) = match parts[..] {
             [c, s, r, t] => (c, s, r, t, None),
-            [c, s, r, t, p] => (c, s, r, t, Some(p.parse().context("PROBES")?)),
-            _ => bail!("rule {text:?} is not CANDIDATES|SIGNATURE|R|THETA[|PROBES]"),
+            [c, s, r, t, last] => (c, s, r, t, Some(last)),
+            _ => bail!("rule {text:?} is not CANDIDATES|SIGNATURE|R|THETA[|PROBES|wN]"),
+        };
+        let (probes, weak_bits) = match last {
+            None => (None, None),
+            Some(last) => match last.strip_prefix('w') {
+                Some(n) => (None, Some(n.parse().context("wN")?)),
+                None => (Some(last.parse().context("PROBES")?), None),
+            },
         };
         Ok(Rule {
             candidate: candidate.to_string(),
@@ -51,10 +61,16 @@ impl Rule {
             r: r.parse().context("R")?,
             theta: theta.parse().context("THETA")?,
             probes,
+            weak_bits,
         })
     }
 
-    fn name(&self) -> String {
+    /// Whether the rule reaches candidates by adaptive probes.
+    pub fn has_probes(&self) -> bool {
+        self.probes.is_some()
+    }
+
+    pub fn name(&self) -> String {
         let name = match &self.signature {
             Some(s) => format!(
                 "`{}` r ≤ {}, {} ≥ {:.2}{}",
@@ -66,9 +82,10 @@ impl Rule {
             ),
             None => format!("`{}` k ≤ {}, distance alone", self.candidate, self.r),
         };
-        match self.probes {
-            Some(b) => format!("{name}, {b} adaptive probes per table"),
-            None => name,
+        match (self.probes, self.weak_bits) {
+            (Some(b), _) => format!("{name}, {b} adaptive probes per table"),
+            (_, Some(n)) => format!("{name}, both documents' {n} weak bits a quarter reach"),
+            (None, None) => name,
         }
     }
 }
@@ -77,6 +94,9 @@ impl Rule {
 const SIZES: [usize; 5] = [1_000, 3_000, 10_000, 30_000, 100_000];
 
 pub fn run(rules: &[Rule], corpora: &[Corpus], show: bool) -> Result<()> {
+    if rules.iter().any(|rule| rule.weak_bits.is_some()) {
+        bail!("--growth takes rules without weak bits (--all-pairs has them)");
+    }
     println!("# False matches per query as the corpus grows\n");
     println!(
         "Queries: the planted paragraphs (originals and their copies); background: every other paragraph \
@@ -284,5 +304,10 @@ mod tests {
         assert!(Rule::parse("jieba/tf|-|x|0").is_err());
         assert_eq!(Rule::parse("jieba/tf|-|16|0|8").unwrap().probes, Some(8));
         assert!(Rule::parse("jieba/tf|-|16|0|x").is_err());
+        assert_eq!(
+            Rule::parse("jieba/tf|-|14|0|w5").unwrap().weak_bits,
+            Some(5)
+        );
+        assert!(Rule::parse("jieba/tf|-|14|0|wx").is_err());
     }
 }

@@ -7,7 +7,9 @@
 //! `cargo run --release -p fpdb-quality -- [--data DIR] [--articles N] [--paragraphs N] [--sets zh-articles,en-pages,...] [--configs jieba/tf,chars:4/tf,...] [--protos SPEC,...] [--no-protos] [--detail FILE] [--show-false CONFIG] [--warc FILE]`
 //! `... --two-stage [--candidates SPEC,...] [--signatures minhash:HxB/wS[/dfP],simhash:BITS,...] [--figures DIR]`
 //! (two-stage matching, `two_stage_report.rs`) or `... --growth 'CANDIDATES|SIGNATURE|R|THETA;...'`
-//! (false matches per query against a growing background, `growth.rs`);
+//! (false matches per query against a growing background, `growth.rs`) or
+//! `... --all-pairs RULES` (the same rules on every pair of planted and
+//! background texts, `all_pairs.rs`);
 //! `--settings` in the growth rules' syntax names the rules the two-stage
 //! report shows on every set side by side (their candidates and signatures
 //! are measured too). A signature may carry gates on each document's own
@@ -34,6 +36,7 @@
     reason = "report code: a broken setup should panic loudly"
 )]
 
+mod all_pairs;
 mod confirm;
 mod corpus;
 mod eval;
@@ -120,6 +123,9 @@ struct Args {
     /// Measure false matches per query against a growing background with
     /// these rules instead.
     growth: Vec<growth::Rule>,
+    /// Measure false matches among every pair of texts with these rules
+    /// instead.
+    all_pairs: Vec<growth::Rule>,
     /// The rules (growth's syntax) the two-stage report shows on every set
     /// side by side, instead of its own choice.
     settings: Vec<growth::Rule>,
@@ -159,6 +165,7 @@ fn parse_args() -> Result<Args> {
         signatures: parse_signatures(two_stage_report::SIGNATURES)?,
         sets: Vec::new(),
         growth: Vec::new(),
+        all_pairs: Vec::new(),
         settings: Vec::new(),
         eval_sources: Vec::new(),
     };
@@ -183,6 +190,12 @@ fn parse_args() -> Result<Args> {
             "--export" => args.export = Some(PathBuf::from(value("--export")?)),
             "--growth" => {
                 args.growth = value("--growth")?
+                    .split(';')
+                    .map(growth::Rule::parse)
+                    .collect::<Result<_>>()?;
+            }
+            "--all-pairs" => {
+                args.all_pairs = value("--all-pairs")?
                     .split(';')
                     .map(growth::Rule::parse)
                     .collect::<Result<_>>()?;
@@ -324,6 +337,9 @@ fn main() -> Result<()> {
     }
     if !args.growth.is_empty() {
         return growth::run(&args.growth, &corpora, args.show_false.is_some());
+    }
+    if !args.all_pairs.is_empty() {
+        return all_pairs::run(&args.all_pairs, &corpora, args.show_false.is_some());
     }
     if args.probes {
         return probes::run(&args, &corpora);

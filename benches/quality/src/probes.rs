@@ -102,7 +102,7 @@ const WEAK_BITS: [usize; 4] = [3, 4, 5, 6];
 
 /// Each piece's `n` weakest bits (smallest vote sizes, ties to the lower
 /// bit), as a mask of the piece's 16 bits.
-fn weak_masks(votes: &[f64; 64], n: usize) -> [u16; PIECES] {
+pub fn weak_masks(votes: &[f64; 64], n: usize) -> [u16; PIECES] {
     let mut masks = [0u16; PIECES];
     for (piece, mask) in masks.iter_mut().enumerate() {
         let mut bits: Vec<usize> = (0..PIECE_BITS).collect();
@@ -121,7 +121,7 @@ fn weak_masks(votes: &[f64; 64], n: usize) -> [u16; PIECES] {
 
 /// Whether some piece of `diff` lies inside the weak bits of `masks`
 /// (a subset of them flipped, the empty one included).
-fn weak_reaches(masks: &[u16; PIECES], diff: u64) -> bool {
+pub fn weak_reaches(masks: &[u16; PIECES], diff: u64) -> bool {
     masks.iter().enumerate().any(|(p, &mask)| {
         let piece = (diff >> (64 - PIECE_BITS * (p + 1))) as u16;
         piece & !mask == 0
