@@ -33,6 +33,7 @@ mod document;
 mod error;
 mod json;
 mod limits;
+mod merger;
 mod metrics;
 mod openapi;
 mod routes;

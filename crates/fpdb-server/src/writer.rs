@@ -13,6 +13,7 @@ use fpdb::{Checked, Db, Fingerprint};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::ApiError;
+use crate::merger::Merger;
 use crate::metrics::Metrics;
 
 /// Most requests given to the library at once: bounds how long one group
@@ -43,12 +44,19 @@ impl Writer {
     /// Starts the writer thread. It holds the database only while it
     /// writes a group (so the database closes with the server's last
     /// handle), and ends when every `Writer` is dropped.
+    /// The merge thread (`merger.rs`) starts with it, and is woken after
+    /// each group.
     pub fn start(db: &Arc<Db>, metrics: Arc<Metrics>) -> std::io::Result<Self> {
         let (queue, waiting) = mpsc::unbounded_channel();
+        let merger = if db.is_read_only() {
+            None
+        } else {
+            Some(Merger::start(db)?)
+        };
         let db = Arc::downgrade(db);
         std::thread::Builder::new()
             .name("fpdb-writer".into())
-            .spawn(move || write_groups(&db, &metrics, waiting))?;
+            .spawn(move || write_groups(&db, &metrics, merger.as_ref(), waiting))?;
         Ok(Writer { queue })
     }
 
@@ -70,7 +78,12 @@ impl Writer {
     }
 }
 
-fn write_groups(db: &Weak<Db>, metrics: &Metrics, mut waiting: mpsc::UnboundedReceiver<Pending>) {
+fn write_groups(
+    db: &Weak<Db>,
+    metrics: &Metrics,
+    merger: Option<&Merger>,
+    mut waiting: mpsc::UnboundedReceiver<Pending>,
+) {
     while let Some(first) = waiting.blocking_recv() {
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
@@ -85,6 +98,9 @@ fn write_groups(db: &Weak<Db>, metrics: &Metrics, mut waiting: mpsc::UnboundedRe
             // get a 500, and the thread goes on with the next group.
             Some(db) => {
                 let _ = std::panic::catch_unwind(AssertUnwindSafe(|| write_group(&db, group)));
+                if let Some(merger) = merger {
+                    merger.wake();
+                }
             }
             None => {
                 let error = ApiError::internal("the server is stopping");

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::find::find;
 use crate::find_batch::find_batch;
 use crate::inspect::verify_at;
-use crate::merge::merge;
+use crate::merge::{merge, merge_unless_running, Planning};
 use crate::options::{Create, OpenOptions, Options};
 use crate::pairs::near_pairs;
 use crate::progress::Progress;
@@ -488,6 +488,12 @@ impl Db {
     /// released, waits until the log holds it durably (and everything it
     /// read), as [`OpenOptions::sync`] asks: concurrent writers share one
     /// log sync (group commit).
+    ///
+    /// A write that fills the delta then merges it (unless
+    /// [`Db::set_merge_on_write`] turned that off, or another merge is
+    /// running): the merge plans without the writer lock, so writes on
+    /// other threads go on meanwhile, and this call returns once it is
+    /// written.
     fn write<T>(&self, operation: impl FnOnce(&WriterGuard<'_>) -> Result<T>) -> Result<T> {
         let (done, ticket) = {
             let writer = self.tables.lock_writer(&self.store)?;
@@ -495,14 +501,48 @@ impl Db {
             (done, self.store.log_ticket())
         };
         self.store.wait_durable(ticket)?;
+        if self.tables.merges_on_write() && self.tables.merge_due() {
+            merge_unless_running(&self.store, &self.tables)?;
+        }
         Ok(done)
     }
 
     /// Merges every pending change into the tables now (it also happens by
-    /// itself when the delta reaches `OpenOptions::delta_limit`).
+    /// itself when the delta reaches `OpenOptions::delta_limit`), waiting
+    /// for a merge that is running to finish first. Writes on other
+    /// threads go on while the merge plans; they wait only while it
+    /// writes.
     pub fn merge(&self) -> Result<()> {
-        let writer = self.tables.lock_writer(&self.store)?;
-        merge(&self.store, &self.tables, &writer)
+        if self.store.is_read_only() {
+            return Err(Error::ReadOnly);
+        }
+        merge(&self.store, &self.tables, Planning::Parallel)
+    }
+
+    /// [`Db::merge`], planning every table on the calling thread alone
+    /// rather than on every core: for a thread that merges beside other
+    /// work (a server's merge thread), so that the merge takes one core at
+    /// the most from the writes and queries it runs beside.
+    pub fn merge_on_this_thread(&self) -> Result<()> {
+        if self.store.is_read_only() {
+            return Err(Error::ReadOnly);
+        }
+        merge(&self.store, &self.tables, Planning::OnThisThread)
+    }
+
+    /// Whether the delta has grown to the size at which writes merge it
+    /// ([`OpenOptions::merge_threshold`]): for a caller that merges on a
+    /// thread of its own ([`Db::set_merge_on_write`]).
+    pub fn merge_due(&self) -> bool {
+        self.tables.merge_due()
+    }
+
+    /// Whether a write that fills the delta merges it before it returns
+    /// (the default). A server that writes on one thread turns it off and
+    /// calls [`Db::merge`] on another when [`Db::merge_due`] says so, so
+    /// that its writes never wait for a merge's planning.
+    pub fn set_merge_on_write(&self, on: bool) {
+        self.tables.set_merge_on_write(on);
     }
 
     /// Merges the delta, then compacts the storage files, dropping what

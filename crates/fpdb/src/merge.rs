@@ -1,32 +1,114 @@
-//! Merging the delta into the compressed tables (with the writer lock
-//! held).
+//! Merging the delta into the compressed tables, planned without the
+//! writer lock.
 //!
 //! Per table, [`fpdb_codec::plan_merge`] decides which blocks the changes
 //! touch and how they are re-encoded with the table's code (the rules are
 //! in FORMAT.md); this module reads the old blocks for it (kept copy, else
-//! RocksDB) and carries the plan out. All tables' block changes, the new
-//! directories and the cleared delta go into one RocksDB `WriteBatch`, so
-//! a crash leaves either the state before the merge or the state after
-//! it. Tables merge in parallel (on fpdb's own pool, `fpdb_parallel`), and
-//! the blocks a merge writes stay in memory for the queries (and the
-//! merge) after it.
+//! RocksDB) and carries the plan out. A merge runs in two steps:
+//!
+//! 1. It takes a snapshot of the delta and plans every table from it
+//!    (in parallel on fpdb's own pool, or on the calling thread alone for
+//!    a merge beside other work: [`Planning`]) while writes go on: they change
+//!    only the delta, never the blocks the plan reads, and each
+//!    fingerprint whose delta entry they change is noted in
+//!    `State::touched`.
+//! 2. It takes the writer lock and writes, in one synced RocksDB
+//!    `WriteBatch`, the block changes, the new directories and the delta
+//!    the writes left: the `delta` family cleared, then the entries of the
+//!    touched fingerprints that the merged tables still differ from the
+//!    set in ([`residual`]).
+//!
+//! On disk the delta is always relative to the tables beside it: before
+//! the batch, the old tables and every write's entry; after it, the new
+//! tables and what is left. A crash leaves one or the other. The blocks a
+//! merge writes stay in memory for the queries (and the merge) after it.
+
+use std::sync::Arc;
 
 use fpdb_codec::{plan_merge, BlockDirectory, BlockEncoder, MergePlan, PlannedBlock};
 use fpdb_parallel::in_parallel;
+use fpdb_simhash::Fingerprint;
 
 use crate::block_cache::{BlockCache, KeptBlock};
 use crate::block_fetch::{fetch, Need};
 use crate::delta::Delta;
 use crate::error::{Error, Result};
-use crate::store::{Counter, Family, Key, Record, Store, RECORD_OVERHEAD};
-use crate::tables::{State, Tables, WriterGuard};
+use crate::seeded_hash::FastSet;
+use crate::store::{Counter, DeltaEntry, Family, Key, Record, Store, RECORD_OVERHEAD};
+use crate::tables::{State, Tables};
 
-/// Merges every pending change of the delta into the tables, in one
-/// synced write.
-pub(crate) fn merge(store: &Store, tables: &Tables, _writer: &WriterGuard<'_>) -> Result<()> {
-    let (added, removed) = {
-        let state = tables.read();
+/// Where a merge plans its tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Planning {
+    /// On fpdb's pool, every core: the caller is waiting for the merge.
+    Parallel,
+    /// On the calling thread alone: a thread that merges beside other work
+    /// (a server's writes and queries), which should take one core at the
+    /// most.
+    OnThisThread,
+}
+
+/// Merges every pending change of the delta into the tables, waiting for a
+/// merge that is running to finish first.
+pub(crate) fn merge(store: &Store, tables: &Tables, planning: Planning) -> Result<()> {
+    let _merging = tables.lock_merging();
+    merge_locked(store, tables, planning)
+}
+
+/// [`merge`] unless another merge is running (which takes the changes
+/// this one would have).
+pub(crate) fn merge_unless_running(store: &Store, tables: &Tables) -> Result<()> {
+    match tables.try_lock_merging() {
+        Some(_merging) => merge_locked(store, tables, Planning::Parallel),
+        None => Ok(()),
+    }
+}
+
+/// A fingerprint's entry in a delta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    None,
+    Added,
+    Removed,
+}
+
+/// The entry `fp` needs against the merged tables, from its entry in the
+/// merged snapshot (`merged`) and its entry now against the old tables
+/// (`now`). The merged tables hold `fp` exactly when the old ones did and
+/// the snapshot did not remove it, or the snapshot added it; so an entry
+/// the snapshot had is undone by a later write (the entry goes) or kept
+/// (it is in the tables now), and an entry it did not have is what the
+/// writes made.
+fn residual(merged: Entry, now: Entry) -> Entry {
+    match (merged, now) {
+        (Entry::None, now) => now,
+        (Entry::Added, Entry::Added) | (Entry::Removed, Entry::Removed) => Entry::None,
+        (Entry::Added, _) => Entry::Removed,
+        (Entry::Removed, _) => Entry::Added,
+    }
+}
+
+fn merge_locked(store: &Store, tables: &Tables, planning: Planning) -> Result<()> {
+    // The snapshot: the delta's changes and what the plan reads. Writes
+    // change only the delta and the counters, so the directories and kept
+    // blocks stay the tables' until this merge replaces them.
+    let (snapshot, mut added, mut removed) = {
+        let mut state = tables.write();
+        if state.delta.len() == 0 {
+            return Ok(());
+        }
+        state.touched = Some(FastSet::default());
+        let snapshot = State {
+            directories: state.directories.clone(),
+            blocks: Arc::clone(&state.blocks),
+            table_bytes: state.table_bytes.clone(),
+            delta: Delta::new(&tables.design, 0),
+            touched: None,
+            fingerprints: state.fingerprints,
+            ids: state.ids,
+        };
         (
+            snapshot,
             state
                 .delta
                 .added_fingerprints(&tables.design)
@@ -34,29 +116,113 @@ pub(crate) fn merge(store: &Store, tables: &Tables, _writer: &WriterGuard<'_>) -
             state.delta.removed_fingerprints().collect::<Vec<_>>(),
         )
     };
-    if added.is_empty() && removed.is_empty() {
-        return Ok(());
+    let planned = plan(store, tables, &snapshot, (&added, &removed), planning);
+    let merges = match planned {
+        Ok(merges) => merges,
+        Err(error) => {
+            tables.write().touched = None;
+            return Err(error);
+        }
+    };
+    let mut batch = block_changes(store, &merges)?;
+    let table_bytes: Vec<u64> = merges.iter().map(|merge| merge.bytes).collect();
+    let (directories, kept): (Vec<BlockDirectory>, Vec<_>) = merges
+        .into_iter()
+        .map(|merge| (merge.directory, merge.kept))
+        .unzip();
+    // The new blocks are in hand: keep them, so queries after a merge
+    // (and the next merge) need not read them back from RocksDB.
+    let blocks = BlockCache::new(&directories, tables.block_cache_bytes);
+    for (index, table_kept) in kept.into_iter().enumerate() {
+        for (block, block_kept) in table_kept {
+            blocks.insert(index, block, block_kept);
+        }
     }
-    // Tables merge independently, so they merge in parallel (a merge
-    // holds the writer lock: its time is every writer's).
+    added.sort_unstable();
+    removed.sort_unstable();
+    let merged_entry = |fp: Fingerprint| {
+        if added.binary_search(&fp).is_ok() {
+            Entry::Added
+        } else if removed.binary_search(&fp).is_ok() {
+            Entry::Removed
+        } else {
+            Entry::None
+        }
+    };
+
+    let _writer = tables.lock_writer(store)?;
+    // Queries wait while the blocks change under the directories they
+    // read.
+    let mut state = tables.write();
+    let touched = state.touched.take().unwrap_or_default();
+    let mut delta = Delta::new(&tables.design, tables.merge_threshold(state.fingerprints));
+    // Under the writer lock the `delta` family holds exactly the
+    // snapshot and what the writes since changed: clear it with one range
+    // deletion and put back what is left. A delete per fingerprint (1.25M
+    // at 10M) cost a memtable insert each, and left tombstones that every
+    // open had to step over until compaction.
+    batch.clear(Family::Delta)?;
+    for fp in touched {
+        let now = if state.delta.is_added(&tables.design, fp) {
+            Entry::Added
+        } else if state.delta.is_removed(fp) {
+            Entry::Removed
+        } else {
+            Entry::None
+        };
+        match residual(merged_entry(fp), now) {
+            Entry::None => {}
+            Entry::Added => {
+                batch.put(Record::Delta(DeltaEntry::Added(fp)))?;
+                delta.add(&tables.design, fp);
+            }
+            Entry::Removed => {
+                batch.put(Record::Delta(DeltaEntry::Removed(fp)))?;
+                delta.remove(fp);
+            }
+        }
+    }
+    // The merge rewrites blocks that took many writes to fill: make it
+    // durable whatever the per-write setting.
+    store.write_synced(batch)?;
+    state.blocks = Arc::new(blocks);
+    state.directories = directories;
+    state.table_bytes = table_bytes;
+    state.delta = delta;
+    Ok(())
+}
+
+/// Each table's merge of the snapshot's `added` and `removed`.
+fn plan(
+    store: &Store,
+    tables: &Tables,
+    snapshot: &State,
+    (added, removed): (&[Fingerprint], &[Fingerprint]),
+    planning: Planning,
+) -> Result<Vec<TableMerge>> {
     let count = tables.design.tables().len();
     let keep_budget = tables.block_cache_bytes / count.max(1);
-    let merges = {
-        let state = tables.read();
-        let state = &*state;
-        in_parallel(count, |index| {
-            let permutation = tables.table(index)?.permutation();
-            let mut add: Vec<u64> = added.iter().map(|f| permutation.permute(f.0)).collect();
-            let mut remove: Vec<u64> = removed.iter().map(|f| permutation.permute(f.0)).collect();
-            add.sort_unstable();
-            remove.sort_unstable();
-            merge_table(store, tables, state, index, &add, &remove, keep_budget)
-        })
-        .into_iter()
-        .collect::<Result<Vec<TableMerge>>>()?
+    let table = |index: usize| {
+        let permutation = tables.table(index)?.permutation();
+        let mut add: Vec<u64> = added.iter().map(|f| permutation.permute(f.0)).collect();
+        let mut remove: Vec<u64> = removed.iter().map(|f| permutation.permute(f.0)).collect();
+        add.sort_unstable();
+        remove.sort_unstable();
+        merge_table(store, tables, snapshot, index, &add, &remove, keep_budget)
     };
-    // Sized up front: a merge at 10M fingerprints writes about 250 MB,
-    // which a growing batch would copy over and over.
+    match planning {
+        Planning::Parallel => in_parallel(count, table).into_iter().collect(),
+        Planning::OnThisThread => (0..count).map(table).collect(),
+    }
+}
+
+/// Every table's block deletes and puts, new directory and byte count, in
+/// one batch sized up front: a merge at 10M fingerprints writes about
+/// 250 MB, which a growing batch would copy over and over.
+fn block_changes<'s>(
+    store: &'s Store,
+    merges: &[TableMerge],
+) -> Result<crate::store::WriteSet<'s>> {
     let capacity: usize = merges
         .iter()
         .map(|merge| {
@@ -90,34 +256,7 @@ pub(crate) fn merge(store: &Store, tables: &Tables, _writer: &WriterGuard<'_>) -
         })?;
         batch.put(Record::Counter(Counter::TableBytes(table), merge.bytes))?;
     }
-    // Under the writer lock the `delta` family holds exactly the delta
-    // being merged: clear it with one range deletion. A delete per
-    // fingerprint (1.25M at 10M) cost a memtable insert each, and left
-    // tombstones that every open had to step over until compaction.
-    batch.clear(Family::Delta)?;
-    let table_bytes: Vec<u64> = merges.iter().map(|merge| merge.bytes).collect();
-    let (directories, kept): (Vec<BlockDirectory>, Vec<_>) = merges
-        .into_iter()
-        .map(|merge| (merge.directory, merge.kept))
-        .unzip();
-    // The new blocks are in hand: keep them, so queries after a merge
-    // (and the next merge) need not read them back from RocksDB.
-    let blocks = BlockCache::new(&directories, tables.block_cache_bytes);
-    for (index, table_kept) in kept.into_iter().enumerate() {
-        for (block, block_kept) in table_kept {
-            blocks.insert(index, block, block_kept);
-        }
-    }
-    // The merge rewrites blocks that took many writes to fill: make it
-    // durable whatever the per-write setting.
-    let mut state = tables.write();
-    store.write_synced(batch)?;
-    state.blocks = blocks;
-    state.directories = directories;
-    state.table_bytes = table_bytes;
-    // A fresh delta, its buckets sized for the next merge's threshold.
-    state.delta = Delta::new(&tables.design, tables.merge_threshold(state.fingerprints));
-    Ok(())
+    Ok(batch)
 }
 
 /// Merges sorted permuted `add` and `remove` keys into table `index`.

@@ -10,6 +10,7 @@
 //! and the delta is atomic with respect to other writers.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use fpdb_codec::{
@@ -17,7 +18,7 @@ use fpdb_codec::{
 };
 use fpdb_html::Extract;
 use fpdb_simhash::{
-    CommonFeatures, LearnedIdf, SignatureLayout, SimhashOptions, Simhasher, Weighting,
+    CommonFeatures, Fingerprint, LearnedIdf, SignatureLayout, SimhashOptions, Simhasher, Weighting,
     MAX_WEAK_BITS_PER_QUARTER,
 };
 
@@ -27,6 +28,7 @@ use crate::error::{Error, Result};
 use crate::manifest::{self, Manifest, Stored};
 use crate::options::{OpenOptions, Options};
 use crate::rule::Confirmation;
+use crate::seeded_hash::FastSet;
 use crate::store::{
     decode_learned_weights, encode_learned_weights, Counter, DeltaEntry, Key, Record, Store,
     WriteSet,
@@ -36,10 +38,15 @@ use crate::store::{
 #[derive(Debug)]
 pub(crate) struct State {
     pub directories: Vec<BlockDirectory>,
-    /// Blocks read so far, by the directories' block indices.
-    pub blocks: BlockCache,
+    /// Blocks read so far, by the directories' block indices (shared with
+    /// a merge that reads them while it plans).
+    pub blocks: Arc<BlockCache>,
     pub table_bytes: Vec<u64>,
     pub delta: Delta,
+    /// While a merge plans without the writer lock: every fingerprint
+    /// whose delta entry a write changed since the merge took its
+    /// snapshot of the delta (`merge.rs`).
+    pub touched: Option<FastSet<Fingerprint>>,
     pub fingerprints: u64,
     pub ids: u64,
 }
@@ -51,6 +58,14 @@ impl State {
         self.directories
             .get(index)
             .ok_or_else(|| Error::corrupt(format!("directory of table {index}"), "missing"))
+    }
+
+    /// Notes that a write changed `fp`'s delta entry, for a merge that is
+    /// planning.
+    pub fn touch(&mut self, fp: Fingerprint) {
+        if let Some(touched) = &mut self.touched {
+            touched.insert(fp);
+        }
     }
 }
 
@@ -76,6 +91,11 @@ pub(crate) struct Tables {
     pub block_cache_bytes: usize,
     state: RwLock<State>,
     writer: Mutex<()>,
+    /// Held by the one merge that may run at a time.
+    merging: Mutex<()>,
+    /// Whether a write that fills the delta merges it itself (else the
+    /// caller does, with `Db::merge`, when `Db::merge_due` says so).
+    merge_on_write: AtomicBool,
 }
 
 impl Tables {
@@ -206,10 +226,11 @@ impl Tables {
             }
         }
         let state = State {
-            blocks: BlockCache::new(&directories, open.block_cache_bytes),
+            blocks: Arc::new(BlockCache::new(&directories, open.block_cache_bytes)),
             directories,
             table_bytes,
             delta,
+            touched: None,
             fingerprints,
             ids,
         };
@@ -225,6 +246,8 @@ impl Tables {
                 block_cache_bytes: open.block_cache_bytes,
                 state: RwLock::new(state),
                 writer: Mutex::new(()),
+                merging: Mutex::new(()),
+                merge_on_write: AtomicBool::new(true),
             },
             simhasher,
         ))
@@ -292,6 +315,34 @@ impl Tables {
         Ok(WriterGuard {
             _held: self.writer.lock().unwrap_or_else(PoisonError::into_inner),
         })
+    }
+
+    /// Takes the merge lock, waiting for a running merge to finish.
+    pub fn lock_merging(&self) -> MutexGuard<'_, ()> {
+        self.merging.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes the merge lock unless a merge holds it.
+    pub fn try_lock_merging(&self) -> Option<MutexGuard<'_, ()>> {
+        match self.merging.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// Whether the delta has reached the size that calls for a merge.
+    pub fn merge_due(&self) -> bool {
+        let state = self.read();
+        state.delta.len() >= self.merge_threshold(state.fingerprints)
+    }
+
+    pub fn merges_on_write(&self) -> bool {
+        self.merge_on_write.load(Ordering::Relaxed)
+    }
+
+    pub fn set_merge_on_write(&self, on: bool) {
+        self.merge_on_write.store(on, Ordering::Relaxed);
     }
 
     /// [`Error::KTooLarge`] when the tables cannot answer distance `k`

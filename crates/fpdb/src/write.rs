@@ -3,15 +3,15 @@
 //! A write updates the id column families, the counters and the delta in
 //! one atomic store write (so it is in the write-ahead log, and fsynced
 //! with `OpenOptions::sync`, before it returns), then the in-memory delta.
-//! The tables themselves change only in merges (`merge.rs`). Every
-//! function here runs with the writer lock held, so what it reads before
-//! writing cannot change under it.
+//! The tables themselves change only in merges (`merge.rs`), which the
+//! caller starts after the write, without the writer lock. Every function
+//! here runs with the writer lock held, so what it reads before writing
+//! cannot change under it.
 
 use fpdb_simhash::Fingerprint;
 
 use crate::error::{Error, Result};
 use crate::find::find;
-use crate::merge::merge;
 use crate::query::{query, Match};
 use crate::rule::{Document, MatchRule, Near};
 use crate::seeded_hash::{FastMap, FastSet};
@@ -296,8 +296,8 @@ pub(crate) fn remove(
     Ok(previous)
 }
 
-/// Applies `ops` in one atomic write; merges the delta when it has grown
-/// to its threshold.
+/// Applies `ops` in one atomic write (the caller merges the delta once it
+/// has grown to its threshold: `Tables::merge_due`).
 pub(crate) fn apply(
     store: &Store,
     tables: &Tables,
@@ -314,7 +314,7 @@ pub(crate) fn apply(
 fn apply_over(
     store: &Store,
     tables: &Tables,
-    writer: &WriterGuard<'_>,
+    _writer: &WriterGuard<'_>,
     ops: &[Op<'_>],
     stored: &FastMap<&str, Option<Fingerprint>>,
     members: &FastMap<Fingerprint, bool>,
@@ -361,23 +361,18 @@ fn apply_over(
     batch.put(Record::Counter(Counter::Ids, ids));
     store.write_sorted(batch)?;
 
-    let delta_len = {
-        let mut state = tables.write();
-        for (fp, change) in state_changes {
-            match change {
-                DeltaChange::Add => state.delta.add(&tables.design, fp),
-                DeltaChange::Unadd => state.delta.unadd(&tables.design, fp),
-                DeltaChange::Remove => state.delta.remove(fp),
-                DeltaChange::Unremove => state.delta.unremove(fp),
-            }
+    let mut state = tables.write();
+    for (fp, change) in state_changes {
+        match change {
+            DeltaChange::Add => state.delta.add(&tables.design, fp),
+            DeltaChange::Unadd => state.delta.unadd(&tables.design, fp),
+            DeltaChange::Remove => state.delta.remove(fp),
+            DeltaChange::Unremove => state.delta.unremove(fp),
         }
-        state.fingerprints = fingerprints;
-        state.ids = ids;
-        state.delta.len()
-    };
-    if delta_len >= tables.merge_threshold(fingerprints) {
-        merge(store, tables, writer)?;
+        state.touch(fp);
     }
+    state.fingerprints = fingerprints;
+    state.ids = ids;
     Ok(())
 }
 

@@ -67,7 +67,7 @@ pub(super) fn commit(
 
     tables.codes = codes;
     let mut state = tables.write();
-    state.blocks = BlockCache::new(&directories, tables.block_cache_bytes);
+    state.blocks = std::sync::Arc::new(BlockCache::new(&directories, tables.block_cache_bytes));
     state.directories = directories;
     state.table_bytes = table_bytes;
     state.fingerprints = fingerprints;

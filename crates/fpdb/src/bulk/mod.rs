@@ -46,7 +46,7 @@ use self::progress::ProgressFn;
 use self::runs::Runs;
 use self::work_dir::WorkDir;
 use crate::error::{Error, Result};
-use crate::merge::merge;
+use crate::merge::{merge, Planning};
 use crate::rule::{Confirmation, Document};
 use crate::store::{Store, BULK_SCRATCH_DIR};
 use crate::tables::Tables;
@@ -105,12 +105,12 @@ pub(crate) fn bulk_loader<'db>(
             ids,
         });
     }
+    drop(writer);
     if pending != 0 {
         // Only removals of fingerprints that are gone: merge them away so
         // that the tables are empty too.
-        merge(store, tables, &writer)?;
+        merge(store, tables, Planning::Parallel)?;
     }
-    drop(writer);
     let work = WorkDir::create(match &options.temp_dir {
         Some(dir) => dir.join(format!("fpdb-bulk-{}", std::process::id())),
         None => store.path().join(BULK_SCRATCH_DIR),

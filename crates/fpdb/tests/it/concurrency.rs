@@ -423,3 +423,89 @@ fn a_killed_readers_directory_is_removed_by_the_next_reader() {
     assert_eq!(reader_dirs(&tmp), 0);
     drop(writer);
 }
+
+/// Writes that add, remove and re-add the same few fingerprints, and take
+/// fingerprints out of the tables and put them back, while merges run on
+/// another thread: each merge plans from its snapshot while the writes go
+/// on, and the delta it leaves must hold exactly what they changed, in
+/// memory, on disk (reopened) and for `verify`.
+#[test]
+fn writes_while_a_merge_plans_are_in_the_delta_it_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("db");
+    drop(Db::create(&path, fpdb_testkit::small_options()).unwrap());
+    let db = Arc::new(
+        OpenOptions::default()
+            .delta_limit(1 << 20)
+            .open(&path)
+            .unwrap(),
+    );
+    db.set_merge_on_write(false);
+    // Enough blocks that each merge plans for a while.
+    let base: Vec<(String, Fingerprint)> = (0..20_000u64)
+        .map(|i| (format!("base-{i}"), stable_fp(i)))
+        .collect();
+    db.insert_batch(&base).unwrap();
+    let mut model = Model::new();
+    model.extend(base);
+    let done = Arc::new(AtomicBool::new(false));
+    let merger = {
+        let (db, done) = (db.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut merges = 0u64;
+            while !done.load(Ordering::Acquire) {
+                if merges.is_multiple_of(2) {
+                    db.merge().unwrap();
+                } else {
+                    db.merge_on_this_thread().unwrap();
+                }
+                merges += 1;
+            }
+            merges
+        })
+    };
+    let mut rng = Rng::new(31);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut steps = 0u64;
+    while Instant::now() < deadline || steps < 2_000 {
+        let roll = rng.below(10);
+        if roll < 4 {
+            // A few fingerprints shared by many ids: they join and leave
+            // the set again and again.
+            let id = format!("flip-{}", rng.below(200));
+            let fp = Fingerprint((rng.below(64) << 1) | 1);
+            db.insert(&id, fp).unwrap();
+            model.insert(id, fp);
+        } else if roll < 7 {
+            let id = format!("flip-{}", rng.below(200));
+            assert_eq!(db.remove(&id).unwrap(), model.remove(&id), "remove {id}");
+        } else if roll < 9 {
+            // A fingerprint of the tables leaves the set, or comes back.
+            let i = rng.below(2_000);
+            let id = format!("base-{i}");
+            if let Some(fp) = model.remove(&id) {
+                assert_eq!(db.remove(&id).unwrap(), Some(fp), "remove {id}");
+            } else {
+                db.insert(&id, stable_fp(i)).unwrap();
+                model.insert(id, stable_fp(i));
+            }
+        } else {
+            let id = format!("new-{steps}");
+            let fp = Fingerprint(rng.below(u64::MAX) & !1);
+            db.insert(&id, fp).unwrap();
+            model.insert(id, fp);
+        }
+        steps += 1;
+    }
+    done.store(true, Ordering::Release);
+    let merges = merger.join().unwrap();
+    println!("{steps} writes beside {merges} merges");
+    assert!(merges >= 10, "only {merges} merges ran beside the writes");
+    let mut rng = Rng::new(32);
+    assert_equals_model(&db, &model, 300, &mut rng);
+    drop(db);
+    let db = Db::open(&path).unwrap();
+    assert_equals_model(&db, &model, 300, &mut rng);
+    db.merge().unwrap();
+    assert_equals_model(&db, &model, 300, &mut rng);
+}
