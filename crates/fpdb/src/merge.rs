@@ -116,15 +116,17 @@ fn merge_locked(store: &Store, tables: &Tables, planning: Planning) -> Result<()
             state.delta.removed_fingerprints().collect::<Vec<_>>(),
         )
     };
-    let planned = plan(store, tables, &snapshot, (&added, &removed), planning);
-    let merges = match planned {
-        Ok(merges) => merges,
+    // A merge that fails before it takes the writer lock leaves the delta
+    // as it is, and stops noting what writes touch.
+    let planned = plan(store, tables, &snapshot, (&added, &removed), planning)
+        .and_then(|merges| Ok((block_changes(store, &merges)?, merges)));
+    let (mut batch, merges) = match planned {
+        Ok(planned) => planned,
         Err(error) => {
             tables.write().touched = None;
             return Err(error);
         }
     };
-    let mut batch = block_changes(store, &merges)?;
     let table_bytes: Vec<u64> = merges.iter().map(|merge| merge.bytes).collect();
     let (directories, kept): (Vec<BlockDirectory>, Vec<_>) = merges
         .into_iter()
@@ -150,7 +152,9 @@ fn merge_locked(store: &Store, tables: &Tables, planning: Planning) -> Result<()
         }
     };
 
-    let _writer = tables.lock_writer(store)?;
+    let _writer = tables.lock_writer(store).inspect_err(|_| {
+        tables.write().touched = None;
+    })?;
     // Queries wait while the blocks change under the directories they
     // read.
     let mut state = tables.write();
