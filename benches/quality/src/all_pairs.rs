@@ -152,6 +152,12 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
             );
             print_by_source(&false_pairs, &source);
             if show {
+                let true_pairs: Vec<(usize, usize)> = matched
+                    .iter()
+                    .map(|&(a, b)| (a as usize, b as usize))
+                    .filter(|&(a, b)| groups[a] == groups[b])
+                    .collect();
+                print_digit_shares(&texts, &false_pairs, &true_pairs);
                 let score = |a: usize, b: usize| sigs.as_ref().map_or(1.0, |s| s.similarity(a, b));
                 for (kind, list) in [("false", &false_pairs), ("repost", &reposts)] {
                     let step = list.len().div_ceil(SHOWN).max(1);
@@ -171,6 +177,38 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
     }
     println!("Load average at the end: {}.", load_average());
     Ok(())
+}
+
+/// How much of each pair's more numeric text is digits (of its letters
+/// and digits), for the false pairs and the true ones: whether numbers,
+/// which no signature feature holds, are what the false pairs differ in.
+fn print_digit_shares(
+    texts: &[String],
+    false_pairs: &[(usize, usize)],
+    true_pairs: &[(usize, usize)],
+) {
+    let share = |text: &str| {
+        let (digits, all) = text
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .fold((0, 0), |(d, a), c| (d + usize::from(c.is_numeric()), a + 1));
+        digits as f64 / all.max(1) as f64
+    };
+    for (kind, pairs) in [("false", false_pairs), ("true", true_pairs)] {
+        let shares: Vec<f64> = pairs
+            .iter()
+            .map(|&(a, b)| share(&texts[a]).max(share(&texts[b])))
+            .collect();
+        let at_least = |x: f64| shares.iter().filter(|&&s| s >= x).count();
+        println!(
+            "Digit share of the more numeric text, {kind} pairs ({}): ≥ 10% {}, ≥ 20% {}, ≥ 30% {}, ≥ 40% {}.",
+            shares.len(),
+            at_least(0.1),
+            at_least(0.2),
+            at_least(0.3),
+            at_least(0.4)
+        );
+    }
 }
 
 /// The false pairs by the sources of their two texts, most first.
