@@ -454,6 +454,11 @@ fn writes_while_a_merge_plans_are_in_the_delta_it_leaves() {
         std::thread::spawn(move || {
             let mut merges = 0u64;
             while !done.load(Ordering::Acquire) {
+                let stats = db.stats();
+                if stats.delta_added + stats.delta_removed < 50 {
+                    std::thread::sleep(Duration::from_millis(1));
+                    continue;
+                }
                 if merges.is_multiple_of(2) {
                     db.merge().unwrap();
                 } else {
