@@ -539,8 +539,9 @@ impl Db {
 
     /// Whether a write that fills the delta merges it before it returns
     /// (the default). A server that writes on one thread turns it off and
-    /// calls [`Db::merge`] on another when [`Db::merge_due`] says so, so
-    /// that its writes never wait for a merge's planning.
+    /// calls [`Db::merge_on_this_thread`] (or [`Db::merge`]) on another
+    /// when [`Db::merge_due`] says so, so that its writes never wait for a
+    /// merge's planning.
     pub fn set_merge_on_write(&self, on: bool) {
         self.tables.set_merge_on_write(on);
     }
