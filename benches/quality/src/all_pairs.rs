@@ -11,6 +11,8 @@
 //! per pair is what a query meets per stored document, extrapolated
 //! linearly to 10M.
 
+use std::sync::OnceLock;
+
 use anyhow::{bail, Result};
 use rayon::prelude::*;
 
@@ -85,6 +87,10 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
             c.lang.name(),
             c.background.len()
         );
+        // Each text's repost shingles, taken once, when a rule first
+        // matches it with a text of another original.
+        let plain_shingles: Vec<OnceLock<Vec<u64>>> = (0..n).map(|_| OnceLock::new()).collect();
+        let shingles_of = |i: usize| plain_shingles[i].get_or_init(|| shingles(plain[i], c.lang));
         let features = feature_hashes(&texts);
         let crawl = feature_hashes(&c.learn_crawled);
         for rule in rules {
@@ -128,7 +134,7 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
                 let (a, b) = (a as usize, b as usize);
                 if groups[a] == groups[b] {
                     true_pairs += 1;
-                } else if is_repost(plain[a], plain[b], c) {
+                } else if is_repost(shingles_of(a), shingles_of(b)) {
                     reposts.push((a, b));
                 } else {
                     false_pairs.push((a, b));
@@ -233,10 +239,9 @@ fn print_by_source(pairs: &[(usize, usize)], source: &[&str]) {
     );
 }
 
-/// Whether two texts before their edits share [`REPOST_SHARE`] of either
-/// one's shingles.
-fn is_repost(a: &str, b: &str, c: &Corpus) -> bool {
-    let (a, b) = (shingles(a, c.lang), shingles(b, c.lang));
+/// Whether two texts before their edits, by their sorted, distinct
+/// shingles, share [`REPOST_SHARE`] of either one's.
+fn is_repost(a: &[u64], b: &[u64]) -> bool {
     // Both sorted and distinct: count the shared ones in one pass.
     let (mut i, mut j, mut shared) = (0, 0, 0);
     while i < a.len() && j < b.len() {
