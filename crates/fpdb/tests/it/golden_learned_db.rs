@@ -1,15 +1,18 @@
 //! A confirming database with learned word weights must keep opening and
-//! answering: `data/golden/db-learned/` is a small one (weights and common
-//! features learned from the repository's articles, documents bulk loaded
-//! with their signatures, then more inserted online, some removed) and
-//! `data/golden/db-learned-answers.tsv` what `find` answered for texts of
-//! it and edited copies. The test opens a copy (never the committed files)
-//! read-only and for writing, and compares: a change to the learned
-//! weights' bytes, the signatures' or the weighting that cannot read it
-//! fails here.
+//! answering: `data/golden/db-learned/` is a small one of format 4
+//! (weights and common features learned from the repository's articles,
+//! documents bulk loaded with their signatures, then more inserted online,
+//! some removed) and `data/golden/db-learned-answers.tsv` what `find`
+//! answered for texts of it and edited copies; `db-learned-v5/` and its
+//! answers are the same made in format 5 (weak bits and shingle counts
+//! beside the signatures). The test opens a copy of each (never the
+//! committed files) read-only and for writing, and compares: a change to
+//! the learned weights' bytes, the signatures' or the weighting that
+//! cannot read them fails here.
 //!
-//! Regenerate only together with a new format version:
-//! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb --test it golden_learned_db::`.
+//! Add one only together with a new format version, keeping the old:
+//! `FPDB_BLESS_GOLDEN=1 cargo test --release -p fpdb --test it golden_learned_db::`
+//! writes the current format into `db-learned-v<FORMAT_VERSION>`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -91,14 +94,30 @@ fn bless(db_dir: &Path, answers_file: &Path) {
     fpdb_testkit::bless_golden_copy(&path, db_dir);
 }
 
+/// The golden databases of each format, with their answers.
+const GOLDEN: [(&str, &str, u32); 2] = [
+    ("db-learned", "db-learned-answers.tsv", 4),
+    ("db-learned-v5", "db-learned-v5-answers.tsv", 5),
+];
+
 #[test]
-fn the_golden_learned_database_opens_and_answers_as_recorded() {
-    let db_dir = golden_dir().join("db-learned");
-    let answers_file = golden_dir().join("db-learned-answers.tsv");
+fn the_golden_learned_databases_open_and_answer_as_recorded() {
     if std::env::var_os("FPDB_BLESS_GOLDEN").is_some() {
-        bless(&db_dir, &answers_file);
+        let current = format!("db-learned-v{}", fpdb::FORMAT_VERSION);
+        bless(
+            &golden_dir().join(&current),
+            &golden_dir().join(format!("{current}-answers.tsv")),
+        );
     }
-    let expected = std::fs::read_to_string(&answers_file).unwrap();
+    for (db, answers, format) in GOLDEN {
+        opens_and_answers_as_recorded(&golden_dir().join(db), format, &golden_dir().join(answers));
+    }
+}
+
+/// Golden database `db_dir`, of format `stored`: read as it is, then
+/// upgraded by a writable open, answering as `answers_file` says.
+fn opens_and_answers_as_recorded(db_dir: &Path, stored: u32, answers_file: &Path) {
+    let expected = std::fs::read_to_string(answers_file).unwrap();
     let confirmed = expected
         .lines()
         .flat_map(|line| line.split('\t').skip(2))
@@ -110,13 +129,19 @@ fn the_golden_learned_database_opens_and_answers_as_recorded() {
     );
     let copy = tempfile::tempdir().unwrap();
     let path = copy.path().join("db");
-    copy_dir(&db_dir, &path);
+    copy_dir(db_dir, &path);
     let texts = paragraphs();
     for read_only in [true, false] {
         let db = fpdb::OpenOptions::new()
             .read_only(read_only)
             .open(&path)
             .unwrap();
+        let format = if read_only {
+            stored
+        } else {
+            fpdb::FORMAT_VERSION
+        };
+        assert_eq!(db.format_version(), format, "{}", db_dir.display());
         assert!(matches!(
             db.simhasher().options().weighting,
             fpdb::simhash::Weighting::Learned { .. }
