@@ -110,7 +110,7 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
             let sigs = rule
                 .signature
                 .as_ref()
-                .map(|spec| Confirmer::new(spec, &features, &crawl));
+                .map(|spec| Confirmer::new(spec, &texts, &features, &crawl));
             let matched: Vec<(u32, u32)> = (0..n)
                 .into_par_iter()
                 .flat_map_iter(|a| {

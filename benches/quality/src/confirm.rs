@@ -18,9 +18,12 @@
 //!   fragments with identical signatures scores 1 / (1 + Z²) rather than 1.
 //!
 //! The rule's score is compared with θ as a plain signature's estimate is.
+//!
+//! `+numP` is no gate: bare numbers are features of the signature of every
+//! text whose digits are at least P percent of its letters and digits.
 
 use anyhow::{bail, Context, Result};
-use fpdb_simhash::{distinct_shingles, CommonFeatures, SignatureLayout};
+use fpdb_simhash::{digit_permille, distinct_shingles, CommonFeatures, SignatureLayout};
 use rayon::prelude::*;
 
 use crate::two_stage::{SigSpec, Signatures, Similarity};
@@ -69,6 +72,8 @@ impl Gate {
 pub struct Confirm {
     pub sig: SigSpec,
     pub gates: Vec<Gate>,
+    /// Digits per thousand from which numbers are signature features.
+    pub numbers: Option<u16>,
 }
 
 impl Confirm {
@@ -76,19 +81,61 @@ impl Confirm {
     pub fn parse(text: &str) -> Result<Confirm> {
         let mut parts = text.split('+');
         let sig = SigSpec::parse(parts.next().unwrap_or_default())?;
-        let gates = parts.map(Gate::parse).collect::<Result<Vec<_>>>()?;
-        Ok(Confirm { sig, gates })
+        let mut numbers = None;
+        let mut gates = Vec::new();
+        for part in parts {
+            match part.strip_prefix("num") {
+                Some(percent) => {
+                    let percent: u16 = percent.parse().context("+numP")?;
+                    anyhow::ensure!(percent <= 100, "+numP: P is a percentage");
+                    numbers = Some(percent * 10);
+                }
+                None => gates.push(Gate::parse(part)?),
+            }
+        }
+        Ok(Confirm {
+            sig,
+            gates,
+            numbers,
+        })
     }
 
     pub fn name(&self) -> String {
         format!("{}{}", self.sig.name(), self.gate_names())
     }
 
-    /// The gates, each after a comma (empty without gates).
+    /// Each text's signature features: `features` (the word features), or
+    /// the words and numbers of a text with enough digits when the rule
+    /// counts numbers.
+    fn features(&self, texts: &[String], features: &[Vec<u64>]) -> Vec<Vec<u64>> {
+        let Some(cut) = self.numbers else {
+            return features.to_vec();
+        };
+        let simhasher = crate::two_stage_report::feature_simhasher();
+        texts
+            .par_iter()
+            .zip(features)
+            .map(|(text, words)| {
+                if digit_permille(text) >= cut {
+                    simhasher.feature_and_number_hashes(text)
+                } else {
+                    words.clone()
+                }
+            })
+            .collect()
+    }
+
+    /// The gates, each after a comma, and the share of digits from which
+    /// numbers count (empty without either).
     pub fn gate_names(&self) -> String {
+        let numbers = self
+            .numbers
+            .map(|p| format!(", numbers count from {}% digits", p / 10))
+            .unwrap_or_default();
         self.gates
             .iter()
             .map(|g| format!(", {}", g.name()))
+            .chain([numbers])
             .collect()
     }
 
@@ -175,7 +222,15 @@ pub struct Confirmer {
 }
 
 impl Confirmer {
-    pub fn new(confirm: &Confirm, features: &[Vec<u64>], crawl: &[Vec<u64>]) -> Confirmer {
+    /// The signatures of `texts` (with their word `features`) under
+    /// `confirm`; `crawl` as for [`Signatures::new`].
+    pub fn new(
+        confirm: &Confirm,
+        texts: &[String],
+        features: &[Vec<u64>],
+        crawl: &[Vec<u64>],
+    ) -> Confirmer {
+        let features = &confirm.features(texts, features);
         let slots = match confirm.sig {
             SigSpec::MinHash { hashes, .. } | SigSpec::MinHashRare { hashes, .. } => {
                 usize::from(hashes)

@@ -157,7 +157,7 @@ Extrapolated: the rate per background document × 10,000,000.\n"
             let sigs = rule
                 .signature
                 .as_ref()
-                .map(|spec| Confirmer::new(spec, &features, &crawl));
+                .map(|spec| Confirmer::new(spec, &texts, &features, &crawl));
             let q = queries.len();
             // False matches each background paragraph makes.
             let per_background: Vec<usize> = (q..texts.len())

@@ -169,7 +169,7 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
             let features = feature_hashes(&texts);
             let crawl = feature_hashes(&c.learn_crawled);
             let sigs = Signatures::new(spec, &features, &crawl);
-            let gated = Confirmer::new(&Confirm::parse(GATED)?, &features, &crawl);
+            let gated = Confirmer::new(&Confirm::parse(GATED)?, &texts, &features, &crawl);
             let votes = proto.vote_sums(&prepare(&proto, &texts, c));
             let fps: Vec<u64> = votes.iter().map(crate::proto::sign_bits).collect();
             let ranks: Vec<Vec<HashMap<u16, usize>>> = votes

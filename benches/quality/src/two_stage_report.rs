@@ -95,14 +95,19 @@ struct Row {
 /// which also keeps Latin words whole), as the database would compute them
 /// beside the default fingerprint.
 pub fn feature_hashes(texts: &[String]) -> Vec<Vec<u64>> {
-    let simhasher = Simhasher::new(SimhashOptions {
-        tokenizer: Tokenizer::Jieba,
-        weighting: Weighting::Tf,
-    });
+    let simhasher = feature_simhasher();
     texts
         .par_iter()
         .map(|t| simhasher.feature_hashes(t))
         .collect()
+}
+
+/// The tokens signatures are made of: jieba's words, counted plainly.
+pub fn feature_simhasher() -> Simhasher {
+    Simhasher::new(SimhashOptions {
+        tokenizer: Tokenizer::Jieba,
+        weighting: Weighting::Tf,
+    })
 }
 
 /// What the recommended signature costs beside the default fingerprint,
@@ -330,7 +335,7 @@ fn measure(
     let signatures: Vec<(&Confirm, Confirmer)> = args
         .signatures
         .iter()
-        .map(|spec| (spec, Confirmer::new(spec, &features, &crawl)))
+        .map(|spec| (spec, Confirmer::new(spec, texts, &features, &crawl)))
         .collect();
     let pages = matches!(target(set), Target::Pages { .. });
     println!(

@@ -72,6 +72,7 @@ mod feature_hash;
 mod keywords;
 mod learned_idf;
 mod normalize;
+mod numbers;
 mod signature;
 mod simhasher;
 mod stop_words;
@@ -86,6 +87,7 @@ pub use fpdb_fingerprint::{
     Fingerprint, ParseFingerprintError, WeakBits, MAX_WEAK_BITS_PER_QUARTER, QUARTERS,
 };
 pub use learned_idf::{LearnedIdf, LearnedIdfError};
+pub use numbers::digit_permille;
 pub use signature::{
     distinct_shingles, shingle_hash, slot_hash, slot_minima, Signature, SignatureError,
     SignatureLayout, MAX_HASHES, MAX_SHINGLE_FEATURES,

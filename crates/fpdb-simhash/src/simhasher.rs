@@ -171,9 +171,31 @@ impl Simhasher {
         hashes
     }
 
+    /// [`Simhasher::feature_hashes`] with bare numbers among them, in text
+    /// order: what a signature of a text that is mostly numbers is made of
+    /// when its confirmation counts them (see [`digit_permille`]).
+    /// Character shingles always hold digits, so for them it is the same.
+    ///
+    /// [`digit_permille`]: crate::digit_permille
+    pub fn feature_and_number_hashes(&self, text: &str) -> Vec<u64> {
+        let mut hashes = Vec::new();
+        self.for_each_token_keeping(text, true, |_, hash| hashes.push(hash));
+        hashes
+    }
+
     /// Calls `emit` with every token of `text` and its feature hash, in
     /// text order, each occurrence once.
-    fn for_each_token(&self, text: &str, mut emit: impl FnMut(&str, u64)) {
+    fn for_each_token(&self, text: &str, emit: impl FnMut(&str, u64)) {
+        self.for_each_token_keeping(text, false, emit);
+    }
+
+    /// [`Simhasher::for_each_token`], with bare numbers when `keep_numbers`.
+    fn for_each_token_keeping(
+        &self,
+        text: &str,
+        keep_numbers: bool,
+        mut emit: impl FnMut(&str, u64),
+    ) {
         match self.options.tokenizer {
             Tokenizer::Chars(n) => for_each_shingle(text, n, |s| emit(s, hash_feature(s))),
             tokenizer => {
@@ -181,7 +203,7 @@ impl Simhasher {
                 for_each_chunk(text, TF_CHUNK_BYTES, |chunk| {
                     folded.clear();
                     fold_into(chunk, &mut folded);
-                    tokenizer.for_each_word(&folded, &mut emit);
+                    tokenizer.for_each_word(&folded, keep_numbers, &mut emit);
                 });
             }
         }
@@ -297,7 +319,7 @@ impl Simhasher {
                 };
                 match tokenizer {
                     Tokenizer::Chars(n) => for_each_shingle(folded, n, &mut count),
-                    _ => tokenizer.for_each_word(folded, |w, _| count(w)),
+                    _ => tokenizer.for_each_word(folded, false, |w, _| count(w)),
                 }
                 counts
                     .into_iter()

@@ -42,10 +42,16 @@ impl Tokenizer {
     /// Calls `emit` with every feature of one chunk of already folded text
     /// and its [`hash_feature`], once per occurrence. Only for the
     /// word-based tokenizers; character shingles run over the whole text
-    /// (see [`for_each_shingle`]).
-    pub(crate) fn for_each_word(&self, folded: &str, mut emit: impl FnMut(&str, u64)) {
+    /// (see [`for_each_shingle`]). With `keep_numbers`, bare numbers are
+    /// features too (see `crate::numbers`).
+    pub(crate) fn for_each_word(
+        &self,
+        folded: &str,
+        keep_numbers: bool,
+        mut emit: impl FnMut(&str, u64),
+    ) {
         let mut each = |token: &str| {
-            if let Some(hash) = word_feature_hash(token) {
+            if let Some(hash) = word_feature_hash(token, keep_numbers) {
                 emit(token, hash);
             }
         };
@@ -58,11 +64,16 @@ impl Tokenizer {
 }
 
 /// A token is a feature unless it is punctuation, whitespace, a stop word or
-/// a bare number; its feature hash if it is one. The hash is computed once
-/// for both the stop-word lookup and the vote.
+/// (unless `keep_numbers`) a bare number; its feature hash if it is one.
+/// The hash is computed once for both the stop-word lookup and the vote.
 #[inline]
-fn word_feature_hash(token: &str) -> Option<u64> {
-    if !is_meaningful_word(token) {
+fn word_feature_hash(token: &str, keep_numbers: bool) -> Option<u64> {
+    let feature = if keep_numbers {
+        token.chars().any(char::is_alphanumeric)
+    } else {
+        is_meaningful_word(token)
+    };
+    if !feature {
         return None;
     }
     let hash = hash_feature(token);
@@ -147,7 +158,7 @@ mod tests {
         let mut folded = String::new();
         fold_into(text, &mut folded);
         let mut out = Vec::new();
-        tokenizer.for_each_word(&folded, |w, hash| {
+        tokenizer.for_each_word(&folded, false, |w, hash| {
             assert_eq!(hash, hash_feature(w));
             out.push(w.to_string());
         });
