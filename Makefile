@@ -334,10 +334,12 @@ quality:
 ## QUALITY_ARGS narrows it, e.g. QUALITY_ARGS="--sets zh-paragraphs".
 QUALITY_ARGS ?=
 GROWTH_RULES ?= jieba/tfidf:8|-|3|0;jieba/tf|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w3|12|0.55;wordfreq^2|minhash:64x4/w2/df20|12|0.50;crawl^2|minhash:64x4/w2/df20|12|0.50;crawl^3~0.01|minhash:64x4/w2/df20|12|0.50;crawl^3~0.01|minhash:64x4/w2/df20|10|0.50;crawl^3~0.01|minhash:64x4/w2/df20|12|0.60
-# The database's rule (weak bits, the gate) and two higher thresholds, with
-# today's default and the rule before the gate, on every pair of texts.
+# On every pair of texts: create's k = 3 default; the rule before the
+# gate; the database's rule before numbers counted; the database's rule
+# (numbers count from 20% digits) beside 15% and 30%; and two higher
+# thresholds.
 ALL_PAIRS_RULE := crawl^3~0.01|minhash:64x4/w2/df20
-ALL_PAIRS_RULES ?= jieba/tfidf:8|-|3|0;$(ALL_PAIRS_RULE)|12|0.50;$(ALL_PAIRS_RULE)+shared7|14|0.45|w5;$(ALL_PAIRS_RULE)+shared7|14|0.60|w5;$(ALL_PAIRS_RULE)+shared7|14|0.70|w5
+ALL_PAIRS_RULES ?= jieba/tfidf:8|-|3|0;$(ALL_PAIRS_RULE)|12|0.50;$(ALL_PAIRS_RULE)+shared7|14|0.45|w5;$(ALL_PAIRS_RULE)+shared7+num20|14|0.45|w5;$(ALL_PAIRS_RULE)+shared7+num15|14|0.45|w5;$(ALL_PAIRS_RULE)+shared7+num30|14|0.45|w5;$(ALL_PAIRS_RULE)+shared7+num20|14|0.60|w5;$(ALL_PAIRS_RULE)+shared7+num20|14|0.70|w5
 QUALITY_OTHER_EN ?= en-python-docs,en-foldoc,en-spam-assassin-ham,en-debian-handbook
 QUALITY_OTHER_ZH ?= zh-manpages,zh-fortunes,zh-debian-handbook,zh-debian-reference
 quality-two-stage:
@@ -380,6 +382,7 @@ quality-confirm:
 ## on the planted sets and pages of each source and of the other sources,
 ## scored against the planted truth (about a minute on two cores).
 DEDUP_BEFORE := before=--confirm-radius 12 --confirm-weak-bits 0 --confirm-min-shared 0 --confirm-threshold 0.5
+DEDUP_NUMBERS_NEVER := numbers never=--confirm-numbers-from 0
 quality-dedup: build
 	python3 benches/scripts/quality_corpus.py $(QUALITY_CACHE)
 	$(CARGO) build --release -p fpdb-quality
@@ -392,11 +395,11 @@ quality-dedup: build
 	$(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --warc $(QUALITY_CACHE)/export/pages-other.warc \
 		--eval-sources $(QUALITY_OTHER_EN),$(QUALITY_OTHER_ZH) --articles 400
 	for set in first other-en other-zh; do \
-		python3 benches/scripts/dedup_quality.py $(BIN) $(QUALITY_CACHE)/export/$$set --rule '$(DEDUP_BEFORE)' || exit 1; \
+		python3 benches/scripts/dedup_quality.py $(BIN) $(QUALITY_CACHE)/export/$$set --rule '$(DEDUP_NUMBERS_NEVER)' --rule '$(DEDUP_BEFORE)' || exit 1; \
 	done
-	python3 benches/scripts/dedup_quality.py $(BIN) --warc $(QUALITY_CACHE)/export/pages.warc --rule '$(DEDUP_BEFORE)'
+	python3 benches/scripts/dedup_quality.py $(BIN) --warc $(QUALITY_CACHE)/export/pages.warc --rule '$(DEDUP_NUMBERS_NEVER)' --rule '$(DEDUP_BEFORE)'
 	python3 benches/scripts/dedup_quality.py $(BIN) --warc $(QUALITY_CACHE)/export/pages-other.warc \
-		--articles 400 --rule '$(DEDUP_BEFORE)'
+		--articles 400 --rule '$(DEDUP_NUMBERS_NEVER)' --rule '$(DEDUP_BEFORE)'
 
 ## Query-adaptive probes: how many copies each table's cheapest flips
 ## of a query's weakest bits reach, against the exact radius of the same

@@ -399,6 +399,12 @@ pub struct ConfirmArgs {
     /// sharing little besides a site template are not confirmed.
     #[arg(long, value_name = "N", default_value_t = fpdb::Confirmation::recommended().min_shared(), requires = "confirm")]
     pub confirm_min_shared: u16,
+    /// With --confirm: numbers count among the signature's features of a
+    /// text whose digits are at least PERCENT of its letters and digits
+    /// (a price list, a table of figures; 0: never). Elsewhere they never
+    /// do, so that changed dates and counters keep copies together.
+    #[arg(long, value_name = "PERCENT", default_value_t = fpdb::Confirmation::recommended().numbers_from_permille() / 10, value_parser = clap::value_parser!(u16).range(0..=100), requires = "confirm")]
+    pub confirm_numbers_from: u16,
 }
 
 /// How `dedup` matches texts: in two stages unless told otherwise.
@@ -428,6 +434,10 @@ pub struct DedupRuleArgs {
     /// such gate).
     #[arg(long, value_name = "N", default_value_t = fpdb::Confirmation::recommended().min_shared(), conflicts_with = "no_confirm")]
     pub confirm_min_shared: u16,
+    /// Numbers count among the signature's features of a text whose
+    /// digits are at least PERCENT of its letters and digits (0: never).
+    #[arg(long, value_name = "PERCENT", default_value_t = fpdb::Confirmation::recommended().numbers_from_permille() / 10, value_parser = clap::value_parser!(u16).range(0..=100), conflicts_with = "no_confirm")]
+    pub confirm_numbers_from: u16,
 }
 
 impl DedupRuleArgs {
@@ -439,6 +449,7 @@ impl DedupRuleArgs {
             confirm_threshold: self.confirm_threshold,
             confirm_weak_bits: self.confirm_weak_bits,
             confirm_min_shared: self.confirm_min_shared,
+            confirm_numbers_from: self.confirm_numbers_from,
         }
     }
 }

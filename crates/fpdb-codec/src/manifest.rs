@@ -17,11 +17,14 @@ use crate::format::{claimed_version, decode_frame, encode_frame, Kind};
 use crate::{CodecError, HuffmanCode, TableDesign};
 
 /// The database format this build writes. It also reads formats 1 to
-/// 4, whose writable opens upgrade them (docs/FORMAT.md).
-pub const FORMAT_VERSION: u32 = 5;
+/// 5, whose writable opens upgrade them (docs/FORMAT.md).
+pub const FORMAT_VERSION: u32 = 6;
 
 /// [`FORMAT_VERSION`] as the frame stores it.
-const FRAME_VERSION: u8 = 5;
+const FRAME_VERSION: u8 = 6;
+
+/// Format 5: the confirmation without [`Confirmation::numbers_permille`].
+const FRAME_VERSION_5: u8 = 5;
 
 /// Format 4: the confirmation without [`Confirmation::weak_bits`] and
 /// [`Confirmation::min_shared`].
@@ -85,6 +88,59 @@ pub struct Confirmation {
     /// the estimate and each document's stored shingle count); 0 for no
     /// such gate (every format-4 database).
     pub min_shared: u16,
+    /// Digits per thousand of a text's letters and digits from which its
+    /// bare numbers are features of its signature; 0 for never (every
+    /// format-5 database).
+    pub numbers_permille: u16,
+}
+
+/// The manifest of format 5: a confirmation without numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
+struct ManifestV5 {
+    k: u32,
+    block_bytes: u32,
+    design: Vec<u8>,
+    codes: Vec<Vec<u8>>,
+    tokenizer: String,
+    weighting: String,
+    confirmation: Option<ConfirmationV5>,
+}
+
+/// The confirmation of format 5.
+#[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
+struct ConfirmationV5 {
+    hashes: u16,
+    bits: u8,
+    shingle: u8,
+    threshold_permille: u16,
+    radius: u32,
+    common_features: Vec<u64>,
+    weak_bits: u8,
+    min_shared: u16,
+}
+
+impl From<ManifestV5> for Manifest {
+    fn from(old: ManifestV5) -> Self {
+        Manifest {
+            k: old.k,
+            block_bytes: old.block_bytes,
+            design: old.design,
+            codes: old.codes,
+            tokenizer: old.tokenizer,
+            weighting: old.weighting,
+            confirmation: old.confirmation.map(|c| Confirmation {
+                hashes: c.hashes,
+                bits: c.bits,
+                shingle: c.shingle,
+                threshold_permille: c.threshold_permille,
+                radius: c.radius,
+                common_features: c.common_features,
+                weak_bits: c.weak_bits,
+                min_shared: c.min_shared,
+                numbers_permille: 0,
+            }),
+        }
+    }
 }
 
 /// The manifest of format 4: a confirmation without weak bits or a
@@ -113,14 +169,14 @@ struct ConfirmationV4 {
 
 impl From<ManifestV4> for Manifest {
     fn from(old: ManifestV4) -> Self {
-        Manifest {
+        Manifest::from(ManifestV5 {
             k: old.k,
             block_bytes: old.block_bytes,
             design: old.design,
             codes: old.codes,
             tokenizer: old.tokenizer,
             weighting: old.weighting,
-            confirmation: old.confirmation.map(|c| Confirmation {
+            confirmation: old.confirmation.map(|c| ConfirmationV5 {
                 hashes: c.hashes,
                 bits: c.bits,
                 shingle: c.shingle,
@@ -130,7 +186,7 @@ impl From<ManifestV4> for Manifest {
                 weak_bits: 0,
                 min_shared: 0,
             }),
-        }
+        })
     }
 }
 
@@ -191,6 +247,7 @@ impl Manifest {
             Kind::Manifest,
             &[
                 FRAME_VERSION,
+                FRAME_VERSION_5,
                 FRAME_VERSION_4,
                 FRAME_VERSION_3,
                 FRAME_VERSION_2,
@@ -198,6 +255,7 @@ impl Manifest {
         )?;
         let manifest = match version {
             FRAME_VERSION => decode::<Manifest>(payload)?,
+            FRAME_VERSION_5 => decode::<ManifestV5>(payload)?.into(),
             FRAME_VERSION_4 => decode::<ManifestV4>(payload)?.into(),
             _ => decode::<ManifestV3>(payload)?.into(),
         };
@@ -291,8 +349,31 @@ mod tests {
                 common_features: vec![3, 17, u64::MAX],
                 weak_bits: 4,
                 min_shared: 7,
+                numbers_permille: 200,
             }),
             ..sample()
+        }
+    }
+
+    /// A manifest as format 5 held it (no numbers).
+    fn v5(manifest: Manifest) -> ManifestV5 {
+        ManifestV5 {
+            k: manifest.k,
+            block_bytes: manifest.block_bytes,
+            design: manifest.design,
+            codes: manifest.codes,
+            tokenizer: manifest.tokenizer,
+            weighting: manifest.weighting,
+            confirmation: manifest.confirmation.map(|c| ConfirmationV5 {
+                hashes: c.hashes,
+                bits: c.bits,
+                shingle: c.shingle,
+                threshold_permille: c.threshold_permille,
+                radius: c.radius,
+                common_features: c.common_features,
+                weak_bits: c.weak_bits,
+                min_shared: c.min_shared,
+            }),
         }
     }
 
@@ -344,20 +425,28 @@ mod tests {
     }
 
     #[test]
-    fn round_trips_and_reads_formats_1_to_4() {
+    fn round_trips_and_reads_formats_1_to_5() {
         assert_eq!(u32::from(FRAME_VERSION), FORMAT_VERSION);
         for manifest in [sample(), confirmed()] {
             let bytes = manifest.to_bytes().unwrap();
             let stored = Manifest::from_bytes(&bytes).unwrap();
-            assert_eq!((stored.manifest, stored.version), (manifest, 5));
-            assert_eq!(Manifest::claimed_format(&bytes), Some(5));
+            assert_eq!((stored.manifest, stored.version), (manifest, 6));
+            assert_eq!(Manifest::claimed_format(&bytes), Some(6));
         }
+        let v5_bytes = encode_frame(Kind::Manifest, 5, &encode(&v5(confirmed())).unwrap());
+        let stored = Manifest::from_bytes(&v5_bytes).unwrap();
+        let mut without_numbers = confirmed();
+        if let Some(c) = without_numbers.confirmation.as_mut() {
+            c.numbers_permille = 0;
+        }
+        assert_eq!((stored.manifest, stored.version), (without_numbers, 5));
         let v4_bytes = encode_frame(Kind::Manifest, 4, &encode(&v4(confirmed())).unwrap());
         let stored = Manifest::from_bytes(&v4_bytes).unwrap();
         let mut without_weak_bits = confirmed();
         if let Some(c) = without_weak_bits.confirmation.as_mut() {
             c.weak_bits = 0;
             c.min_shared = 0;
+            c.numbers_permille = 0;
         }
         assert_eq!((stored.manifest, stored.version), (without_weak_bits, 4));
         let v3 = encode_frame(Kind::Manifest, 3, &encode(&old(sample())).unwrap());
@@ -397,13 +486,13 @@ mod tests {
     #[test]
     fn other_versions_are_named() {
         let payload = encode(&sample()).unwrap();
-        let bytes = encode_frame(Kind::Manifest, 6, &payload);
+        let bytes = encode_frame(Kind::Manifest, 7, &payload);
         assert_eq!(
             Manifest::from_bytes(&bytes),
             Err(CodecError::Version {
                 what: "manifest",
-                expected: 5,
-                got: 6
+                expected: 6,
+                got: 7
             })
         );
     }

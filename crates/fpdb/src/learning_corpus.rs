@@ -25,6 +25,22 @@ pub struct Learned {
     pub sample: usize,
 }
 
+/// Texts read before the tables were learned, by position: their word
+/// features, and their signature features where those differ
+/// ([`Confirmation::number_features`]).
+#[derive(Debug, Default)]
+struct Sample {
+    positions: Vec<usize>,
+    features: Vec<Vec<u64>>,
+    with_numbers: Vec<Option<Vec<u64>>>,
+}
+
+/// What a text read while the tables are learned keeps for them.
+struct Sampled {
+    features: Vec<u64>,
+    with_numbers: Option<Vec<u64>>,
+}
+
 /// Documents by position, learning from the first texts.
 #[derive(Debug)]
 pub struct LearningCorpus {
@@ -34,9 +50,8 @@ pub struct LearningCorpus {
     idf: Option<Arc<LearnedIdf>>,
     confirmation: Option<Confirmation>,
     documents: Vec<Document>,
-    /// Texts read before the tables were learned: their positions and
-    /// their features; `None` once they are.
-    sample: Option<(Vec<usize>, Vec<Vec<u64>>)>,
+    /// Texts read before the tables were learned; `None` once they are.
+    sample: Option<Sample>,
     /// How many texts the tables are learned from.
     sample_limit: usize,
     sample_size: usize,
@@ -68,7 +83,7 @@ impl LearningCorpus {
             idf: None,
             confirmation,
             documents: Vec::new(),
-            sample: Some((Vec::new(), Vec::new())),
+            sample: Some(Sample::default()),
             sample_limit: sample_limit.max(1),
             sample_size: 0,
         }
@@ -92,11 +107,10 @@ impl LearningCorpus {
                 positions.push(None);
                 continue;
             };
-            if let (Some((sample_positions, sample)), Some(features)) =
-                (self.sample.as_mut(), features)
-            {
-                sample_positions.push(self.documents.len());
-                sample.push(features);
+            if let (Some(sample), Some(sampled)) = (self.sample.as_mut(), features) {
+                sample.positions.push(self.documents.len());
+                sample.features.push(sampled.features);
+                sample.with_numbers.push(sampled.with_numbers);
             }
             positions.push(Some(self.documents.len()));
             self.documents.push(document);
@@ -104,7 +118,7 @@ impl LearningCorpus {
         if self
             .sample
             .as_ref()
-            .is_some_and(|(sampled, _)| sampled.len() >= self.sample_limit)
+            .is_some_and(|sample| sample.positions.len() >= self.sample_limit)
         {
             self.learn();
         }
@@ -119,7 +133,7 @@ impl LearningCorpus {
 
     /// One text's document, with its features while the tables are being
     /// learned (what depends on them waits for [`LearningCorpus::learn`]).
-    fn read_text(&self, text: &str, learning: bool) -> Option<(Document, Option<Vec<u64>>)> {
+    fn read_text(&self, text: &str, learning: bool) -> Option<(Document, Option<Sampled>)> {
         let features = self.simhasher.feature_hashes(text);
         if features.is_empty() {
             return None;
@@ -131,10 +145,16 @@ impl LearningCorpus {
             (None, true) => (Fingerprint(0), WeakBits(0)),
             (None, false) => self.simhasher.fingerprint_and_weak_bits(text, per_quarter),
         };
+        let with_numbers = self
+            .confirmation
+            .as_ref()
+            .and_then(|c| c.number_features(&self.simhasher, text));
         let signed = if learning {
             None
         } else {
-            self.confirmation.as_ref().and_then(|c| c.signed(&features))
+            self.confirmation
+                .as_ref()
+                .and_then(|c| c.signed(with_numbers.as_deref().unwrap_or(&features)))
         };
         let document = Document {
             fingerprint,
@@ -142,12 +162,23 @@ impl LearningCorpus {
             signature: signed.map(|(signature, _)| signature),
             weak_bits: (per_quarter > 0).then_some(weak_bits),
         };
-        Some((document, learning.then_some(features)))
+        Some((
+            document,
+            learning.then_some(Sampled {
+                features,
+                with_numbers,
+            }),
+        ))
     }
 
     /// Learns the tables from the sample and finishes its documents.
     fn learn(&mut self) {
-        let Some((positions, sample)) = self.sample.take() else {
+        let Some(Sample {
+            positions,
+            features: sample,
+            with_numbers,
+        }) = self.sample.take()
+        else {
             return;
         };
         self.sample_size = sample.len();
@@ -160,7 +191,8 @@ impl LearningCorpus {
             .confirmation
             .take()
             .map(|c| c.with_common_features(learn_common_features(&sample)));
-        for (position, features) in positions.iter().zip(&sample) {
+        for ((position, features), with_numbers) in positions.iter().zip(&sample).zip(&with_numbers)
+        {
             let Some(document) = self.documents.get_mut(*position) else {
                 continue;
             };
@@ -174,7 +206,7 @@ impl LearningCorpus {
                 document.weak_bits = (per_quarter > 0).then_some(weak_bits);
             }
             if let Some(confirmation) = &self.confirmation {
-                let signed = confirmation.signed(features);
+                let signed = confirmation.signed(with_numbers.as_deref().unwrap_or(features));
                 document.shingles = signed.as_ref().map_or(0, |(_, shingles)| *shingles);
                 document.signature = signed.map(|(signature, _)| signature);
             }

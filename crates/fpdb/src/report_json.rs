@@ -62,6 +62,9 @@ struct ConfirmationJson {
     weak_bits: u32,
     /// The fewest shingles estimated shared (0: no such gate).
     min_shared: u16,
+    /// Digits per thousand from which a text's numbers count in its
+    /// signature (0: never).
+    numbers_from_permille: u16,
 }
 
 impl Serialize for Stats {
@@ -83,6 +86,7 @@ impl Serialize for Stats {
                 common_features: c.common_features().hashes().len(),
                 weak_bits: c.weak_bits(),
                 min_shared: c.min_shared(),
+                numbers_from_permille: c.numbers_from_permille(),
             }),
             learned_features: self.learned_features,
             directory_bytes: self.directory_bytes,

@@ -7,7 +7,10 @@
 //! bits reach ([`WeakBits::reaches`]; probed in the tables keyed by the
 //! fingerprint's quarters), and each is kept only when the two
 //! documents' signatures estimate a resemblance of at least the
-//! threshold and, when the confirmation asks, enough shingles shared.
+//! threshold and, when the confirmation asks, enough shingles shared. A
+//! text that is mostly numbers (a price list, a table of figures) is
+//! signed with its numbers among its features, when the confirmation
+//! counts them: two such pages of one site share all their words.
 //! Where either document has no signature (stored as a bare fingerprint,
 //! or in a database without a confirmation), the pair is matched by
 //! distance alone, within `k`: the paper's rule.
@@ -16,8 +19,8 @@
 //! corpus) calls [`MatchRule::judge`], so they agree exactly.
 
 use fpdb_simhash::{
-    distinct_shingles, CommonFeatures, Fingerprint, Signature, SignatureLayout, Simhasher,
-    WeakBits, MAX_WEAK_BITS_PER_QUARTER,
+    digit_permille, distinct_shingles, CommonFeatures, Fingerprint, Signature, SignatureLayout,
+    Simhasher, WeakBits, MAX_WEAK_BITS_PER_QUARTER,
 };
 
 use crate::error::{Error, Result};
@@ -35,6 +38,7 @@ pub struct Confirmation {
     common_features: CommonFeatures,
     weak_bits: u8,
     min_shared: u16,
+    numbers_permille: u16,
 }
 
 /// The recommended confirmation's radius: under weak bits a wider radius
@@ -47,7 +51,8 @@ impl Confirmation {
     /// recommended signature layout; candidates within 14 bits that both
     /// documents' 5 weak bits a quarter reach (32 probes a table);
     /// confirmed at an estimated resemblance of 0.45 with at least 7
-    /// shingles estimated shared.
+    /// shingles estimated shared; numbers count in the signature of a
+    /// text whose digits are at least 20% of its letters and digits.
     pub fn recommended() -> Confirmation {
         Confirmation {
             layout: SignatureLayout::RECOMMENDED,
@@ -56,6 +61,7 @@ impl Confirmation {
             common_features: CommonFeatures::default(),
             weak_bits: 5,
             min_shared: 7,
+            numbers_permille: 200,
         }
     }
 
@@ -71,6 +77,7 @@ impl Confirmation {
             common_features: CommonFeatures::default(),
             weak_bits: 0,
             min_shared: 0,
+            numbers_permille: 0,
         }
     }
 
@@ -111,6 +118,7 @@ impl Confirmation {
             common_features: CommonFeatures::default(),
             weak_bits: 0,
             min_shared: 0,
+            numbers_permille: 0,
         })
     }
 
@@ -129,6 +137,37 @@ impl Confirmation {
     /// 0 when not asked.
     pub fn min_shared(&self) -> u16 {
         self.min_shared
+    }
+
+    /// The same confirmation counting bare numbers among the features of
+    /// the signature of every text whose digits are at least `permille`
+    /// thousandths of its letters and digits ([`digit_permille`]; at most
+    /// 1000). Numbers are otherwise never features, so that changed dates
+    /// and counters keep copies together; on a page that is mostly
+    /// numbers they are its content. 0 never counts them.
+    pub fn with_numbers_from(mut self, permille: u16) -> Result<Confirmation> {
+        if permille > 1000 {
+            return Err(Error::InvalidOptions(format!(
+                "numbers from {permille}‰ of digits is above 1000‰"
+            )));
+        }
+        self.numbers_permille = permille;
+        Ok(self)
+    }
+
+    /// Digits per thousand of a text's letters and digits from which its
+    /// numbers count in its signature; 0 when they never do.
+    pub fn numbers_from_permille(&self) -> u16 {
+        self.numbers_permille
+    }
+
+    /// The features of `text`'s signature when they are not its word
+    /// features ([`Simhasher::feature_hashes`]): its words and numbers,
+    /// when this confirmation counts numbers and enough of `text` is
+    /// digits; `None` otherwise.
+    pub fn number_features(&self, simhasher: &Simhasher, text: &str) -> Option<Vec<u64>> {
+        (self.numbers_permille > 0 && digit_permille(text) >= self.numbers_permille)
+            .then(|| simhasher.feature_and_number_hashes(text))
     }
 
     /// The same confirmation keeping `per_quarter` weak bits in each
@@ -197,8 +236,10 @@ impl Confirmation {
         &self.common_features
     }
 
-    /// The signature of a text's feature hashes ([`Simhasher::feature_hashes`])
-    /// without the common features; `None` when none is left.
+    /// The signature of a text's signature features (its
+    /// [`Simhasher::feature_hashes`], or [`Confirmation::number_features`]
+    /// when there are such) without the common features; `None` when none
+    /// is left.
     pub fn signature(&self, features: &[u64]) -> Option<Signature> {
         self.signed(features).map(|(signature, _)| signature)
     }
@@ -224,6 +265,7 @@ impl Confirmation {
         common_features: CommonFeatures,
         weak_bits: u8,
         min_shared: u16,
+        numbers_permille: u16,
     ) -> Confirmation {
         Confirmation {
             layout,
@@ -232,6 +274,7 @@ impl Confirmation {
             common_features,
             weak_bits,
             min_shared,
+            numbers_permille,
         }
     }
 
@@ -337,7 +380,12 @@ impl Document {
             Some(idf) => idf.fingerprint_and_weak_bits(&features, per_quarter),
             None => simhasher.fingerprint_and_weak_bits(text, per_quarter),
         };
-        let signed = confirmation.and_then(|confirmation| confirmation.signed(&features));
+        let signed = confirmation.and_then(|confirmation| {
+            match confirmation.number_features(simhasher, text) {
+                Some(with_numbers) => confirmation.signed(&with_numbers),
+                None => confirmation.signed(&features),
+            }
+        });
         Ok(Document {
             fingerprint,
             shingles: signed.as_ref().map_or(0, |(_, shingles)| *shingles),
@@ -576,5 +624,51 @@ mod tests {
         let confirmation = Confirmation::new(layout, 0.5555, 7).unwrap();
         assert_eq!(confirmation.threshold_permille(), 556);
         assert_eq!(confirmation.threshold(), 0.556);
+    }
+
+    /// Two listings of one site differing only in their numbers match
+    /// unless numbers count; a text with a changed date but few digits is
+    /// confirmed either way.
+    #[test]
+    fn numbers_count_in_texts_that_are_mostly_numbers() {
+        let simhasher = Simhasher::default();
+        let stored = |confirmation: &Confirmation, text: &str| {
+            Document::of_text(&simhasher, Some(confirmation), text)
+                .unwrap()
+                .stored_bytes(Some(confirmation))
+        };
+        let listing = |numbers: [&str; 4]| {
+            format!(
+                "出售靓号：{}，{}，{}，价格面议，联系电话{}。",
+                numbers[0], numbers[1], numbers[2], numbers[3]
+            )
+        };
+        let a = listing(["13812345678", "13912345678", "13712345678", "62345678"]);
+        let b = listing(["15011112222", "15133334444", "15255556666", "65432100"]);
+        let dated = |day: &str| {
+            format!("近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同，指纹数据库用来找出它们。发布于 2024-04-{day}。")
+        };
+        assert!(digit_permille(&a) >= 200 && digit_permille(&dated("29")) < 200);
+        let words_only = Confirmation::signatures_alone();
+        let numbers = Confirmation::signatures_alone()
+            .with_numbers_from(200)
+            .unwrap();
+        assert_eq!(numbers.numbers_from_permille(), 200);
+        assert!(numbers.number_features(&simhasher, &a).is_some());
+        assert!(numbers.number_features(&simhasher, &dated("29")).is_none());
+        assert!(words_only.number_features(&simhasher, &a).is_none());
+        let judge = |confirmation: &Confirmation, x: &str, y: &str| {
+            MatchRule {
+                k: 3,
+                confirmation: Some(confirmation.clone()),
+            }
+            .judge(bits(5), &stored(confirmation, x), &stored(confirmation, y))
+        };
+        assert!(judge(&words_only, &a, &b).is_some(), "words alone agree");
+        assert_eq!(judge(&numbers, &a, &b), None, "their numbers differ");
+        assert!(judge(&numbers, &a, &a).is_some());
+        assert!(judge(&numbers, &dated("29"), &dated("30")).is_some());
+        assert!(Confirmation::recommended().numbers_from_permille() > 0);
+        assert!(numbers.with_numbers_from(1001).is_err());
     }
 }

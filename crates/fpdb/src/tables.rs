@@ -505,6 +505,7 @@ fn stored_confirmation(confirmation: &Confirmation) -> manifest::Confirmation {
         common_features: confirmation.common_features().hashes().to_vec(),
         weak_bits: u8::try_from(confirmation.weak_bits()).unwrap_or(u8::MAX),
         min_shared: confirmation.min_shared(),
+        numbers_permille: confirmation.numbers_from_permille(),
     }
 }
 
@@ -516,10 +517,11 @@ fn parsed_confirmation(stored: &manifest::Confirmation) -> Result<Confirmation> 
     if stored.threshold_permille > 1000
         || stored.radius > MAX_RADIUS
         || u32::from(stored.weak_bits) > MAX_WEAK_BITS_PER_QUARTER
+        || stored.numbers_permille > 1000
     {
         return Err(corrupt(format!(
-            "threshold {}‰, radius {} or {} weak bits out of range",
-            stored.threshold_permille, stored.radius, stored.weak_bits
+            "threshold {}‰, radius {}, {} weak bits or numbers from {}‰ out of range",
+            stored.threshold_permille, stored.radius, stored.weak_bits, stored.numbers_permille
         )));
     }
     if !stored.common_features.is_sorted_by(|a, b| a < b) {
@@ -532,6 +534,7 @@ fn parsed_confirmation(stored: &manifest::Confirmation) -> Result<Confirmation> 
         CommonFeatures::from_hashes(stored.common_features.clone()),
         stored.weak_bits,
         stored.min_shared,
+        stored.numbers_permille,
     ))
 }
 
@@ -548,4 +551,35 @@ pub(crate) fn check_weak_bits(
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field of a stored confirmation comes back, and one out of
+    /// range is corruption, not a confirmation.
+    #[test]
+    fn stored_confirmations_round_trip_and_are_checked() {
+        let confirmation = Confirmation::recommended()
+            .with_numbers_from(300)
+            .unwrap()
+            .with_common_features(CommonFeatures::from_hashes(vec![5, 9]));
+        let stored = stored_confirmation(&confirmation);
+        assert_eq!(parsed_confirmation(&stored).unwrap(), confirmation);
+        for damage in [
+            |c: &mut manifest::Confirmation| c.threshold_permille = 1001,
+            |c: &mut manifest::Confirmation| c.radius = MAX_RADIUS + 1,
+            |c: &mut manifest::Confirmation| c.weak_bits = 9,
+            |c: &mut manifest::Confirmation| c.numbers_permille = 1001,
+            |c: &mut manifest::Confirmation| c.common_features = vec![9, 5],
+        ] {
+            let mut bad = stored.clone();
+            damage(&mut bad);
+            assert!(matches!(
+                parsed_confirmation(&bad),
+                Err(Error::Corrupt { .. })
+            ));
+        }
+    }
 }

@@ -87,7 +87,9 @@ fn confirmation(args: &crate::cli::ConfirmArgs) -> Result<Option<fpdb::Confirmat
         .context("--confirm")?
         .with_weak_bits(args.confirm_weak_bits)
         .context("--confirm-weak-bits")?
-        .with_min_shared(args.confirm_min_shared);
+        .with_min_shared(args.confirm_min_shared)
+        .with_numbers_from(args.confirm_numbers_from * 10)
+        .context("--confirm-numbers-from")?;
     Ok(Some(confirmation))
 }
 

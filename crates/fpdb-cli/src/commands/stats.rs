@@ -35,13 +35,17 @@ pub fn run(args: StatsArgs) -> Result<()> {
         if let Some(confirmation) = &stats.confirmation {
             writeln!(
                 out,
-                "confirming     {} within {} bits at resemblance >= {}, {} common features left out, {} weak bits a quarter, at least {} shingles shared",
+                "confirming     {} within {} bits at resemblance >= {}, {} common features left out, {} weak bits a quarter, at least {} shingles shared, {}",
                 confirmation.layout(),
                 confirmation.radius(),
                 confirmation.threshold(),
                 confirmation.common_features().hashes().len(),
                 confirmation.weak_bits(),
-                confirmation.min_shared()
+                confirmation.min_shared(),
+                match confirmation.numbers_from_permille() {
+                    0 => "numbers never count".to_string(),
+                    permille => format!("numbers count from {}% digits", f64::from(permille) / 10.0),
+                }
             )?;
         }
         if let Some(counts) = signatures {

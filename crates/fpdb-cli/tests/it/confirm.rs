@@ -662,3 +662,75 @@ fn a_batch_of_texts_answers_as_texts_one_at_a_time() {
     }
     assert!(copies_found > 100, "{copies_found} copies found");
 }
+
+/// Two listings of one site that differ only in their numbers are
+/// different pages: numbers count in the signature of a text that is
+/// mostly digits, unless `--confirm-numbers-from 0`; a page whose date
+/// alone changed stays a copy either way.
+#[test]
+fn numbers_count_where_a_text_is_mostly_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let listing = |n: [&str; 6]| {
+        format!(
+            "出售本地移动靓号，全部实名登记，没有最低消费：号码{}售价{}元，号码{}售价{}元，号码{}售价{}元，欢迎来电咨询。",
+            n[0], n[1], n[2], n[3], n[4], n[5]
+        )
+    };
+    let docs: Vec<(String, String)> = [
+        (
+            "a",
+            listing([
+                "13812345678",
+                "800",
+                "13912345678",
+                "1200",
+                "13712345678",
+                "650",
+            ]),
+        ),
+        (
+            "b",
+            listing([
+                "15011112222",
+                "900",
+                "15133334444",
+                "1500",
+                "15255556666",
+                "700",
+            ]),
+        ),
+        ("c", format!("{ORIGINAL}发布于 2024-04-29。")),
+        ("d", format!("{ORIGINAL}发布于 2024-04-30。")),
+    ]
+    .into_iter()
+    .map(|(id, text)| (id.to_string(), text))
+    .collect();
+    let ids = |pairs: &std::collections::BTreeSet<(String, String, u32)>| -> Vec<String> {
+        pairs.iter().map(|(a, b, _)| format!("{a}{b}")).collect()
+    };
+    let (by_default, _) = dedup_pairs(dir, &docs, &[]);
+    assert_eq!(ids(&by_default), ["cd"]);
+    let (words_only, _) = dedup_pairs(dir, &docs, &["--confirm-numbers-from", "0"]);
+    assert_eq!(ids(&words_only), ["ab", "cd"]);
+
+    ok(dir, &["create", "db", "--confirm"], "");
+    let stats = ok(dir, &["stats", "db"], "");
+    assert!(stats.contains("numbers count from 20% digits"), "{stats}");
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(dir, &["stats", "db", "--format", "json"], "")).unwrap();
+    assert_eq!(json["confirmation"]["numbers_from_permille"], 200);
+    let out = fpdb(
+        dir,
+        &[
+            "create",
+            "db2",
+            "--confirm",
+            "--confirm-numbers-from",
+            "101",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!dir.join("db2").exists());
+}

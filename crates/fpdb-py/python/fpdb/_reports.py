@@ -30,6 +30,7 @@ class ConfirmationStats(TypedDict):
     common_features: int
     weak_bits: int
     min_shared: int
+    numbers_from_permille: int
 
 
 class Stats(TypedDict):

@@ -41,7 +41,7 @@ mod tests {
         assert!(matches!(
             error,
             Error::Version {
-                expected: 5,
+                expected: 6,
                 got: 9
             }
         ));

@@ -247,7 +247,10 @@ fn a_database_without_confirmation_matches_by_distance_alone() {
 #[test]
 fn confirmations_survive_reopening_and_are_checked() {
     let layout = fpdb::simhash::SignatureLayout::new(32, 8, 3).unwrap();
-    let confirmation = Confirmation::new(layout, 0.6, 7).unwrap();
+    let confirmation = Confirmation::new(layout, 0.6, 7)
+        .unwrap()
+        .with_numbers_from(350)
+        .unwrap();
     let (_dir, path, db) = create_temp_db(small_options().confirmation(Some(confirmation.clone())));
     drop(db);
     let db = Db::open(&path).unwrap();
