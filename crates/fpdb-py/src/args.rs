@@ -311,6 +311,9 @@ pub struct ConfirmArgs {
     pub threshold: Option<f64>,
     pub weak_bits: Option<u32>,
     pub min_shared: Option<u16>,
+    /// Percent of digits from which a text's numbers count in its
+    /// signature.
+    pub numbers_from: Option<u16>,
 }
 
 /// The confirmation `Db.create` and `dedup` ask for: the recommended one
@@ -321,9 +324,11 @@ pub fn confirmation(args: &ConfirmArgs) -> PyResult<Option<Confirmation>> {
             || args.threshold.is_some()
             || args.weak_bits.is_some()
             || args.min_shared.is_some()
+            || args.numbers_from.is_some()
         {
             return Err(Kind::InvalidInput.err(
-                "confirm_radius, confirm_threshold, confirm_weak_bits and confirm_min_shared need confirm=True"
+                "confirm_radius, confirm_threshold, confirm_weak_bits, confirm_min_shared and \
+                 confirm_numbers_from need confirm=True"
                     .to_string(),
             ));
         }
@@ -334,9 +339,22 @@ pub fn confirmation(args: &ConfirmArgs) -> PyResult<Option<Confirmation>> {
     let radius = args.radius.unwrap_or(recommended.radius());
     let weak_bits = args.weak_bits.unwrap_or(recommended.weak_bits());
     let min_shared = args.min_shared.unwrap_or(recommended.min_shared());
+    let numbers_from = match args.numbers_from {
+        Some(percent) if percent > 100 => {
+            return Err(Kind::InvalidInput.err(format!(
+                "confirm_numbers_from={percent} is a percentage, 0 to 100"
+            )))
+        }
+        Some(percent) => percent * 10,
+        None => recommended.numbers_from_permille(),
+    };
     recommended
         .with_threshold_and_radius(threshold, radius)
         .and_then(|c| c.with_weak_bits(weak_bits))
-        .map(|c| Some(c.with_min_shared(min_shared)))
+        .and_then(|c| {
+            c.with_min_shared(min_shared)
+                .with_numbers_from(numbers_from)
+        })
+        .map(Some)
         .map_err(to_py)
 }

@@ -163,13 +163,15 @@ pub fn pages_fingerprints<'py>(
 /// `confirm_weak_bits` a quarter, default 5, kept when their signatures'
 /// estimated resemblance reaches `confirm_threshold`, default 0.45, with
 /// at least `confirm_min_shared` shingles, default 7, estimated shared;
-/// the features common to the first texts left out). Texts without features
+/// the features common to the first texts left out; numbers count in the
+/// signature of a text of at least `confirm_numbers_from` percent digits,
+/// default 20). Texts without features
 /// are then in no pair, and with `confirm=True` the pairs come as four
 /// arrays, `(a, b, distance, similarity)`.
 #[pyfunction]
 #[pyo3(signature = (fps=None, *, texts=None, k=3, clusters=false, tokenizer=None, weights=None,
                     confirm=false, confirm_radius=None, confirm_threshold=None,
-                    confirm_weak_bits=None, confirm_min_shared=None))]
+                    confirm_weak_bits=None, confirm_min_shared=None, confirm_numbers_from=None))]
 #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
 pub fn dedup<'py>(
     py: Python<'py>,
@@ -184,6 +186,7 @@ pub fn dedup<'py>(
     confirm_threshold: Option<f64>,
     confirm_weak_bits: Option<u32>,
     confirm_min_shared: Option<u16>,
+    confirm_numbers_from: Option<u16>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let confirmation = args::confirmation(&args::ConfirmArgs {
         confirm,
@@ -191,6 +194,7 @@ pub fn dedup<'py>(
         threshold: confirm_threshold,
         weak_bits: confirm_weak_bits,
         min_shared: confirm_min_shared,
+        numbers_from: confirm_numbers_from,
     })?;
     let learn_weights = weights == Some("learned");
     if confirmation.is_some() || learn_weights {

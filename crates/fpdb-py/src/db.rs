@@ -173,8 +173,10 @@ impl PyDb {
     /// every candidate within the radius, far slower), kept when their
     /// estimated resemblance reaches `confirm_threshold` (default 0.45)
     /// and they are estimated to share at least `confirm_min_shared`
-    /// shingles (default 7; 0 for no such gate); each `Match` then names
-    /// one document and its `similarity`.
+    /// shingles (default 7; 0 for no such gate); a text whose digits are
+    /// at least `confirm_numbers_from` percent of its letters and digits
+    /// (default 20; 0 for never) is signed with its numbers among its
+    /// words. Each `Match` then names one document and its `similarity`.
     /// `learn_from` (texts of the crawl; the first 10,000 are read) teaches
     /// the database, once and for good: with `weights="learned"` how rare
     /// each word is (every word then weighs tf × IDF³, the IDF capped
@@ -184,7 +186,8 @@ impl PyDb {
     #[pyo3(signature = (path, *, k=3, expected=None, design="auto", tokenizer=None, weights=None,
                         extract="main", block_bytes=None, exist_ok=false, cache_bytes=None,
                         sync=false, confirm=false, confirm_radius=None, confirm_threshold=None,
-                        confirm_weak_bits=None, confirm_min_shared=None, learn_from=None))]
+                        confirm_weak_bits=None, confirm_min_shared=None, confirm_numbers_from=None,
+                        learn_from=None))]
     #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn create(
         py: Python<'_>,
@@ -204,6 +207,7 @@ impl PyDb {
         confirm_threshold: Option<f64>,
         confirm_weak_bits: Option<u32>,
         confirm_min_shared: Option<u16>,
+        confirm_numbers_from: Option<u16>,
         learn_from: Option<Vec<String>>,
     ) -> PyResult<PyDb> {
         let design = design
@@ -232,6 +236,7 @@ impl PyDb {
             threshold: confirm_threshold,
             weak_bits: confirm_weak_bits,
             min_shared: confirm_min_shared,
+            numbers_from: confirm_numbers_from,
         })?);
         if learn_from.is_some() && !learn_weights && !confirm {
             return Err(Kind::InvalidInput

@@ -38,11 +38,24 @@ impl PySigner {
     /// The confirmation whose stored bytes the signer makes: the
     /// recommended one keeping `weak_bits` a quarter and, when
     /// `min_shared` is above 0, the shingle count (both 0: the signature
-    /// alone), without the common features learned.
-    fn confirmation(&self, weak_bits: u32, min_shared: u16) -> PyResult<Confirmation> {
-        let rule = confirming_rule(0, None, None, Some(weak_bits), Some(min_shared))?;
-        Ok(rule
-            .confirmation
+    /// alone), counting numbers from `numbers_from` percent digits (the
+    /// recommended share when `None`), without the common features
+    /// learned.
+    fn confirmation(
+        &self,
+        weak_bits: u32,
+        min_shared: u16,
+        numbers_from: Option<u16>,
+    ) -> PyResult<Confirmation> {
+        let confirmation = args::confirmation(&args::ConfirmArgs {
+            confirm: true,
+            radius: None,
+            threshold: None,
+            weak_bits: Some(weak_bits),
+            min_shared: Some(min_shared),
+            numbers_from,
+        })?;
+        Ok(confirmation
             .unwrap_or_else(Confirmation::recommended)
             .with_common_features(self.state.common.clone()))
     }
@@ -148,7 +161,7 @@ impl PySigner {
     /// but the common ones (matched by distance alone).
     fn signature<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Option<Bound<'py, PyBytes>>> {
         Ok(
-            Self::document(&self.state.simhasher, &self.confirmation(0, 0)?, text)
+            Self::document(&self.state.simhasher, &self.confirmation(0, 0, None)?, text)
                 .and_then(|(_, signature)| signature)
                 .map(|bytes| PyBytes::new(py, &bytes)),
         )
@@ -161,17 +174,22 @@ impl PySigner {
     /// each signature is followed by what such a database stores beside
     /// it: the text's shingle count (2 bytes, when `confirm_min_shared`
     /// is above 0) and its weak bits (8 bytes, when `confirm_weak_bits`
-    /// is), the bytes `judge_pairs` reads.
-    #[pyo3(signature = (texts, *, confirm_weak_bits=0, confirm_min_shared=0))]
+    /// is), the bytes `judge_pairs` reads. A text of at least
+    /// `confirm_numbers_from` percent digits (default 20) is signed with
+    /// its numbers, as a database made with that option signs it.
+    #[pyo3(signature = (texts, *, confirm_weak_bits=0, confirm_min_shared=0,
+                        confirm_numbers_from=None))]
     fn documents<'py>(
         &self,
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
         confirm_weak_bits: u32,
         confirm_min_shared: u16,
+        confirm_numbers_from: Option<u16>,
     ) -> PyResult<Documents<'py>> {
         let texts = args::strings(texts, "texts")?;
-        let confirmation = self.confirmation(confirm_weak_bits, confirm_min_shared)?;
+        let confirmation =
+            self.confirmation(confirm_weak_bits, confirm_min_shared, confirm_numbers_from)?;
         let simhasher = &self.state.simhasher;
         let made = py.detach(|| {
             texts
@@ -186,7 +204,8 @@ impl PySigner {
     /// taken as `Db.insert_html` takes it; False also where a page cannot
     /// be read as HTML.
     #[pyo3(signature = (pages, content_types=None, *, extract="main", confirm_weak_bits=0,
-                        confirm_min_shared=0))]
+                        confirm_min_shared=0, confirm_numbers_from=None))]
+    #[allow(clippy::too_many_arguments, reason = "Python keyword arguments")]
     fn page_documents<'py>(
         &self,
         py: Python<'py>,
@@ -195,11 +214,13 @@ impl PySigner {
         extract: &str,
         confirm_weak_bits: u32,
         confirm_min_shared: u16,
+        confirm_numbers_from: Option<u16>,
     ) -> PyResult<Documents<'py>> {
         let extract = args::extract(extract)?;
         let pages = args::pages(pages)?;
         let content_types = args::content_types(content_types, pages.len())?;
-        let confirmation = self.confirmation(confirm_weak_bits, confirm_min_shared)?;
+        let confirmation =
+            self.confirmation(confirm_weak_bits, confirm_min_shared, confirm_numbers_from)?;
         let simhasher = &self.state.simhasher;
         let made = py.detach(|| {
             pages
@@ -299,6 +320,8 @@ pub fn confirming_rule(
         threshold,
         weak_bits,
         min_shared,
+        // Numbers decide how texts are signed, not how pairs are judged.
+        numbers_from: None,
     })?;
     Ok(MatchRule { k, confirmation })
 }

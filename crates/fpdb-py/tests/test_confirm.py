@@ -224,3 +224,40 @@ def test_a_served_confirming_database_answers_as_db(tmp_path):
             with pytest.raises(fpdb.InvalidInputError):
                 target.check_and_insert("empty", text="，。！")
             assert target.get("empty") is None
+
+
+def _listing(numbers: list[str]) -> str:
+    return (
+        "出售本地移动靓号，全部实名登记，没有最低消费："
+        "号码{}售价{}元，号码{}售价{}元，号码{}售价{}元，欢迎来电咨询。".format(*numbers)
+    )
+
+
+LISTINGS = [
+    _listing(["13812345678", "800", "13912345678", "1200", "13712345678", "650"]),
+    _listing(["15011112222", "900", "15133334444", "1500", "15255556666", "700"]),
+]
+
+
+def test_numbers_count_where_a_text_is_mostly_numbers(tmp_path):
+    """Two listings that differ only in their numbers are different pages,
+    unless confirm_numbers_from=0; every signing path agrees."""
+    a, b, _, _ = fpdb.dedup(texts=LISTINGS, confirm=True)
+    assert list(zip(a, b)) == []
+    a, b, _, _ = fpdb.dedup(texts=LISTINGS, confirm=True, confirm_numbers_from=0)
+    assert list(zip(a, b)) == [(0, 1)]
+    signer = fpdb.Signer()
+    _, counted, _ = signer.documents(LISTINGS)
+    _, words_only, _ = signer.documents(LISTINGS, confirm_numbers_from=0)
+    assert fpdb.similarity(words_only[0], words_only[1]) == 1.0
+    assert fpdb.similarity(counted[0], counted[1]) < 0.45
+    for numbers_from, expected in ((None, 200), (0, 0), (35, 350)):
+        path = tmp_path / f"db{numbers_from}"
+        with fpdb.Db.create(path, confirm=True, confirm_numbers_from=numbers_from) as db:
+            assert db.stats()["confirmation"]["numbers_from_permille"] == expected
+            db.insert_text("a", LISTINGS[0])
+            assert bool(db.query_text(LISTINGS[1])) == (expected == 0)
+    with pytest.raises(fpdb.InvalidInputError, match="percentage"):
+        fpdb.Db.create(tmp_path / "bad", confirm=True, confirm_numbers_from=101)
+    with pytest.raises(fpdb.InvalidInputError, match="need confirm=True"):
+        fpdb.dedup(texts=LISTINGS, confirm_numbers_from=0)

@@ -410,3 +410,30 @@ def test_confirming_arguments_are_checked(spark):
         fps.fingerprints(texts, text_col="text", confirm=True, confirm_weak_bits=9)
     with pytest.raises(fpdb.InvalidInputError, match="need confirm=True"):
         fps.fingerprints(texts, text_col="text", confirm_min_shared=3)
+
+
+def test_the_share_of_digits_reaches_the_executors(spark, tmp_path):
+    """Two listings that differ only in their numbers: signed with them by
+    default, as a database made with --confirm signs them, and alike with
+    confirm_numbers_from=0."""
+    listing = (
+        "出售本地移动靓号，全部实名登记，没有最低消费："
+        "号码{}售价{}元，号码{}售价{}元，号码{}售价{}元，欢迎来电咨询。"
+    )
+    rows = [
+        ("a", listing.format("13812345678", "800", "13912345678", "1200", "13712345678", "650")),
+        ("b", listing.format("15011112222", "900", "15133334444", "1500", "15255556666", "700")),
+    ]
+    frame = spark.createDataFrame(rows, "id string, text string")
+    for numbers_from, alike in ((None, False), (0, True)):
+        signed = fps.fingerprints(
+            frame, text_col="text", confirm=True, confirm_numbers_from=numbers_from
+        )
+        a, b = (bytes(row.signature)[:32] for row in signed.orderBy("id").collect())
+        assert (fpdb.similarity(a, b) == 1.0) == alike, numbers_from
+    with pytest.raises(fpdb.InvalidInputError, match="need confirm=True"):
+        fps.fingerprints(frame, text_col="text", confirm_numbers_from=0)
+    frame.write.parquet(str(tmp_path / "docs"))
+    argv = ["pairs", str(tmp_path / "docs"), str(tmp_path / "out"), "--text-col", "text"]
+    with pytest.raises(fpdb.InvalidInputError, match="need --confirm"):
+        job.run(spark, job.parser().parse_args([*argv, "--confirm-numbers-from", "0"]))

@@ -102,6 +102,7 @@ class Db:
         confirm_threshold: float | None = None,
         confirm_weak_bits: int | None = None,
         confirm_min_shared: int | None = None,
+        confirm_numbers_from: int | None = None,
         learn_from: Sequence[str] | None = None,
     ) -> Db: ...
     @staticmethod
@@ -211,7 +212,12 @@ class Signer:
     def fingerprint(self, text: str) -> int: ...
     def signature(self, text: str) -> bytes | None: ...
     def documents(
-        self, texts: Sequence[str], *, confirm_weak_bits: int = 0, confirm_min_shared: int = 0
+        self,
+        texts: Sequence[str],
+        *,
+        confirm_weak_bits: int = 0,
+        confirm_min_shared: int = 0,
+        confirm_numbers_from: int | None = None,
     ) -> _Documents: ...
     def page_documents(
         self,
@@ -221,6 +227,7 @@ class Signer:
         extract: Literal["main", "all"] = "main",
         confirm_weak_bits: int = 0,
         confirm_min_shared: int = 0,
+        confirm_numbers_from: int | None = None,
     ) -> _Documents: ...
 
 def similarity(a: bytes, b: bytes) -> float: ...
@@ -245,6 +252,7 @@ def dedup(
     confirm_threshold: float | None = None,
     confirm_weak_bits: int | None = None,
     confirm_min_shared: int | None = None,
+    confirm_numbers_from: int | None = None,
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8]]: ...
 @overload
 def dedup(
@@ -260,6 +268,7 @@ def dedup(
     confirm_threshold: float | None = None,
     confirm_weak_bits: int | None = None,
     confirm_min_shared: int | None = None,
+    confirm_numbers_from: int | None = None,
 ) -> tuple[
     npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.uint8], npt.NDArray[np.float64]
 ]: ...
@@ -277,6 +286,7 @@ def dedup(
     confirm_threshold: float | None = None,
     confirm_weak_bits: int | None = None,
     confirm_min_shared: int | None = None,
+    confirm_numbers_from: int | None = None,
 ) -> list[list[int]]: ...
 def tune(
     texts: Sequence[str],

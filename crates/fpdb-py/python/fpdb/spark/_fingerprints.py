@@ -28,6 +28,7 @@ def fingerprints(
     learn_from: Sequence[str] | None = None,
     confirm_weak_bits: int | None = None,
     confirm_min_shared: int | None = None,
+    confirm_numbers_from: int | None = None,
 ) -> DataFrame:
     """``df`` with a fingerprint column (LongType, see ``fpdb.spark``)
     computed by fpdb's simhasher inside the executors, one Arrow batch at
@@ -55,7 +56,8 @@ def fingerprints(
     ``confirm=True`` or learned weights, a text without features gets a
     null fingerprint (a confirming ``fpdb.dedup`` leaves it out), and one
     with only common features a null signature (it is matched by
-    distance alone).
+    distance alone). A text of at least ``confirm_numbers_from`` percent
+    digits (default 20, as for ``Db.create``) is signed with its numbers.
     """
     if (text_col is None) == (html_col is None):
         raise InvalidInputError("give exactly one of text_col and html_col")
@@ -71,8 +73,11 @@ def fingerprints(
         raise InvalidInputError("output_col and signature_col must differ")
     # Bad options fail here, on the driver, not in every executor.
     _fpdb.page_text(b"", extract=extract)
-    if not confirm and (confirm_weak_bits is not None or confirm_min_shared is not None):
-        raise InvalidInputError("confirm_weak_bits and confirm_min_shared need confirm=True")
+    confirm_options = (confirm_weak_bits, confirm_min_shared, confirm_numbers_from)
+    if not confirm and any(option is not None for option in confirm_options):
+        raise InvalidInputError(
+            "confirm_weak_bits, confirm_min_shared and confirm_numbers_from need confirm=True"
+        )
     if confirm or weights == "learned":
         signer = _fpdb.Signer(tokenizer=tokenizer, weights=weights, learn_from=learn_from)
         stored = {
@@ -82,6 +87,7 @@ def fingerprints(
             "confirm_min_shared": (
                 _fpdb.CONFIRM_MIN_SHARED if confirm_min_shared is None else confirm_min_shared
             ),
+            "confirm_numbers_from": confirm_numbers_from,
         }
         signer.documents([], **stored)
         return _signed(
@@ -128,7 +134,7 @@ def fingerprints(
 def _signed(
     df: DataFrame,
     signer: _fpdb.Signer,
-    stored: dict[str, int],
+    stored: dict[str, int | None],
     source: str,
     is_text: bool,
     content_type_col: str | None,

@@ -17,8 +17,9 @@ row per document: a unique id (``--id-col``, default ``id``) and its
 fingerprint (``--fp-col``, default ``fingerprint``: int64 holding the 64
 bits, uint64, or 16 hex digits), or its text (``--text-col``) or page
 (``--html-col``) to fingerprint in the executors. ``--confirm`` (with
-``--confirm-radius``, ``--confirm-threshold``, ``--confirm-weak-bits``
-and ``--confirm-min-shared``, as ``fpdb dedup``'s) pairs by the match
+``--confirm-radius``, ``--confirm-threshold``, ``--confirm-weak-bits``,
+``--confirm-min-shared`` and ``--confirm-numbers-from``, as ``fpdb
+dedup``'s) pairs by the match
 rule of ``fpdb dedup --confirm``: texts and pages are signed in the
 executors, fingerprint inputs read their signatures (the bytes
 ``fpdb.spark.fingerprints(confirm=True)`` makes) from
@@ -107,6 +108,13 @@ def parser() -> argparse.ArgumentParser:
         f"(default {_fpdb.CONFIRM_MIN_SHARED}; 0: no gate)",
     )
     p.add_argument(
+        "--confirm-numbers-from",
+        type=int,
+        metavar="PERCENT",
+        help="with --confirm: texts and pages of at least PERCENT digits are signed with "
+        "their numbers (default 20; 0: never)",
+    )
+    p.add_argument(
         "--signature-col",
         help="with --confirm and --fp-col: the documents' signatures (binary; null: bare)",
     )
@@ -136,10 +144,11 @@ def run(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
     if not args.confirm and (
         any(value is not None for value in confirm_options.values())
         or args.signature_col is not None
+        or args.confirm_numbers_from is not None
     ):
         raise InvalidInputError(
-            "--confirm-radius, --confirm-threshold, --confirm-weak-bits, --confirm-min-shared "
-            "and --signature-col need --confirm"
+            "--confirm-radius, --confirm-threshold, --confirm-weak-bits, --confirm-min-shared, "
+            "--confirm-numbers-from and --signature-col need --confirm"
         )
     signature_col = "_fpdb_sig"
     if args.text_col or args.html_col:
@@ -160,6 +169,7 @@ def run(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
                 {
                     "confirm_weak_bits": args.confirm_weak_bits,
                     "confirm_min_shared": args.confirm_min_shared,
+                    "confirm_numbers_from": args.confirm_numbers_from,
                 }
                 if args.confirm
                 else {}
