@@ -20,7 +20,9 @@
 //! The rule's score is compared with θ as a plain signature's estimate is.
 //!
 //! `+numP` is no gate: bare numbers are features of the signature of every
-//! text whose digits are at least P percent of its letters and digits.
+//! text whose digits are at least P percent of its letters and digits
+//! (the database's measure); `+numtP` the same where numbers are at least
+//! P percent of the text's tokens (words and numbers).
 
 use anyhow::{bail, Context, Result};
 use fpdb_simhash::{digit_permille, distinct_shingles, CommonFeatures, SignatureLayout};
@@ -67,13 +69,21 @@ impl Gate {
     }
 }
 
+/// Which texts are signed with their numbers: those whose digits, or
+/// whose number tokens, reach a share (per thousand).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NumbersFrom {
+    Digits(u16),
+    Tokens(u16),
+}
+
 /// A signature and the gates its estimate must pass.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Confirm {
     pub sig: SigSpec,
     pub gates: Vec<Gate>,
-    /// Digits per thousand from which numbers are signature features.
-    pub numbers: Option<u16>,
+    /// When numbers are signature features.
+    pub numbers: Option<NumbersFrom>,
 }
 
 impl Confirm {
@@ -85,10 +95,18 @@ impl Confirm {
         let mut gates = Vec::new();
         for part in parts {
             match part.strip_prefix("num") {
-                Some(percent) => {
-                    let percent: u16 = percent.parse().context("+numP")?;
-                    anyhow::ensure!(percent <= 100, "+numP: P is a percentage");
-                    numbers = Some(percent * 10);
+                Some(rest) => {
+                    let (tokens, percent) = match rest.strip_prefix('t') {
+                        Some(percent) => (true, percent),
+                        None => (false, rest),
+                    };
+                    let percent: u16 = percent.parse().context("+num[t]P")?;
+                    anyhow::ensure!(percent <= 100, "+num[t]P: P is a percentage");
+                    numbers = Some(if tokens {
+                        NumbersFrom::Tokens(percent * 10)
+                    } else {
+                        NumbersFrom::Digits(percent * 10)
+                    });
                 }
                 None => gates.push(Gate::parse(part)?),
             }
@@ -108,18 +126,26 @@ impl Confirm {
     /// the words and numbers of a text with enough digits when the rule
     /// counts numbers.
     fn features(&self, texts: &[String], features: &[Vec<u64>]) -> Vec<Vec<u64>> {
-        let Some(cut) = self.numbers else {
+        let Some(numbers) = self.numbers else {
             return features.to_vec();
         };
         let simhasher = crate::two_stage_report::feature_simhasher();
         texts
             .par_iter()
             .zip(features)
-            .map(|(text, words)| {
-                if digit_permille(text) >= cut {
+            .map(|(text, words)| match numbers {
+                NumbersFrom::Digits(cut) if digit_permille(text) >= cut => {
                     simhasher.feature_and_number_hashes(text)
-                } else {
-                    words.clone()
+                }
+                NumbersFrom::Digits(_) => words.clone(),
+                NumbersFrom::Tokens(cut) => {
+                    let with_numbers = simhasher.feature_and_number_hashes(text);
+                    let numbers = with_numbers.len() - words.len();
+                    if numbers * 1000 >= usize::from(cut) * with_numbers.len().max(1) {
+                        with_numbers
+                    } else {
+                        words.clone()
+                    }
                 }
             })
             .collect()
@@ -128,10 +154,13 @@ impl Confirm {
     /// The gates, each after a comma, and the share of digits from which
     /// numbers count (empty without either).
     pub fn gate_names(&self) -> String {
-        let numbers = self
-            .numbers
-            .map(|p| format!(", numbers count from {}% digits", p / 10))
-            .unwrap_or_default();
+        let numbers = match self.numbers {
+            Some(NumbersFrom::Digits(p)) => format!(", numbers count from {}% digits", p / 10),
+            Some(NumbersFrom::Tokens(p)) => {
+                format!(", numbers count from {}% of tokens", p / 10)
+            }
+            None => String::new(),
+        };
         self.gates
             .iter()
             .map(|g| format!(", {}", g.name()))
@@ -291,6 +320,15 @@ mod tests {
             .name()
             .ends_with("own ≥ 6, own ratio ≤ 2, shared ≥ 3.5, lower bound z = 1.5"));
         assert!(Confirm::parse("minhash:64x4/w2").unwrap().gates.is_empty());
+        assert_eq!(
+            Confirm::parse("minhash:64x4/w2+num20").unwrap().numbers,
+            Some(NumbersFrom::Digits(200))
+        );
+        assert_eq!(
+            Confirm::parse("minhash:64x4/w2+numt15").unwrap().numbers,
+            Some(NumbersFrom::Tokens(150))
+        );
+        assert!(Confirm::parse("minhash:64x4/w2+num101").is_err());
         assert!(Confirm::parse("minhash:64x4/w2+max3").is_err());
         assert!(Confirm::parse("minhash:64x4/w2+minx").is_err());
         assert!(Confirm::parse("minhash:64x4/w2+ratio-1").is_err());
