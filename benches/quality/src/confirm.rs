@@ -22,7 +22,10 @@
 //! `+numP` is no gate: bare numbers are features of the signature of every
 //! text whose digits are at least P percent of its letters and digits
 //! (the database's measure); `+numtP` the same where numbers are at least
-//! P percent of the text's tokens (words and numbers).
+//! P percent of the text's tokens (words and numbers). `+dotN` also counts
+//! them in every text holding a number with at least N dots between its
+//! digits (a section or version number: "7.6.3", "15.17"), whatever its
+//! share of digits.
 
 use anyhow::{bail, Context, Result};
 use fpdb_simhash::{digit_permille, distinct_shingles, CommonFeatures, SignatureLayout};
@@ -84,6 +87,9 @@ pub struct Confirm {
     pub gates: Vec<Gate>,
     /// When numbers are signature features.
     pub numbers: Option<NumbersFrom>,
+    /// Numbers also count in a text with a number of at least this many
+    /// dots.
+    pub dotted: Option<usize>,
 }
 
 impl Confirm {
@@ -92,8 +98,15 @@ impl Confirm {
         let mut parts = text.split('+');
         let sig = SigSpec::parse(parts.next().unwrap_or_default())?;
         let mut numbers = None;
+        let mut dotted = None;
         let mut gates = Vec::new();
         for part in parts {
+            if let Some(dots) = part.strip_prefix("dot") {
+                let dots: usize = dots.parse().context("+dotN")?;
+                anyhow::ensure!(dots > 0, "+dotN: N is at least 1");
+                dotted = Some(dots);
+                continue;
+            }
             match part.strip_prefix("num") {
                 Some(rest) => {
                     let (tokens, percent) = match rest.strip_prefix('t') {
@@ -115,6 +128,7 @@ impl Confirm {
             sig,
             gates,
             numbers,
+            dotted,
         })
     }
 
@@ -126,14 +140,21 @@ impl Confirm {
     /// the words and numbers of a text with enough digits when the rule
     /// counts numbers.
     fn features(&self, texts: &[String], features: &[Vec<u64>]) -> Vec<Vec<u64>> {
-        let Some(numbers) = self.numbers else {
+        if self.numbers.is_none() && self.dotted.is_none() {
             return features.to_vec();
-        };
+        }
+        let numbers = self.numbers.unwrap_or(NumbersFrom::Digits(1001));
         let simhasher = crate::two_stage_report::feature_simhasher();
         texts
             .par_iter()
             .zip(features)
             .map(|(text, words)| match numbers {
+                _ if self
+                    .dotted
+                    .is_some_and(|dots| has_dotted_number(text, dots)) =>
+                {
+                    simhasher.feature_and_number_hashes(text)
+                }
                 NumbersFrom::Digits(cut) if digit_permille(text) >= cut => {
                     simhasher.feature_and_number_hashes(text)
                 }
@@ -160,6 +181,10 @@ impl Confirm {
                 format!(", numbers count from {}% of tokens", p / 10)
             }
             None => String::new(),
+        };
+        let numbers = match self.dotted {
+            Some(dots) => format!("{numbers}, numbers count with a number of {dots} dots"),
+            None => numbers,
         };
         self.gates
             .iter()
@@ -299,9 +324,28 @@ impl Similarity for Confirmer {
     }
 }
 
+/// Whether `text` holds a number whose digit groups are joined by at
+/// least `dots` dots ("7.6.3" has two).
+fn has_dotted_number(text: &str, dots: usize) -> bool {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .any(|token| {
+            let groups: Vec<&str> = token.trim_matches('.').split('.').collect();
+            groups.len() > dots && groups.iter().all(|g| !g.is_empty())
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dotted_numbers_are_section_and_version_numbers() {
+        assert!(has_dotted_number("See 7.6.3. Arguments", 2));
+        assert!(!has_dotted_number("Release 15.17 of 2026-02-26", 2));
+        assert!(has_dotted_number("Release 15.17 of 2026-02-26", 1));
+        assert!(!has_dotted_number("It ends. 12 more.", 1));
+        assert!(!has_dotted_number("1..2", 1));
+    }
 
     #[test]
     fn rules_parse_and_name_their_gates() {
@@ -328,6 +372,11 @@ mod tests {
             Confirm::parse("minhash:64x4/w2+numt15").unwrap().numbers,
             Some(NumbersFrom::Tokens(150))
         );
+        assert_eq!(
+            Confirm::parse("minhash:64x4/w2+num20+dot2").unwrap().dotted,
+            Some(2)
+        );
+        assert!(Confirm::parse("minhash:64x4/w2+dot0").is_err());
         assert!(Confirm::parse("minhash:64x4/w2+num101").is_err());
         assert!(Confirm::parse("minhash:64x4/w2+max3").is_err());
         assert!(Confirm::parse("minhash:64x4/w2+minx").is_err());
