@@ -143,30 +143,29 @@ impl Confirm {
         if self.numbers.is_none() && self.dotted.is_none() {
             return features.to_vec();
         }
-        let numbers = self.numbers.unwrap_or(NumbersFrom::Digits(1001));
         let simhasher = crate::two_stage_report::feature_simhasher();
         texts
             .par_iter()
             .zip(features)
-            .map(|(text, words)| match numbers {
-                _ if self
+            .map(|(text, words)| {
+                let dotted = self
                     .dotted
-                    .is_some_and(|dots| has_dotted_number(text, dots)) =>
-                {
-                    simhasher.feature_and_number_hashes(text)
-                }
-                NumbersFrom::Digits(cut) if digit_permille(text) >= cut => {
-                    simhasher.feature_and_number_hashes(text)
-                }
-                NumbersFrom::Digits(_) => words.clone(),
-                NumbersFrom::Tokens(cut) => {
-                    let with_numbers = simhasher.feature_and_number_hashes(text);
-                    let numbers = with_numbers.len() - words.len();
-                    if numbers * 1000 >= usize::from(cut) * with_numbers.len().max(1) {
-                        with_numbers
-                    } else {
-                        words.clone()
+                    .is_some_and(|dots| has_dotted_number(text, dots));
+                match self.numbers {
+                    _ if dotted => simhasher.feature_and_number_hashes(text),
+                    Some(NumbersFrom::Digits(cut)) if digit_permille(text) >= cut => {
+                        simhasher.feature_and_number_hashes(text)
                     }
+                    Some(NumbersFrom::Tokens(cut)) => {
+                        let with_numbers = simhasher.feature_and_number_hashes(text);
+                        let numbers = with_numbers.len() - words.len();
+                        if numbers * 1000 >= usize::from(cut) * with_numbers.len().max(1) {
+                            with_numbers
+                        } else {
+                            words.clone()
+                        }
+                    }
+                    _ => words.clone(),
                 }
             })
             .collect()
