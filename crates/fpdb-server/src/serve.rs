@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum_server::accept::NoDelayAcceptor;
 use axum_server::tls_rustls::RustlsConfig;
 use axum_server::Handle;
 use fpdb::Db;
@@ -169,6 +170,10 @@ impl Server {
         } = self;
         let db = state.db.clone();
         let app = router(state);
+        // Each answer goes out as soon as it is written rather than
+        // waiting on Nagle's algorithm for the client's acknowledgement
+        // of the one before (measured: more check-and-inserts a second
+        // from 16 clients, docs/BENCHMARKS.md).
         let served = runtime.block_on(async move {
             let watcher = handle.clone();
             tokio::spawn(async move {
@@ -182,7 +187,9 @@ impl Server {
             tracing::info!(%address, tls = tls.is_some(), "accepting connections");
             match tls {
                 None => {
-                    let mut server = axum_server::from_tcp(listener).map_err(io_error)?;
+                    let mut server = axum_server::from_tcp(listener)
+                        .map_err(io_error)?
+                        .acceptor(NoDelayAcceptor::new());
                     server
                         .http_builder()
                         .http1()
@@ -195,7 +202,8 @@ impl Server {
                 }
                 Some(config) => {
                     let mut server = axum_server::tls_rustls::from_tcp_rustls(listener, config)
-                        .map_err(io_error)?;
+                        .map_err(io_error)?
+                        .map(|tls| tls.acceptor(NoDelayAcceptor::new()));
                     server
                         .http_builder()
                         .http1()
