@@ -23,6 +23,7 @@ use crate::corpus::Corpus;
 use crate::growth::Rule;
 use crate::probes::{weak_masks, weak_reaches};
 use crate::proto::sign_bits;
+use crate::rare::RareWords;
 use crate::two_stage::Similarity;
 use crate::two_stage_report::{candidate_method, feature_hashes};
 use crate::{load_average, parse_proto, prepare};
@@ -111,18 +112,27 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
                 .signature
                 .as_ref()
                 .map(|spec| Confirmer::new(spec, &texts, &features, &crawl));
+            let rare = rule
+                .signature
+                .as_ref()
+                .and_then(|spec| spec.rare)
+                .map(|(keep, shared)| {
+                    RareWords::new(&texts, &c.registry_idf, c.lang, keep, shared)
+                });
             let matched: Vec<(u32, u32)> = (0..n)
                 .into_par_iter()
                 .flat_map_iter(|a| {
                     let fp = fps[a];
-                    let (fps, sigs, weak) = (&fps, sigs.as_ref(), weak.as_ref());
+                    let (fps, sigs, weak, rare) =
+                        (&fps, sigs.as_ref(), weak.as_ref(), rare.as_ref());
                     (a + 1..n).filter_map(move |b| {
                         let diff = fp ^ fps[b];
                         (diff.count_ones() <= rule.r
                             && weak.is_none_or(|masks| {
                                 weak_reaches(&masks[a], diff) && weak_reaches(&masks[b], diff)
                             })
-                            && sigs.is_none_or(|s| s.similarity(a, b) >= rule.theta))
+                            && sigs.is_none_or(|s| s.similarity(a, b) >= rule.theta)
+                            && rare.is_none_or(|r| r.passes(a, b)))
                         .then_some((a as u32, b as u32))
                     })
                 })

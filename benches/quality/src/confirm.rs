@@ -90,6 +90,9 @@ pub struct Confirm {
     /// Numbers also count in a text with a number of at least this many
     /// dots.
     pub dotted: Option<usize>,
+    /// Rarest words kept per text and how many of them a pair shares
+    /// (`crate::rare`).
+    pub rare: Option<(usize, usize)>,
 }
 
 impl Confirm {
@@ -99,8 +102,19 @@ impl Confirm {
         let sig = SigSpec::parse(parts.next().unwrap_or_default())?;
         let mut numbers = None;
         let mut dotted = None;
+        let mut rare = None;
         let mut gates = Vec::new();
         for part in parts {
+            if let Some(spec) = part.strip_prefix("rare") {
+                let (keep, shared) = spec.split_once('s').context("+rareKsM")?;
+                let (keep, shared): (usize, usize) = (
+                    keep.parse().context("+rareKsM")?,
+                    shared.parse().context("+rareKsM")?,
+                );
+                anyhow::ensure!(0 < shared && shared <= keep, "+rareKsM: 0 < M <= K");
+                rare = Some((keep, shared));
+                continue;
+            }
             if let Some(dots) = part.strip_prefix("dot") {
                 let dots: usize = dots.parse().context("+dotN")?;
                 anyhow::ensure!(dots > 0, "+dotN: N is at least 1");
@@ -129,6 +143,7 @@ impl Confirm {
             gates,
             numbers,
             dotted,
+            rare,
         })
     }
 
@@ -183,6 +198,10 @@ impl Confirm {
         };
         let numbers = match self.dotted {
             Some(dots) => format!("{numbers}, numbers count with a number of {dots} dots"),
+            None => numbers,
+        };
+        let numbers = match self.rare {
+            Some((keep, shared)) => format!("{numbers}, sharing {shared} of {keep} rarest words"),
             None => numbers,
         };
         self.gates

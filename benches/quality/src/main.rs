@@ -45,6 +45,7 @@ mod growth;
 mod html;
 mod probes;
 mod proto;
+mod rare;
 mod two_stage;
 mod two_stage_report;
 mod warc;
