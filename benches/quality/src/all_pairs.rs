@@ -23,7 +23,7 @@ use crate::corpus::Corpus;
 use crate::growth::Rule;
 use crate::probes::{weak_masks, weak_reaches};
 use crate::proto::sign_bits;
-use crate::rare::RareWords;
+use crate::rare::{shared, RareWords};
 use crate::two_stage::Similarity;
 use crate::two_stage_report::{candidate_method, feature_hashes};
 use crate::{load_average, parse_proto, prepare};
@@ -252,21 +252,8 @@ fn print_by_source(pairs: &[(usize, usize)], source: &[&str]) {
 /// Whether two texts before their edits, by their sorted, distinct
 /// shingles, share [`REPOST_SHARE`] of either one's.
 fn is_repost(a: &[u64], b: &[u64]) -> bool {
-    // Both sorted and distinct: count the shared ones in one pass.
-    let (mut i, mut j, mut shared) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
     let smaller = a.len().min(b.len()).max(1);
-    shared as f64 >= REPOST_SHARE * smaller as f64
+    shared(a, b) as f64 >= REPOST_SHARE * smaller as f64
 }
 
 fn start(text: &str) -> String {

@@ -55,23 +55,26 @@ impl RareWords {
     /// text with fewer words than the share asked is not judged.
     pub fn passes(&self, a: usize, b: usize) -> bool {
         let (x, y) = (&self.sets[a], &self.sets[b]);
-        if x.len() < self.shared || y.len() < self.shared {
-            return true;
-        }
-        let (mut i, mut j, mut common) = (0, 0, 0);
-        while i < x.len() && j < y.len() {
-            match x[i].cmp(&y[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    common += 1;
-                    i += 1;
-                    j += 1;
-                }
+        x.len() < self.shared || y.len() < self.shared || shared(x, y) >= self.shared
+    }
+}
+
+/// How many values two sorted lists of distinct values share, counted in
+/// one pass.
+pub fn shared(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
             }
         }
-        common >= self.shared
     }
+    shared
 }
 
 #[cfg(test)]
