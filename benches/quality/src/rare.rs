@@ -1,10 +1,12 @@
 //! A gate on a pair's rarest words: each text keeps the `keep` words a
 //! registry's word list makes rarest (a word missing from the list is
 //! rarer than any on it), and a pair passes only when the two texts
-//! share at least `shared` of them. Two entries of one reference that
-//! differ in their names share their formula's common words but not
-//! their names; a copy with a typo loses one rare word to the typo.
-//! Rule syntax: `+rareKsM` (keep K, share M).
+//! share at least `shared` of them. The hope was that two entries of one
+//! reference that differ in their names would not share their names; a
+//! copy with a typo loses one rare word to the typo. Measured over every
+//! pair, entries of one manual share its own vocabulary too, and the gate
+//! costs more copies than false pairs (docs/BENCHMARKS.md, "Tried: the
+//! rarest words"). Rule syntax: `+rareKsM` (keep K, share M).
 
 use std::collections::HashMap;
 
