@@ -291,6 +291,12 @@ def html_documents(deb: Path, folder: str) -> list[dict]:
     ]
 
 
+def chinese_html(folder: str) -> Callable[[Path], list[dict]]:
+    """The mostly Chinese paragraphs of an HTML book under `folder` of a
+    package."""
+    return lambda deb: chinese_only(html_documents(deb, folder))
+
+
 ROFF_ESCAPE = re.compile(r"\\f(\(..|\[[^]]*\]|.)|\\\*(\(..|\[[^]]*\]|.)|\\[&,/|^%]")
 ROFF_BREAKS = {".PP", ".P", ".LP", ".TP", ".IP", ".SH", ".SS", ".sp", ".br", ".HP"}
 
@@ -591,12 +597,12 @@ def main() -> None:
         (
             "zh-debian-reference.jsonl",
             debs["debian-reference-zh-cn"],
-            lambda p: chinese_only(html_documents(p, "usr/share/debian-reference/")),
+            chinese_html("usr/share/debian-reference/"),
         ),
         (
             "zh-debian-handbook.jsonl",
             debs["debian-handbook"],
-            lambda p: chinese_only(html_documents(p, handbook + "zh-CN/")),
+            chinese_html(handbook + "zh-CN/"),
         ),
         (
             "zh-manpages.jsonl",
@@ -611,37 +617,27 @@ def main() -> None:
         (
             "zh-libreoffice-help.jsonl",
             debs["libreoffice-help-zh-cn"],
-            lambda p: chinese_only(
-                html_documents(p, "usr/share/libreoffice/help/zh-CN/")
-            ),
+            chinese_html("usr/share/libreoffice/help/zh-CN/"),
         ),
         (
             "zh-installation-guide.jsonl",
             debs["installation-guide-amd64"],
-            lambda p: chinese_only(
-                html_documents(p, "usr/share/doc/installation-guide-amd64/zh_CN/")
-            ),
+            chinese_html("usr/share/doc/installation-guide-amd64/zh_CN/"),
         ),
         (
             "zh-debian-faq.jsonl",
             debs["debian-faq-zh-cn"],
-            lambda p: chinese_only(
-                html_documents(p, "usr/share/doc/debian/FAQ/zh-cn/")
-            ),
+            chinese_html("usr/share/doc/debian/FAQ/zh-cn/"),
         ),
         (
             "zh-maint-guide.jsonl",
             debs["maint-guide-zh-cn"],
-            lambda p: chinese_only(
-                html_documents(p, "usr/share/doc/maint-guide-zh-cn/html/")
-            ),
+            chinese_html("usr/share/doc/maint-guide-zh-cn/html/"),
         ),
         (
             "zh-debian-edu.jsonl",
             debs["debian-edu-doc-zh-cn"],
-            lambda p: chinese_only(
-                html_documents(p, "usr/share/doc/debian-edu-doc-zh-cn/")
-            ),
+            chinese_html("usr/share/doc/debian-edu-doc-zh-cn/"),
         ),
         ("zh-poetry.jsonl", poetry, poetry_documents),
         ("en-spam-assassin-ham.jsonl", spam, email_documents),
