@@ -11,6 +11,11 @@
 //! - `+ratioF`: reject when one document has more than F times the other's;
 //! - `+sharedM`: reject unless the estimated shared shingles,
 //!   J / (1 + J) × (n₁ + n₂), are at least M;
+//! - `+contC`: reject unless those estimated shared shingles are at least
+//!   C of the smaller document's own (its estimated containment in the
+//!   other): a copy that lost a sentence or gained a template keeps most
+//!   of the smaller text, where two texts of one formula each keep their
+//!   own part;
 //! - `+lbZ`: score the pair by the Wilson lower bound (Z standard
 //!   deviations) of its estimate, taken over the effective sample
 //!   1 / (1 / slots + 1 / min(n₁, n₂)): the slots' sampling noise and that
@@ -39,6 +44,7 @@ pub enum Gate {
     Min(u32),
     Ratio(f64),
     Shared(f64),
+    Containment(f64),
     LowerBound(f64),
 }
 
@@ -55,10 +61,12 @@ impl Gate {
             Ok(Gate::Ratio(number(f)?))
         } else if let Some(m) = text.strip_prefix("shared") {
             Ok(Gate::Shared(number(m)?))
+        } else if let Some(c) = text.strip_prefix("cont") {
+            Ok(Gate::Containment(number(c)?))
         } else if let Some(z) = text.strip_prefix("lb") {
             Ok(Gate::LowerBound(number(z)?))
         } else {
-            bail!("gate {text:?} is not minN, ratioF, sharedM or lbZ")
+            bail!("gate {text:?} is not minN, ratioF, sharedM, contC or lbZ")
         }
     }
 
@@ -67,6 +75,7 @@ impl Gate {
             Gate::Min(n) => format!("own ≥ {n}"),
             Gate::Ratio(f) => format!("own ratio ≤ {f}"),
             Gate::Shared(m) => format!("shared ≥ {m}"),
+            Gate::Containment(c) => format!("containment ≥ {c}"),
             Gate::LowerBound(z) => format!("lower bound z = {z}"),
         }
     }
@@ -256,6 +265,11 @@ pub fn score(gates: &[Gate], j: f64, slots: usize, n1: u32, n2: u32) -> f64 {
             Gate::Min(n) if small < n => return 0.0,
             Gate::Ratio(f) if f64::from(large) > f * f64::from(small) => return 0.0,
             Gate::Shared(m) if j / (1.0 + j) * f64::from(n1 + n2) < m => return 0.0,
+            Gate::Containment(c)
+                if j / (1.0 + j) * f64::from(n1 + n2) < c * f64::from(small.max(1)) =>
+            {
+                return 0.0
+            }
             Gate::LowerBound(z) => {
                 score = score.min(wilson_lower(j, effective_sample(slots, small), z));
             }
@@ -367,20 +381,21 @@ mod tests {
 
     #[test]
     fn rules_parse_and_name_their_gates() {
-        let c = Confirm::parse("minhash:64x4/w2/df20+min6+ratio2+shared3.5+lb1.5").unwrap();
+        let c = Confirm::parse("minhash:64x4/w2/df20+min6+ratio2+shared3.5+cont0.8+lb1.5").unwrap();
         assert_eq!(
             c.gates,
             vec![
                 Gate::Min(6),
                 Gate::Ratio(2.0),
                 Gate::Shared(3.5),
+                Gate::Containment(0.8),
                 Gate::LowerBound(1.5)
             ]
         );
         assert_eq!(c.bytes(), 34);
-        assert!(c
-            .name()
-            .ends_with("own ≥ 6, own ratio ≤ 2, shared ≥ 3.5, lower bound z = 1.5"));
+        assert!(c.name().ends_with(
+            "own ≥ 6, own ratio ≤ 2, shared ≥ 3.5, containment ≥ 0.8, lower bound z = 1.5"
+        ));
         assert!(Confirm::parse("minhash:64x4/w2").unwrap().gates.is_empty());
         assert_eq!(
             Confirm::parse("minhash:64x4/w2+num20").unwrap().numbers,
@@ -430,6 +445,11 @@ mod tests {
         // J = 1 over 2 + 2 shingles: 2 shared.
         assert_eq!(score(&[Gate::Shared(3.0)], 1.0, 64, 2, 2), 0.0);
         assert_eq!(score(&[Gate::Shared(2.0)], 1.0, 64, 2, 2), 1.0);
+        // J = 0.5 over 10 + 20 shingles: 10 shared, all of the smaller
+        // text; over 20 + 20: 13.3 shared, two thirds of either.
+        assert_eq!(score(&[Gate::Containment(1.0)], 0.5, 64, 10, 20), 0.5);
+        assert_eq!(score(&[Gate::Containment(0.7)], 0.5, 64, 20, 20), 0.0);
+        assert_eq!(score(&[Gate::Containment(0.6)], 0.5, 64, 20, 20), 0.5);
     }
 
     #[test]
