@@ -175,6 +175,10 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
                     .collect();
                 print_digit_shares(&texts, &false_pairs, &true_pairs);
                 let score = |a: usize, b: usize| sigs.as_ref().map_or(1.0, |s| s.similarity(a, b));
+                let distance = |a: usize, b: usize| (fps[a] ^ fps[b]).count_ones();
+                for (kind, list) in [("true", &true_pairs), ("false", &false_pairs)] {
+                    print_distance_by_similarity(kind, list, distance, score);
+                }
                 for (kind, list) in [("false", &false_pairs), ("repost", &reposts)] {
                     let step = list.len().div_ceil(SHOWN).max(1);
                     for &(a, b) in list.iter().step_by(step) {
@@ -225,6 +229,37 @@ fn print_digit_shares(
             at_least(0.4)
         );
     }
+}
+
+/// How a kind of pair spreads over fingerprint distance and estimated
+/// similarity: whether a rule on both would tell false pairs from true
+/// ones better than a threshold on either.
+fn print_distance_by_similarity(
+    kind: &str,
+    pairs: &[(usize, usize)],
+    distance: impl Fn(usize, usize) -> u32,
+    similarity: impl Fn(usize, usize) -> f64,
+) {
+    const EDGES: [f64; 6] = [0.50, 0.55, 0.60, 0.70, 0.80, 0.90];
+    let mut counts = [[0usize; EDGES.len() + 1]; 17];
+    for &(a, b) in pairs {
+        let d = (distance(a, b) as usize).min(16);
+        let s = similarity(a, b);
+        counts[d][EDGES.iter().filter(|&&e| s >= e).count()] += 1;
+    }
+    println!(
+        "\n{kind} pairs ({}) by distance and similarity:\n",
+        pairs.len()
+    );
+    println!("| bits | < 0.50 | 0.50– | 0.55– | 0.60– | 0.70– | 0.80– | ≥ 0.90 |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (d, row) in counts.iter().enumerate() {
+        if row.iter().any(|&c| c > 0) {
+            let cells: Vec<String> = row.iter().map(usize::to_string).collect();
+            println!("| {d} | {} |", cells.join(" | "));
+        }
+    }
+    println!();
 }
 
 /// The false pairs by the sources of their two texts, most first.
