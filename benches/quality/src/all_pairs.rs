@@ -184,7 +184,7 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
                     for &(a, b) in list.iter().step_by(step) {
                         println!(
                             "{kind}: {} bits, similarity {:.2}:\n  {}\n  {}",
-                            (fps[a] ^ fps[b]).count_ones(),
+                            distance(a, b),
                             score(a, b),
                             start(&texts[a]),
                             start(&texts[b])
