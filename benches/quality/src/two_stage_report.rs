@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use fpdb_html::{page_text, Extract};
 use fpdb_simhash::{
     CommonFeatures, Signature, SignatureLayout, SimhashOptions, Simhasher, Tokenizer, Weighting,
@@ -158,6 +158,11 @@ pub fn candidate_method(spec: &str, lang: Lang) -> Result<Method> {
 }
 
 pub fn run(args: &Args, corpora: &[Corpus], started: Instant, load_start: &str) -> Result<()> {
+    // The report scores every candidate within r bits; a rule that asks
+    // for weak bits would be printed as if it had been applied.
+    if args.settings.iter().any(|rule| rule.weak_bits.is_some()) {
+        bail!("--settings takes rules without weak bits (--all-pairs and --probes model them)");
+    }
     println!("# Two-stage matching on real text\n");
     println!(
         "Pairs within r bits of the candidate fingerprint, confirmed when the signature's estimated similarity is ≥ θ; \
