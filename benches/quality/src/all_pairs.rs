@@ -24,7 +24,7 @@ use crate::growth::Rule;
 use crate::probes::{weak_masks, weak_reaches};
 use crate::proto::sign_bits;
 use crate::rare::{shared, RareWords};
-use crate::two_stage::Similarity;
+use crate::two_stage::{Similarity, R_MAX};
 use crate::two_stage_report::{candidate_method, feature_hashes};
 use crate::{load_average, parse_proto, prepare};
 
@@ -241,9 +241,10 @@ fn print_distance_by_similarity(
     similarity: impl Fn(usize, usize) -> f64,
 ) {
     const EDGES: [f64; 6] = [0.50, 0.55, 0.60, 0.70, 0.80, 0.90];
-    let mut counts = [[0usize; EDGES.len() + 1]; 17];
+    let max = R_MAX as usize;
+    let mut counts = vec![[0usize; EDGES.len() + 1]; max + 1];
     for &(a, b) in pairs {
-        let d = (distance(a, b) as usize).min(16);
+        let d = (distance(a, b) as usize).min(max);
         let s = similarity(a, b);
         counts[d][EDGES.iter().filter(|&&e| s >= e).count()] += 1;
     }
@@ -251,8 +252,11 @@ fn print_distance_by_similarity(
         "\n{kind} pairs ({}) by distance and similarity:\n",
         pairs.len()
     );
-    println!("| bits | < 0.50 | 0.50– | 0.55– | 0.60– | 0.70– | 0.80– | ≥ 0.90 |");
-    println!("|---|---|---|---|---|---|---|---|");
+    let columns: Vec<String> = std::iter::once(format!("< {:.2}", EDGES[0]))
+        .chain(EDGES.iter().map(|e| format!("{e:.2}–")))
+        .collect();
+    println!("| bits | {} |", columns.join(" | "));
+    println!("|---|{}", "---|".repeat(columns.len()));
     for (d, row) in counts.iter().enumerate() {
         if row.iter().any(|&c| c > 0) {
             let cells: Vec<String> = row.iter().map(usize::to_string).collect();
