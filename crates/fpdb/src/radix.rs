@@ -9,7 +9,7 @@
 //! scattered in two stable passes of at most 8 bits, the lower half
 //! first: a pass writes to at most 256 places at once, which the caches
 //! and the TLB hold, where one pass over 2^16 buckets wrote each key to
-//! a page of its own (2.4 times the time at 100M keys).
+//! a page of its own (about twice the time at 100M keys).
 
 /// Keys per bucket the scatter aims for.
 const BUCKET_KEYS: usize = 64;
