@@ -352,8 +352,8 @@ pub struct CreateArgs {
     /// the design when --design is auto.
     #[arg(long, value_name = "N", default_value_t = fpdb::Options::default().expected_size)]
     pub expected: u64,
-    /// Permuted tables: auto, MxW (4x16), a table count (10, 16, 20, …),
-    /// split-4-4, widths-40-24, …
+    /// Permuted tables: auto, MxW (4x16), a table count (6, 10, 16, …),
+    /// split-4-4, parts-2-3, widths-40-24, …
     #[arg(long, default_value = "auto")]
     pub design: String,
     /// Target size of one compressed block in bytes (64 to 1048576).

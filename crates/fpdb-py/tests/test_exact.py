@@ -13,7 +13,7 @@ import fpdb
 from conftest import as_dict, brute_force, near, planted, random_fps
 
 
-@pytest.mark.parametrize("design", ["auto", "split-4", "split-5"])
+@pytest.mark.parametrize("design", ["auto", "split-4", "split-5", "parts-2-3"])
 def test_queries_equal_brute_force_after_inserts_and_removes(db_path, rng, design):
     fps = planted(rng, bases=150, copies=4, max_bits=4)
     model = {}

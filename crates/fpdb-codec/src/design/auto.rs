@@ -15,9 +15,9 @@ pub const AUTO_MAX_TABLES: usize = 256;
 pub const AUTO_CANDIDATES_PER_PROBE: f64 = 170.0;
 
 impl TableDesign {
-    /// Every design of one or two evenly split levels with at most
-    /// [`AUTO_MAX_TABLES`] tables, ordered by table count, then by longer
-    /// shortest prefix, then by fewer levels. For `k = 0` it is only the
+    /// Every design of one or two evenly split levels, or of parts, with at
+    /// most [`AUTO_MAX_TABLES`] tables, ordered by table count, then by
+    /// longer shortest prefix, then by fewer levels (parts count two). For `k = 0` it is only the
     /// identity design `split-1` (more blocks would all be chosen anyway).
     pub fn family(k: u32) -> Result<Vec<TableDesign>, DesignError> {
         if k > super::MAX_K {
@@ -51,14 +51,33 @@ impl TableDesign {
                 family.push(design);
             }
         }
+        for parts in 2..=k {
+            for blocks in k / parts + 1..=64 {
+                match TableDesign::parts(k, parts, blocks) {
+                    Ok(design) if design.tables().len() <= AUTO_MAX_TABLES => family.push(design),
+                    _ => break,
+                }
+            }
+        }
+        // Block designs first among equals, so that table-count names keep
+        // meaning what they did before parts; a parts design with the same
+        // tables as a block design (`parts-2-2` is `split-4` at k = 3) is
+        // left out.
         family.sort_by_key(|design| {
             (
                 design.tables().len(),
                 std::cmp::Reverse(design.min_prefix_bits()),
                 level_count(design),
+                matches!(design.shape(), DesignShape::Parts { .. }),
             )
         });
-        Ok(family)
+        let mut distinct: Vec<TableDesign> = Vec::with_capacity(family.len());
+        for design in family {
+            if !distinct.iter().any(|kept| kept.tables() == design.tables()) {
+                distinct.push(design);
+            }
+        }
+        Ok(distinct)
     }
 
     /// Picks a design for about `expected_n` fingerprints: the one with the
@@ -74,9 +93,9 @@ impl TableDesign {
     /// | N | design | tables | p_min | expected candidates / probe |
     /// | --- | --- | --- | --- | --- |
     /// | 2^20 | `split-4` | 4 | 16 | 16 |
-    /// | 2^24 | `split-5` | 10 | 25 | 0.5 |
-    /// | 2^30 | `split-5` | 10 | 25 | 32 |
-    /// | 2^34 | `split-4-4` | 16 | 28 | 64 |
+    /// | 2^24 | `parts-2-3` | 6 | 21 | 8 |
+    /// | 2^30 | `parts-2-4` | 8 | 24 | 64 |
+    /// | 2^34 | `parts-2-7` | 14 | 27 | 128 |
     pub fn auto(k: u32, expected_n: u64) -> Result<TableDesign, DesignError> {
         Self::auto_with_budget(k, expected_n, AUTO_CANDIDATES_PER_PROBE)
     }
@@ -115,6 +134,7 @@ fn level_count(design: &TableDesign) -> usize {
     match design.shape() {
         DesignShape::Levels(levels) => levels.len(),
         DesignShape::Widths(_) => 1,
+        DesignShape::Parts { .. } => 2,
     }
 }
 
@@ -147,7 +167,7 @@ mod tests {
         }
         // Matches the table in the rustdoc of `auto`.
         let names: Vec<_> = rows.iter().map(|(name, _)| name.as_str()).collect();
-        assert_eq!(names, ["split-4", "split-5", "split-5", "split-4-4"]);
+        assert_eq!(names, ["split-4", "parts-2-3", "parts-2-4", "parts-2-7"]);
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! The byte form of a design, stored in a database manifest: a frame
-//! (`crate::format`) of kind `Design`, version 2, around this payload
+//! (`crate::format`) of kind `Design`, version 2 (version 3 for a design of
+//! parts), around this payload
 //! (every multi-byte integer big-endian):
 //!
 //! ```text
 //! offset  size  field
 //! 0       1     k
-//! 1       1     shape kind: 0 = evenly split levels, 1 = explicit widths
+//! 1       1     shape kind: 0 = evenly split levels, 1 = explicit widths,
+//!               2 = parts (2 entries: parts, blocks; version 3 only)
 //! 2       1     n = number of shape entries
 //! 3       n     shape entries (blocks per level, or block widths), u8 each
 //! 3+n     2     t = number of tables
@@ -26,8 +28,13 @@ use crate::error::CodecError;
 use crate::format::{decode_frame, encode_frame, legacy, Kind};
 use crate::permutation::{BitRange, Permutation};
 
-/// Version of the design byte format.
-pub const DESIGN_FORMAT_VERSION: u8 = 2;
+/// Version of the design byte format: 3 for a design of parts (shape
+/// kind 2, which a reader of version 2 does not know), else 2, so that
+/// every design a version-2 reader could open is written as before.
+pub const DESIGN_FORMAT_VERSION: u8 = 3;
+
+/// The version of a design of shape kind 0 or 1.
+const BLOCKS_FORMAT_VERSION: u8 = 2;
 
 const WHAT: &str = Kind::Design.name();
 
@@ -38,9 +45,14 @@ impl TableDesign {
         reason = "every field fits its byte(s) in any built design: k ≤ MAX_K = 7; at most 64 shape entries (levels or widths, checked by from_shape), each ≤ 64; at most MAX_TABLES = 4096 tables; prefixes of ≤ 64 bits in ≤ 64 disjoint ranges"
     )]
     pub fn to_bytes(&self) -> Vec<u8> {
+        let parts;
         let (kind, entries) = match self.shape() {
             DesignShape::Levels(levels) => (0u8, levels),
             DesignShape::Widths(widths) => (1u8, widths),
+            DesignShape::Parts { parts: p, blocks } => {
+                parts = vec![*p, *blocks];
+                (2u8, &parts)
+            }
         };
         let mut out = vec![self.k() as u8, kind, entries.len() as u8];
         out.extend(entries.iter().map(|&entry| entry as u8));
@@ -54,18 +66,43 @@ impl TableDesign {
                 out.push(range.len);
             }
         }
-        encode_frame(Kind::Design, DESIGN_FORMAT_VERSION, &out)
+        let version = if kind == 2 {
+            DESIGN_FORMAT_VERSION
+        } else {
+            BLOCKS_FORMAT_VERSION
+        };
+        encode_frame(Kind::Design, version, &out)
     }
 
     /// Parses [`TableDesign::to_bytes`] output; any damage is a typed error.
     pub fn from_bytes(bytes: &[u8]) -> Result<TableDesign, CodecError> {
-        let (_, payload) = decode_frame(bytes, Kind::Design, &[DESIGN_FORMAT_VERSION])?;
-        Self::from_payload(payload)
+        let (version, payload) = decode_frame(
+            bytes,
+            Kind::Design,
+            &[BLOCKS_FORMAT_VERSION, DESIGN_FORMAT_VERSION],
+        )?;
+        let design = Self::from_payload(payload)?;
+        let parts = matches!(design.shape(), DesignShape::Parts { .. });
+        if parts != (version == DESIGN_FORMAT_VERSION) {
+            return Err(CodecError::corrupt(
+                WHAT,
+                format!(
+                    "version {version} around a design of shape {}",
+                    design.name()
+                ),
+            ));
+        }
+        Ok(design)
     }
 
-    /// Parses a design of database format 1 (version 1, unframed).
+    /// Parses a design of database format 1 (version 1, unframed), which
+    /// had no designs of parts.
     pub fn from_v1_bytes(bytes: &[u8]) -> Result<TableDesign, CodecError> {
-        Self::from_payload(legacy::unframe_v1(bytes, Kind::Design)?)
+        let design = Self::from_payload(legacy::unframe_v1(bytes, Kind::Design)?)?;
+        if matches!(design.shape(), DesignShape::Parts { .. }) {
+            return Err(CodecError::corrupt(WHAT, "a design of parts in format 1"));
+        }
+        Ok(design)
     }
 
     /// The payload both versions share.
@@ -82,10 +119,17 @@ impl TableDesign {
             .iter()
             .map(|&entry| u32::from(entry))
             .collect();
-        let shape = match kind {
-            0 => DesignShape::Levels(entries),
-            1 => DesignShape::Widths(entries),
-            other => {
+        let shape = match (kind, entries.as_slice()) {
+            (0, _) => DesignShape::Levels(entries),
+            (1, _) => DesignShape::Widths(entries),
+            (2, &[parts, blocks]) => DesignShape::Parts { parts, blocks },
+            (2, _) => {
+                return Err(CodecError::corrupt(
+                    WHAT,
+                    format!("a shape of parts with {entry_count} entries, not 2"),
+                ))
+            }
+            (other, _) => {
                 return Err(CodecError::corrupt(
                     WHAT,
                     format!("unknown shape kind {other}"),
@@ -172,10 +216,14 @@ mod tests {
 
     fn payload(design: &TableDesign) -> Vec<u8> {
         let bytes = design.to_bytes();
-        decode_frame(&bytes, Kind::Design, &[DESIGN_FORMAT_VERSION])
-            .unwrap()
-            .1
-            .to_vec()
+        decode_frame(
+            &bytes,
+            Kind::Design,
+            &[BLOCKS_FORMAT_VERSION, DESIGN_FORMAT_VERSION],
+        )
+        .unwrap()
+        .1
+        .to_vec()
     }
 
     #[test]
@@ -185,9 +233,18 @@ mod tests {
                 let bytes = design.to_bytes();
                 assert_eq!(TableDesign::from_bytes(&bytes).unwrap(), design);
                 let v1 = legacy::frame_v1(&payload(&design));
-                assert_eq!(TableDesign::from_v1_bytes(&v1).unwrap(), design);
+                let parts = matches!(design.shape(), DesignShape::Parts { .. });
+                // Written as a reader of version 2 reads them, unless parts.
+                assert_eq!(bytes[5], if parts { 3 } else { 2 }, "{design}");
+                if parts {
+                    assert!(TableDesign::from_v1_bytes(&v1).is_err());
+                } else {
+                    assert_eq!(TableDesign::from_v1_bytes(&v1).unwrap(), design);
+                }
             }
         }
+        let six = TableDesign::parts(3, 2, 3).unwrap();
+        assert_eq!(TableDesign::from_bytes(&six.to_bytes()).unwrap(), six);
         let uneven = TableDesign::split(2, &[30, 20, 14]).unwrap();
         assert_eq!(TableDesign::from_bytes(&uneven.to_bytes()).unwrap(), uneven);
     }
@@ -232,7 +289,7 @@ mod tests {
             TableDesign::from_bytes(&bytes),
             Err(CodecError::Version {
                 what: WHAT,
-                expected: 2,
+                expected: DESIGN_FORMAT_VERSION,
                 got: 9
             })
         );
@@ -240,6 +297,32 @@ mod tests {
         let v1 = legacy::frame_v1(&payload(&design));
         assert!(TableDesign::from_bytes(&v1).is_err());
         assert!(TableDesign::from_v1_bytes(&design.to_bytes()).is_err());
+    }
+
+    #[test]
+    fn a_design_of_parts_needs_its_version_and_two_entries() {
+        let six = TableDesign::parts(3, 2, 3).unwrap();
+        let in_version_2 = encode_frame(Kind::Design, BLOCKS_FORMAT_VERSION, &payload(&six));
+        assert!(matches!(
+            TableDesign::from_bytes(&in_version_2),
+            Err(CodecError::Corrupt { .. })
+        ));
+        let four = TableDesign::levels(3, &[4]).unwrap();
+        let in_version_3 = encode_frame(Kind::Design, DESIGN_FORMAT_VERSION, &payload(&four));
+        assert!(matches!(
+            TableDesign::from_bytes(&in_version_3),
+            Err(CodecError::Corrupt { .. })
+        ));
+        // Kind 2 with three entries (the tables are never reached).
+        let bytes = encode_frame(
+            Kind::Design,
+            DESIGN_FORMAT_VERSION,
+            &[3, 2, 3, 2, 3, 1, 0, 0],
+        );
+        assert!(matches!(
+            TableDesign::from_bytes(&bytes),
+            Err(CodecError::Corrupt { .. })
+        ));
     }
 
     #[test]

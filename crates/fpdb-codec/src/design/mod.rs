@@ -11,6 +11,14 @@
 //! leftovers) and chooses `m₂ - k` of them, which lengthens the prefix at the
 //! cost of multiplying the table count: `tables = Π C(mᵢ, k)`.
 //!
+//! Parts split the errors instead of the agreement: cut the 64 bits into
+//! `P ≤ k` even parts, and some part holds at most `k' = ⌊k / P⌋` of the
+//! differing bits; split each part into `B > k'` blocks and keep one table
+//! per part and choice of `B - k'` blocks (`tables = P × C(B, k')`). At
+//! `k = 3`, `parts-2-B` has `2B` tables with prefixes of `32 (B - 1) / B`
+//! bits: 6 tables of 21-22 bits where the block designs jump from 4 of 16
+//! to 10 of 25-26.
+//!
 //! For `k = 3` the paper's four designs are, by name:
 //!
 //! | name | tables | blocks | prefix bits |
@@ -19,6 +27,13 @@
 //! | `split-5` (alias `10`) | 10 | 13,13,13,13,12 choose 2 | 25–26 |
 //! | `split-4-4` (alias `16`) | 16 | 4×16 choose 1, then 4×12 choose 1 | 28 |
 //! | `split-6` (alias `20`) | 20 | 11,11,11,11,10,10 choose 3 | 31–33 |
+//!
+//! and of parts (below), which the paper does not have:
+//!
+//! | name | tables | blocks | prefix bits |
+//! | --- | --- | --- | --- |
+//! | `parts-2-3` (alias `6`) | 6 | 2 parts of 11,11,10 choose 2 | 21–22 |
+//! | `parts-2-4` (alias `8`) | 8 | 2 parts of 8,8,8,8 choose 3 | 24 |
 //!
 //! See [`TableDesign::auto`] for the rule that picks one from the expected
 //! number of fingerprints.
@@ -117,6 +132,14 @@ pub enum DesignShape {
     Levels(Vec<u32>),
     /// One level with explicit block widths, most significant block first.
     Widths(Vec<u32>),
+    /// `parts` even parts, some part within `⌊k / parts⌋` differing bits,
+    /// each split evenly into `blocks` blocks (see the module docs).
+    Parts {
+        /// Even parts of the 64 bits, `2 ≤ parts ≤ k`.
+        parts: u32,
+        /// Even blocks of each part, more than `⌊k / parts⌋`.
+        blocks: u32,
+    },
 }
 
 /// A set of tables that finds every pair within distance `k`.
@@ -153,11 +176,29 @@ impl TableDesign {
         Self::from_shape(k, DesignShape::Widths(widths.to_vec()))
     }
 
+    /// `parts` even parts of the 64 bits, each split evenly into `blocks`
+    /// blocks: one table per part and choice of `blocks - ⌊k / parts⌋`
+    /// agreeing blocks. `2 ≤ parts ≤ k`, so that a part holds at most
+    /// `⌊k / parts⌋ ≥ 1` differing bits (with none, a block design does
+    /// better); `parts(3, 2, 3)` is 6 tables of 21-22 bits.
+    pub fn parts(k: u32, parts: u32, blocks: u32) -> Result<Self, DesignError> {
+        Self::from_shape(k, DesignShape::Parts { parts, blocks })
+    }
+
     /// Builds the tables of a shape. Explicit widths follow the rule of
     /// [`TableDesign::split`] (positive, adding up to 64).
     pub fn from_shape(k: u32, shape: DesignShape) -> Result<Self, DesignError> {
         if k > MAX_K {
             return Err(DesignError::KTooLarge { k, max: MAX_K });
+        }
+        if let DesignShape::Parts { parts, blocks } = shape {
+            let tables = parts_tables(k, parts, blocks)?;
+            return Ok(TableDesign {
+                k,
+                shape,
+                tables,
+                prefix_errors: radius::PrefixErrors::default(),
+            });
         }
         let counts: Vec<u32> = match &shape {
             DesignShape::Levels(levels) => levels.clone(),
@@ -169,6 +210,7 @@ impl TableDesign {
                     })
                 }
             },
+            DesignShape::Parts { .. } => Vec::new(),
         };
         if counts.is_empty() {
             return Err(DesignError::BadLevel {
@@ -307,6 +349,64 @@ pub(crate) fn binomial(n: u64, r: u64) -> u128 {
     result
 }
 
+/// The tables of [`TableDesign::parts`]: part by part, each choice of
+/// agreeing blocks in [`Subsets`] order, its bits in original order.
+fn parts_tables(k: u32, parts: u32, blocks: u32) -> Result<Vec<Table>, DesignError> {
+    if parts < 2 || parts > k {
+        return Err(DesignError::BadLevel {
+            level: 0,
+            blocks: parts as usize,
+            bits: 64,
+            k,
+        });
+    }
+    let part_errors = k / parts;
+    let part_widths = even_widths(64, parts);
+    let narrowest = part_widths.last().copied().unwrap_or(0);
+    if blocks <= part_errors || blocks > narrowest {
+        return Err(DesignError::BadLevel {
+            level: 1,
+            blocks: blocks as usize,
+            bits: narrowest,
+            k: part_errors,
+        });
+    }
+    let tables =
+        u128::from(parts).saturating_mul(binomial(u64::from(blocks), u64::from(part_errors)));
+    if tables > MAX_TABLES as u128 {
+        return Err(DesignError::TooManyTables {
+            tables,
+            max: MAX_TABLES,
+        });
+    }
+    let mut out = Vec::new();
+    let mut start = 0u8;
+    for width in part_widths {
+        let mut block_bits: Vec<Vec<u8>> = Vec::new();
+        for block_width in even_widths(width, blocks) {
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "the parts' widths add up to 64"
+            )]
+            let end = start + block_width as u8;
+            block_bits.push((start..end).collect());
+            start = end;
+        }
+        for subset in Subsets::new(block_bits.len(), (blocks - part_errors) as usize) {
+            let chosen: Vec<u8> = subset
+                .iter()
+                .filter_map(|&index| block_bits.get(index))
+                .flatten()
+                .copied()
+                .collect();
+            out.push(Table::new(Permutation::moving_to_top(&bits_to_ranges(
+                &chosen,
+            ))?));
+        }
+    }
+    Ok(out)
+}
+
 /// Recursively lists, for every table, the original bits of its prefix in
 /// destination order: level by level, each level's chosen blocks in
 /// original order.
@@ -341,6 +441,11 @@ fn expand_levels(
                 even_widths(bits, blocks)
             }
         },
+        // Built by `parts_tables`, never level by level.
+        DesignShape::Parts { .. } => {
+            out.push(chosen.clone());
+            return Ok(());
+        }
         DesignShape::Widths(widths) => {
             if level > 0 {
                 out.push(chosen.clone());
@@ -477,6 +582,34 @@ mod tests {
             (twenty.min_prefix_bits(), twenty.max_prefix_bits()),
             (31, 33)
         );
+    }
+
+    #[test]
+    fn parts_designs_have_their_table_counts_and_prefixes() {
+        let six = TableDesign::parts(3, 2, 3).unwrap();
+        assert_eq!(six.tables().len(), 6);
+        assert_eq!((six.min_prefix_bits(), six.max_prefix_bits()), (21, 22));
+        // The first part's tables hold only bits of the first half.
+        for (index, table) in six.tables().iter().enumerate() {
+            let half = if index < 3 {
+                0xffff_ffff_0000_0000
+            } else {
+                0xffff_ffff
+            };
+            assert_eq!(table.original_prefix_mask() & !half, 0, "table {index}");
+        }
+        let eight = TableDesign::parts(3, 2, 4).unwrap();
+        assert_eq!((eight.tables().len(), eight.min_prefix_bits()), (8, 24));
+        let k4 = TableDesign::parts(4, 2, 5).unwrap();
+        assert_eq!((k4.tables().len(), k4.min_prefix_bits()), (20, 18));
+        // Parts must leave each at least one error and at most k; blocks
+        // must outnumber a part's errors and fit its bits.
+        for (k, parts, blocks) in [(3, 1, 3), (3, 4, 3), (3, 2, 1), (3, 2, 33), (1, 2, 3)] {
+            assert!(
+                TableDesign::parts(k, parts, blocks).is_err(),
+                "{k} {parts} {blocks}"
+            );
+        }
     }
 
     #[test]

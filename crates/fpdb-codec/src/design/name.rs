@@ -2,6 +2,7 @@
 //!
 //! Grammar, resolved for a given `k`:
 //! - `split-M` or `split-M1-M2-…`: evenly split levels ([`TableDesign::levels`]);
+//! - `parts-P-B`: `P` parts of `B` blocks each ([`TableDesign::parts`]);
 //! - `widths-W1-W2-…`: one level with explicit widths ([`TableDesign::split`]);
 //! - `MxW` with `M × W = 64`, e.g. `4x16`: `M` equal blocks, same as `split-M`;
 //! - a plain number `T`, e.g. `10`, `16`, `20`: the design with exactly `T`
@@ -19,11 +20,16 @@ use super::{DesignShape, TableDesign};
 use crate::error::DesignError;
 
 impl TableDesign {
-    /// The canonical name, e.g. `split-4-4` or `widths-40-24`.
+    /// The canonical name, e.g. `split-4-4`, `parts-2-3` or `widths-40-24`.
     pub fn name(&self) -> String {
+        let parts;
         let (kind, numbers) = match self.shape() {
             DesignShape::Levels(levels) => ("split", levels),
             DesignShape::Widths(widths) => ("widths", widths),
+            DesignShape::Parts { parts: p, blocks } => {
+                parts = vec![*p, *blocks];
+                ("parts", &parts)
+            }
         };
         let mut name = kind.to_owned();
         for number in numbers {
@@ -44,6 +50,12 @@ impl TableDesign {
         if let Some(rest) = trimmed.strip_prefix("split-") {
             let levels = parse_numbers(rest).ok_or_else(|| unknown(GRAMMAR.to_owned()))?;
             return TableDesign::levels(k, &levels);
+        }
+        if let Some(rest) = trimmed.strip_prefix("parts-") {
+            return match parse_numbers(rest).as_deref() {
+                Some(&[parts, blocks]) => TableDesign::parts(k, parts, blocks),
+                _ => Err(unknown(GRAMMAR.to_owned())),
+            };
         }
         if let Some(rest) = trimmed.strip_prefix("widths-") {
             let widths = parse_numbers(rest).ok_or_else(|| unknown(GRAMMAR.to_owned()))?;
@@ -85,7 +97,7 @@ impl TableDesign {
 }
 
 const GRAMMAR: &str =
-    "expected auto, split-M[-M2], widths-W1-W2-…, MxW (M×W = 64) or a table count";
+    "expected auto, split-M[-M2], parts-P-B, widths-W1-W2-…, MxW (M×W = 64) or a table count";
 
 fn parse_numbers(text: &str) -> Option<Vec<u32>> {
     text.split('-')
@@ -144,6 +156,7 @@ impl FromStr for DesignChoice {
             return Ok(DesignChoice::Auto);
         }
         let syntactic = text.starts_with("split-")
+            || text.starts_with("parts-")
             || text.starts_with("widths-")
             || text.split_once('x').is_some()
             || text.parse::<usize>().is_ok();
@@ -181,6 +194,9 @@ mod tests {
         assert_eq!(by("16"), TableDesign::levels(3, &[4, 4]).unwrap());
         assert_eq!(by("20"), TableDesign::levels(3, &[6]).unwrap());
         assert_eq!(by("split-4-4").tables().len(), 16);
+        assert_eq!(by("6"), TableDesign::parts(3, 2, 3).unwrap());
+        assert_eq!(by("parts-2-3").name(), "parts-2-3");
+        assert_eq!(by("8"), TableDesign::parts(3, 2, 4).unwrap());
     }
 
     #[test]
@@ -209,6 +225,9 @@ mod tests {
             "widths-10",
             "banana",
             "4x",
+            "parts-2",
+            "parts-2-3-4",
+            "parts-1-3",
         ] {
             assert!(TableDesign::from_name(3, bad).is_err(), "{bad:?}");
         }

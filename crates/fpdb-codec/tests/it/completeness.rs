@@ -231,7 +231,9 @@ fn one_level_designs_choose_every_block_subset_once() {
                     let m = levels[0];
                     (0..m).map(|i| 64 / m + u32::from(i < 64 % m)).collect()
                 }
-                fpdb_codec::DesignShape::Levels(_) => continue,
+                fpdb_codec::DesignShape::Levels(_) | fpdb_codec::DesignShape::Parts { .. } => {
+                    continue
+                }
             };
             let mut block_masks = Vec::new();
             let mut start = 0;

@@ -173,6 +173,7 @@ fn db_near_pairs_equal_brute_force_in_blocks_delta_and_after_removes() {
         (2, 3, DesignChoice::Named("split-4-4".into())),
         (3, 2, DesignChoice::Named("split-3".into())),
         (4, 5, DesignChoice::Auto),
+        (5, 3, DesignChoice::Named("parts-2-3".into())),
     ];
     for (seed, k, design) in cases {
         let dir = tempfile::tempdir().unwrap();
