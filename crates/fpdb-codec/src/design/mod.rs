@@ -191,49 +191,11 @@ impl TableDesign {
         if k > MAX_K {
             return Err(DesignError::KTooLarge { k, max: MAX_K });
         }
-        if let DesignShape::Parts { parts, blocks } = shape {
-            let tables = parts_tables(k, parts, blocks)?;
-            return Ok(TableDesign {
-                k,
-                shape,
-                tables,
-                prefix_errors: radius::PrefixErrors::default(),
-            });
-        }
-        let counts: Vec<u32> = match &shape {
-            DesignShape::Levels(levels) => levels.clone(),
-            DesignShape::Widths(widths) => match valid_width_count(widths) {
-                Some(blocks) => vec![blocks],
-                None => {
-                    return Err(DesignError::BadWidths {
-                        widths: widths.clone(),
-                    })
-                }
-            },
-            DesignShape::Parts { .. } => Vec::new(),
+        let tables = match &shape {
+            DesignShape::Parts { parts, blocks } => parts_tables(k, *parts, *blocks)?,
+            DesignShape::Levels(levels) => block_tables(k, BlockShape::Levels(levels))?,
+            DesignShape::Widths(widths) => block_tables(k, BlockShape::Widths(widths))?,
         };
-        if counts.is_empty() {
-            return Err(DesignError::BadLevel {
-                level: 0,
-                blocks: 0,
-                bits: 64,
-                k,
-            });
-        }
-        let tables = table_count(&counts, k);
-        if tables > MAX_TABLES as u128 {
-            return Err(DesignError::TooManyTables {
-                tables,
-                max: MAX_TABLES,
-            });
-        }
-        let all_bits: Vec<u8> = (0..64).collect();
-        let mut chosen_lists = Vec::new();
-        expand_levels(k, &shape, 0, &all_bits, &mut Vec::new(), &mut chosen_lists)?;
-        let tables = chosen_lists
-            .iter()
-            .map(|chosen| Permutation::moving_to_top(&bits_to_ranges(chosen)).map(Table::new))
-            .collect::<Result<Vec<_>, _>>()?;
         Ok(TableDesign {
             k,
             shape,
@@ -407,19 +369,65 @@ fn parts_tables(k: u32, parts: u32, blocks: u32) -> Result<Vec<Table>, DesignErr
     Ok(out)
 }
 
+/// The shapes whose tables are chosen block by block: levels of even
+/// blocks, or one level of explicit widths.
+#[derive(Clone, Copy)]
+enum BlockShape<'a> {
+    Levels(&'a [u32]),
+    Widths(&'a [u32]),
+}
+
+/// The tables of a block shape: every choice of agreeing blocks, level by
+/// level.
+fn block_tables(k: u32, shape: BlockShape<'_>) -> Result<Vec<Table>, DesignError> {
+    let counts: Vec<u32> = match shape {
+        BlockShape::Levels(levels) => levels.to_vec(),
+        BlockShape::Widths(widths) => match valid_width_count(widths) {
+            Some(blocks) => vec![blocks],
+            None => {
+                return Err(DesignError::BadWidths {
+                    widths: widths.to_vec(),
+                })
+            }
+        },
+    };
+    if counts.is_empty() {
+        return Err(DesignError::BadLevel {
+            level: 0,
+            blocks: 0,
+            bits: 64,
+            k,
+        });
+    }
+    let tables = table_count(&counts, k);
+    if tables > MAX_TABLES as u128 {
+        return Err(DesignError::TooManyTables {
+            tables,
+            max: MAX_TABLES,
+        });
+    }
+    let all_bits: Vec<u8> = (0..64).collect();
+    let mut chosen_lists = Vec::new();
+    expand_levels(k, shape, 0, &all_bits, &mut Vec::new(), &mut chosen_lists)?;
+    chosen_lists
+        .iter()
+        .map(|chosen| Permutation::moving_to_top(&bits_to_ranges(chosen)).map(Table::new))
+        .collect()
+}
+
 /// Recursively lists, for every table, the original bits of its prefix in
 /// destination order: level by level, each level's chosen blocks in
 /// original order.
 fn expand_levels(
     k: u32,
-    shape: &DesignShape,
+    shape: BlockShape<'_>,
     level: usize,
     remaining: &[u8],
     chosen: &mut Vec<u8>,
     out: &mut Vec<Vec<u8>>,
 ) -> Result<(), DesignError> {
     let widths = match shape {
-        DesignShape::Levels(levels) => match levels.get(level) {
+        BlockShape::Levels(levels) => match levels.get(level) {
             None => {
                 out.push(chosen.clone());
                 return Ok(());
@@ -441,12 +449,7 @@ fn expand_levels(
                 even_widths(bits, blocks)
             }
         },
-        // Built by `parts_tables`, never level by level.
-        DesignShape::Parts { .. } => {
-            out.push(chosen.clone());
-            return Ok(());
-        }
-        DesignShape::Widths(widths) => {
+        BlockShape::Widths(widths) => {
             if level > 0 {
                 out.push(chosen.clone());
                 return Ok(());
@@ -459,7 +462,7 @@ fn expand_levels(
                     k,
                 });
             }
-            widths.clone()
+            widths.to_vec()
         }
     };
     let mut blocks: Vec<&[u8]> = Vec::with_capacity(widths.len());
