@@ -5,7 +5,8 @@
 //! shows a few pairs side by side. The pairs are checked against the
 //! near-duplicates planted when the corpus was made, and against comparing
 //! every pair directly (brute force), which the database must agree with.
-//! Then web pages: one article under two site templates and charsets.
+//! Then the same corpus in two stages (`demo_two_stages`), and web pages:
+//! one article under two site templates and charsets.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -51,10 +52,20 @@ pub fn run(args: DemoArgs) -> Result<()> {
     timings.query = started.elapsed();
     let found = found_pairs(&documents, &answers);
     show_pairs(&db, &documents, &found, (args.k, args.show))?;
-    show_planted(&corpus, &found)?;
+    // The near-duplicates planted when the corpus was made, when
+    // `corpus-truth.tsv` is beside it.
+    let planted = read_truth(&corpus.with_file_name("corpus-truth.tsv")).unwrap_or_default();
+    show_planted(&planted, &found)?;
     check_brute_force(&fingerprints, args.k, found.len())?;
     show_database(&db)?;
     timings.show(documents.len() as u64, text_bytes, args.k)?;
+    outln!("");
+    let texts: Vec<(&str, &str)> = documents
+        .iter()
+        .map(|d| (d.id.as_str(), d.text.as_str()))
+        .collect();
+    let one_stage: HashSet<(&str, &str)> = found.keys().copied().collect();
+    super::demo_two_stages::show(dir.path(), &texts, &planted, &one_stage)?;
     // Pages beside the corpus (data/golden/html), when they are there.
     if let Some(golden) = corpus.parent().map(|data| data.join("golden")) {
         if golden.join("html").is_dir() {
@@ -222,14 +233,14 @@ fn show_pairs(
     Ok(())
 }
 
-/// How many of the near-duplicates planted when the corpus was made
-/// (`corpus-truth.tsv` beside it, when it is there) were found.
-fn show_planted(corpus: &Path, found: &BTreeMap<(&str, &str), u32>) -> Result<()> {
-    let Ok(truth) = read_truth(&corpus.with_file_name("corpus-truth.tsv")) else {
+/// How many of the near-duplicates planted when the corpus was made were
+/// found.
+fn show_planted(planted: &[Planted], found: &BTreeMap<(&str, &str), u32>) -> Result<()> {
+    if planted.is_empty() {
         return Ok(());
-    };
+    }
     let found: HashSet<(&str, &str)> = found.keys().copied().collect();
-    let planted: HashSet<(&str, &str)> = truth.iter().map(|(a, b)| ordered(a, b)).collect();
+    let planted: HashSet<(&str, &str)> = planted.iter().map(Planted::pair).collect();
     let hits = planted.intersection(&found).count();
     let other = found.len() - hits;
     outln!(
@@ -316,7 +327,23 @@ impl Pair<'_> {
     }
 }
 
-fn ordered<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
+/// A near-duplicate planted when the corpus was made: the original, its
+/// copy and the edit that made it.
+#[derive(Debug)]
+pub(super) struct Planted {
+    pub a: String,
+    pub b: String,
+    pub edit: String,
+}
+
+impl Planted {
+    /// The two ids in byte order, as pairs are kept.
+    pub fn pair(&self) -> (&str, &str) {
+        ordered(&self.a, &self.b)
+    }
+}
+
+pub(super) fn ordered<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
     if a <= b {
         (a, b)
     } else {
@@ -324,14 +351,19 @@ fn ordered<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
     }
 }
 
-fn read_truth(path: &Path) -> Result<Vec<(String, String)>> {
+/// The planted pairs of `corpus-truth.tsv`: original, copy, edit.
+fn read_truth(path: &Path) -> Result<Vec<Planted>> {
     let text = std::fs::read_to_string(path)?;
     Ok(text
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .filter_map(|l| {
             let mut fields = l.split('\t');
-            Some((fields.next()?.to_string(), fields.next()?.to_string()))
+            Some(Planted {
+                a: fields.next()?.to_string(),
+                b: fields.next()?.to_string(),
+                edit: fields.next().unwrap_or("").to_string(),
+            })
         })
         .collect())
 }
