@@ -73,11 +73,13 @@ pub fn show(
     }
     show_found(documents, planted, one_stage, &found)?;
     check_brute_force(&ids, &signed, &rule, &found)?;
-    outln!(
-        "  query: {:.1} µs per document (a batch of {}, both stages)",
-        elapsed.as_secs_f64() * 1e6 / signed.len().max(1) as f64,
-        signed.len()
-    );
+    if !signed.is_empty() {
+        outln!(
+            "  query: {:.1} µs per document (a batch of {}, both stages)",
+            elapsed.as_secs_f64() * 1e6 / signed.len() as f64,
+            signed.len()
+        );
+    }
     Ok(())
 }
 
