@@ -214,6 +214,13 @@ pub enum Command {
     Serve(ServeArgs),
     /// Load the bundled sample corpus into a temporary database and show
     /// its near-duplicates.
+    ///
+    /// First within --k bits (the paper's single comparison), then in two
+    /// stages as `fpdb dedup` matches by default (weights learned from the
+    /// corpus, candidates confirmed by signatures); each answer is counted
+    /// against the copies planted in the corpus, edit by edit, and checked
+    /// against its rule applied to every pair. Then one article under two
+    /// site templates and charsets.
     #[command(after_help = "Example:\n  fpdb demo --k 3 --show 5")]
     Demo(DemoArgs),
     /// Choose settings on a sample of your own documents.
@@ -774,7 +781,7 @@ pub struct DemoArgs {
     /// The corpus (JSON Lines with id and text) [default: data/corpus.jsonl].
     #[arg(long)]
     pub corpus: Option<PathBuf>,
-    /// Largest Hamming distance of a near-duplicate.
+    /// Largest Hamming distance of a near-duplicate in the single comparison.
     #[arg(long, default_value_t = 3)]
     pub k: u32,
     /// How many pairs to show side by side.
