@@ -134,7 +134,7 @@ fn reference_bytes(layout: SignatureLayout, features: &[u64]) -> Vec<u8> {
 fn bytes_follow_the_written_definition() {
     let mut rng = SplitMix(7);
     for layout in golden_layouts() {
-        for len in [1usize, 2, 3, 50, 400] {
+        for len in [1usize, 2, 3, 4, 5, 6, 7, 8, 9, 50, 400] {
             let features: Vec<u64> = (0..len).map(|_| rng.next()).collect();
             let signature = Signature::from_feature_hashes(layout, &features).unwrap();
             assert_eq!(
