@@ -1,9 +1,12 @@
-//! The confirming signature's cost: each slot's minimum hash over a
-//! text's shingles (`slot_minima`, 64 slots under the recommended
+//! What signing a text costs beyond its fingerprint: each slot's minimum
+//! hash over its shingles (`slot_minima`, 64 slots under the recommended
 //! layout), against the same minima computed slot hash by slot hash
 //! (`slot_hash` of every shingle, the definition the library's loop
 //! must equal), over the shingles of an article of about 1,300 Chinese
-//! characters (700 word features).
+//! characters (700 word features); and the share of digits that decides
+//! whether numbers are among its features (`digit_permille`), against
+//! the standard library's character classes, over the articles of
+//! data/text.
 //!
 //! ```text
 //! cargo bench -p fpdb-benches --bench signature
@@ -17,8 +20,9 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use fpdb_benches::articles::{article_paragraphs, default_articles_dir};
 use fpdb_benches::rng::Rng;
-use fpdb_simhash::{shingle_hash, slot_hash, slot_minima, SignatureLayout};
+use fpdb_simhash::{digit_permille, shingle_hash, slot_hash, slot_minima, SignatureLayout};
 
 /// Word features of an article of about 1,300 Chinese characters.
 const FEATURES: usize = 700;
@@ -36,6 +40,21 @@ fn by_definition(layout: SignatureLayout, features: &[u64]) -> Vec<u64> {
     minima
 }
 
+/// Digits per thousand letters and digits, by the standard library's
+/// character classes.
+fn permille_by_std(text: &str) -> u16 {
+    let (mut digits, mut alphanumeric) = (0u64, 0u64);
+    for c in text.chars() {
+        if c.is_numeric() {
+            digits += 1;
+            alphanumeric += 1;
+        } else if c.is_alphanumeric() {
+            alphanumeric += 1;
+        }
+    }
+    u16::try_from((digits * 1000).checked_div(alphanumeric).unwrap_or(0)).unwrap()
+}
+
 fn signature(c: &mut Criterion) {
     let mut rng = Rng::new(5);
     let features: Vec<u64> = (0..FEATURES).map(|_| rng.next_u64()).collect();
@@ -51,6 +70,31 @@ fn signature(c: &mut Criterion) {
     });
     group.bench_function("slot_minima", |b| {
         b.iter(|| slot_minima(layout, black_box(&features)).unwrap());
+    });
+    group.finish();
+
+    let texts = article_paragraphs(&default_articles_dir(), 50, 2000).unwrap();
+    for text in &texts {
+        assert_eq!(digit_permille(text), permille_by_std(text));
+    }
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let mut group = c.benchmark_group("digit_permille_data_text");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function("by_std", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| u64::from(permille_by_std(black_box(t))))
+                .sum::<u64>()
+        });
+    });
+    group.bench_function("digit_permille", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| u64::from(digit_permille(black_box(t))))
+                .sum::<u64>()
+        });
     });
     group.finish();
 }

@@ -12,11 +12,13 @@
 pub fn digit_permille(text: &str) -> u16 {
     let (mut digits, mut alphanumeric) = (0u64, 0u64);
     for c in text.chars() {
-        if c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric()) {
-            digits += 1;
-            alphanumeric += 1;
-        } else if c.is_alphanumeric() {
-            alphanumeric += 1;
+        match class(c) {
+            Class::Digit => {
+                digits += 1;
+                alphanumeric += 1;
+            }
+            Class::Letter => alphanumeric += 1,
+            Class::Other => {}
         }
     }
     if alphanumeric == 0 {
@@ -24,6 +26,45 @@ pub fn digit_permille(text: &str) -> u16 {
     }
     // At most 1000.
     u16::try_from(digits * 1000 / alphanumeric).unwrap_or(1000)
+}
+
+/// What [`digit_permille`] counts a character as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// Numeric (`char::is_numeric`).
+    Digit,
+    /// Alphabetic and not numeric.
+    Letter,
+    /// Neither.
+    Other,
+}
+
+/// The CJK Unified Ideographs and their Extension A: every one is a
+/// letter (tested against the standard library), and they are most of a
+/// Chinese text, for which the library's lookups search its tables.
+const IDEOGRAPHS: [std::ops::RangeInclusive<char>; 2] =
+    ['\u{4E00}'..='\u{9FFF}', '\u{3400}'..='\u{4DBF}'];
+
+fn class(c: char) -> Class {
+    if c.is_ascii() {
+        return if c.is_ascii_digit() {
+            Class::Digit
+        } else if c.is_ascii_alphabetic() {
+            Class::Letter
+        } else {
+            Class::Other
+        };
+    }
+    if IDEOGRAPHS.iter().any(|range| range.contains(&c)) {
+        return Class::Letter;
+    }
+    if c.is_numeric() {
+        Class::Digit
+    } else if c.is_alphabetic() {
+        Class::Letter
+    } else {
+        Class::Other
+    }
 }
 
 #[cfg(test)]
@@ -43,5 +84,21 @@ mod tests {
             500,
             "full-width digits are digits"
         );
+    }
+
+    /// The classes as the standard library gives them, for every
+    /// character: what the fast paths must equal.
+    #[test]
+    fn classes_equal_the_standard_library_for_every_character() {
+        for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            let want = if c.is_numeric() {
+                Class::Digit
+            } else if c.is_alphanumeric() {
+                Class::Letter
+            } else {
+                Class::Other
+            };
+            assert_eq!(class(c), want, "U+{:04X}", u32::from(c));
+        }
     }
 }
