@@ -6,7 +6,9 @@
 //! characters (700 word features); and the share of digits that decides
 //! whether numbers are among its features (`digit_permille`), against
 //! the standard library's character classes, over the articles of
-//! data/text.
+//! data/text. And the fingerprint under learned weights, made from the
+//! same features (`LearnedIdf::fingerprint`), against its per-bit sums
+//! written out.
 //!
 //! ```text
 //! cargo bench -p fpdb-benches --bench signature
@@ -22,7 +24,9 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fpdb_benches::articles::{article_paragraphs, default_articles_dir};
 use fpdb_benches::rng::Rng;
-use fpdb_simhash::{digit_permille, shingle_hash, slot_hash, slot_minima, SignatureLayout};
+use fpdb_simhash::{
+    digit_permille, shingle_hash, slot_hash, slot_minima, Fingerprint, LearnedIdf, SignatureLayout,
+};
 
 /// Word features of an article of about 1,300 Chinese characters.
 const FEATURES: usize = 700;
@@ -55,6 +59,24 @@ fn permille_by_std(text: &str) -> u16 {
     u16::try_from((digits * 1000).checked_div(alphanumeric).unwrap_or(0)).unwrap()
 }
 
+/// The fingerprint under learned weights as the library summed them
+/// before: per bit, the weight of the features that set it (a 64-bit
+/// multiply by 0 or 1), against the total.
+fn learned_by_definition(idf: &LearnedIdf, features: &[u64]) -> Fingerprint {
+    let (mut set, mut total) = ([0i64; 64], 0i64);
+    for &hash in features {
+        let weight = i64::from(idf.weight(hash));
+        for (bit, sum) in set.iter_mut().enumerate() {
+            let is_set = i64::from(((hash >> (63 - bit)) & 1) == 1);
+            *sum += is_set * weight;
+        }
+        total += weight;
+    }
+    Fingerprint(set.iter().fold(0, |value, &sum| {
+        (value << 1) | u64::from(2 * sum - total > 0)
+    }))
+}
+
 fn signature(c: &mut Criterion) {
     let mut rng = Rng::new(5);
     let features: Vec<u64> = (0..FEATURES).map(|_| rng.next_u64()).collect();
@@ -70,6 +92,31 @@ fn signature(c: &mut Criterion) {
     });
     group.bench_function("slot_minima", |b| {
         b.iter(|| slot_minima(layout, black_box(&features)).unwrap());
+    });
+    group.finish();
+
+    // A crawl of 2,000 documents drawn from a vocabulary of 20,000
+    // words, the features' own among them, so that most have weights.
+    let vocabulary: Vec<u64> = (0..20_000).map(|_| rng.next_u64()).collect();
+    let crawl: Vec<Vec<u64>> = (0..2_000)
+        .map(|_| {
+            (0..300)
+                .map(|_| vocabulary[rng.below(vocabulary.len())])
+                .collect()
+        })
+        .collect();
+    let idf = LearnedIdf::learn(crawl.iter().map(Vec::as_slice));
+    let words: Vec<u64> = (0..FEATURES)
+        .map(|_| vocabulary[rng.below(vocabulary.len())])
+        .collect();
+    assert_eq!(idf.fingerprint(&words), learned_by_definition(&idf, &words));
+    let mut group = c.benchmark_group(format!("learned_fingerprint_{FEATURES}_features"));
+    group.throughput(Throughput::Elements(FEATURES as u64));
+    group.bench_function("by_definition", |b| {
+        b.iter(|| learned_by_definition(&idf, black_box(&words)));
+    });
+    group.bench_function("learned_fingerprint", |b| {
+        b.iter(|| idf.fingerprint(black_box(&words)));
     });
     group.finish();
 

@@ -27,19 +27,48 @@ const SPREAD: [u64; 256] = {
 /// Byte lanes overflow after 255 additions, so they are emptied by then.
 const LANE_CAPACITY: u32 = 255;
 
+/// `MASKS[b][i]` is all ones when bit i of `b` (most significant first) is
+/// set, else 0: a weight masked by it is what that bit gains.
+#[expect(
+    clippy::indexing_slicing,
+    reason = "b < 256 and i < 8 index their tables"
+)]
+const MASKS: [[u32; 8]; 256] = {
+    let mut table = [[0u32; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if (b >> (7 - i)) & 1 == 1 {
+                table[b][i] = u32::MAX;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
 /// Per-bit sums of signed feature weights.
 ///
 /// Stored as "weight of features with the bit set" plus one running total,
 /// so the signed sum is `2 * set - total`. Unit weights (term counts) take
 /// a fast path that counts eight bits per table lookup in byte lanes and
-/// empties the lanes into `set` every 255 features; it is tested to agree
-/// with the general path.
+/// empties the lanes into `set` every 255 features. Weights that fit 32
+/// bits (learned weights, at most 97,665) add into 32-bit sums through
+/// bit masks, without a branch or a 64-bit multiply per bit, and are
+/// emptied into `set` before the sums could overflow. Both are tested to
+/// agree with the general path.
 #[derive(Debug, Clone)]
 pub(crate) struct BitVotes {
     set: [i64; 64],
     total: i64,
     lanes: [u64; 8],
     in_lanes: u32,
+    narrow: [u32; 64],
+    /// The weight added to `narrow` since it was last emptied: no sum there
+    /// is larger.
+    in_narrow: u64,
 }
 
 impl Default for BitVotes {
@@ -49,6 +78,8 @@ impl Default for BitVotes {
             total: 0,
             lanes: [0; 8],
             in_lanes: 0,
+            narrow: [0; 64],
+            in_narrow: 0,
         }
     }
 }
@@ -60,6 +91,14 @@ impl BitVotes {
         if weight == 1 {
             return self.add_one(hash);
         }
+        match u32::try_from(weight) {
+            Ok(narrow) => self.add_narrow(hash, narrow),
+            Err(_) => self.add_wide(hash, weight),
+        }
+    }
+
+    /// Adds a feature of any weight, bit by bit.
+    fn add_wide(&mut self, hash: u64, weight: i64) {
         for (bit, sum) in self.set.iter_mut().enumerate() {
             // Bit 0 of the array is the most significant bit of the hash.
             let is_set = i64::from(((hash >> (63 - bit)) & 1) == 1);
@@ -82,6 +121,34 @@ impl BitVotes {
         }
     }
 
+    /// Adds a feature whose weight fits 32 bits.
+    #[inline]
+    #[expect(clippy::indexing_slicing, reason = "a u8 indexes a 256-entry table")]
+    fn add_narrow(&mut self, hash: u64, weight: u32) {
+        if self.in_narrow + u64::from(weight) > u64::from(u32::MAX) {
+            self.empty_narrow();
+        }
+        for (byte, sums) in hash
+            .to_be_bytes()
+            .iter()
+            .zip(self.narrow.chunks_exact_mut(8))
+        {
+            for (sum, mask) in sums.iter_mut().zip(&MASKS[usize::from(*byte)]) {
+                *sum += weight & mask;
+            }
+        }
+        self.in_narrow += u64::from(weight);
+        self.total += i64::from(weight);
+    }
+
+    fn empty_narrow(&mut self) {
+        for (sum, narrow) in self.set.iter_mut().zip(&mut self.narrow) {
+            *sum += i64::from(*narrow);
+            *narrow = 0;
+        }
+        self.in_narrow = 0;
+    }
+
     fn empty_lanes(&mut self) {
         for (lane, sums) in self.lanes.iter_mut().zip(self.set.chunks_exact_mut(8)) {
             for (count, sum) in lane.to_be_bytes().iter().zip(sums) {
@@ -97,6 +164,7 @@ impl BitVotes {
     /// text has the fingerprint 0.
     pub(crate) fn fingerprint(&mut self) -> Fingerprint {
         self.empty_lanes();
+        self.empty_narrow();
         let mut value = 0u64;
         for sum in self.set {
             let signed = 2 * sum - self.total;
@@ -172,6 +240,51 @@ mod tests {
         assert_eq!(votes.fingerprint(), Fingerprint(u64::MAX));
         votes.add(0, 1);
         assert_eq!(votes.fingerprint(), Fingerprint(0), "a tie is a 0 bit");
+    }
+
+    #[test]
+    fn narrow_weights_agree_with_the_definition() {
+        let mut state = 0x0fed_cba9_8765_4321u64;
+        // Learned weights (up to 97,665), weights that empty the 32-bit
+        // sums every few features, and weights past 32 bits, mixed.
+        for (count, most) in [
+            (1usize, 97_665u64),
+            (1000, 97_665),
+            (50_000, 97_665),
+            (300, 1 << 31),
+            (300, 1 << 40),
+        ] {
+            let mut features = Vec::with_capacity(count);
+            let mut votes = BitVotes::default();
+            for i in 0..count {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let hash = state ^ (state >> 17) | 0x8000_0000_0000_0001;
+                let weight = if i % 5 == 0 {
+                    1
+                } else {
+                    1 + (state >> 7) % most
+                };
+                let weight = i64::try_from(weight).unwrap();
+                features.push((hash, weight));
+                votes.add(hash, weight);
+            }
+            let mut wide = BitVotes::default();
+            for &(hash, weight) in &features {
+                wide.add_wide(hash, weight);
+            }
+            assert_eq!(
+                votes.fingerprint(),
+                reference(&features),
+                "{count} features"
+            );
+            assert_eq!(
+                votes.clone().fingerprint_and_weak_bits(5),
+                wide.fingerprint_and_weak_bits(5),
+                "{count} features, weak bits"
+            );
+        }
     }
 
     #[test]
