@@ -59,6 +59,12 @@ pub struct LearnedIdf {
     /// Sorted, without repeats; each with a weight in `weights`.
     hashes: Vec<u64>,
     weights: Vec<u32>,
+    /// Where in `hashes` each run of hashes sharing their top bits starts
+    /// (one more at the end): feature hashes are evenly spread, so a
+    /// lookup searches a run of one or two instead of the whole table.
+    starts: Vec<u32>,
+    /// 64 less the top bits a run shares.
+    shift: u32,
 }
 
 impl LearnedIdf {
@@ -81,10 +87,36 @@ impl LearnedIdf {
             .filter(|&(_, weight)| weight > 0)
             .collect();
         entries.sort_unstable();
+        LearnedIdf::of_sorted(count, &entries)
+    }
+
+    /// The table of `entries`, sorted by hash without repeats.
+    fn of_sorted(documents: u64, entries: &[(u64, u32)]) -> Self {
+        let hashes: Vec<u64> = entries.iter().map(|e| e.0).collect();
+        // About one hash a run; at most 2^24 runs (64 MiB of starts).
+        let bits = hashes.len().max(1).ilog2().min(24);
+        let shift = 64 - bits;
+        let mut starts = vec![0u32; (1usize << bits) + 1];
+        for &hash in &hashes {
+            if let Some(count) = usize::try_from(run_of(hash, shift))
+                .ok()
+                .and_then(|run| starts.get_mut(run + 1))
+            {
+                *count += 1;
+            }
+        }
+        for i in 1..starts.len() {
+            let before = starts.get(i - 1).copied().unwrap_or(0);
+            if let Some(start) = starts.get_mut(i) {
+                *start += before;
+            }
+        }
         LearnedIdf {
-            documents: count,
-            hashes: entries.iter().map(|e| e.0).collect(),
+            documents,
+            hashes,
             weights: entries.iter().map(|e| e.1).collect(),
+            starts,
+            shift,
         }
     }
 
@@ -107,11 +139,7 @@ impl LearnedIdf {
         if let Some(i) = entries.iter().position(|&(_, weight)| weight == 0) {
             return Err(LearnedIdfError::ZeroWeight(i));
         }
-        Ok(LearnedIdf {
-            documents,
-            hashes: entries.iter().map(|e| e.0).collect(),
-            weights: entries.iter().map(|e| e.1).collect(),
-        })
+        Ok(LearnedIdf::of_sorted(documents, entries))
     }
 
     /// Bytes of one entry of the stored form ([`LearnedIdf::to_bytes`]):
@@ -176,10 +204,17 @@ impl LearnedIdf {
     /// The weight of the feature with hash `hash`; 0 if it was never seen
     /// or is in every document.
     pub fn weight(&self, hash: u64) -> u32 {
+        let run = usize::try_from(run_of(hash, self.shift)).unwrap_or(usize::MAX);
+        let (Some(&start), Some(&end)) =
+            (self.starts.get(run), self.starts.get(run.wrapping_add(1)))
+        else {
+            return 0;
+        };
+        let (start, end) = (start as usize, end as usize);
         self.hashes
-            .binary_search(&hash)
-            .ok()
-            .and_then(|i| self.weights.get(i).copied())
+            .get(start..end)
+            .and_then(|run| run.binary_search(&hash).ok())
+            .and_then(|i| self.weights.get(start + i).copied())
             .unwrap_or(0)
     }
 
@@ -233,6 +268,11 @@ impl LearnedIdf {
     }
 }
 
+/// The run of hashes sharing `hash`'s top `64 - shift` bits.
+fn run_of(hash: u64, shift: u32) -> u64 {
+    hash.checked_shr(shift).unwrap_or(0)
+}
+
 /// round(SCALE × min(ln(documents / df), MAX_IDF)³): at most 97,665.
 #[expect(
     clippy::cast_possible_truncation,
@@ -260,6 +300,54 @@ impl fmt::Debug for LearnedIdf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weights_are_found_by_run_as_by_searching_the_whole_table() {
+        let mut state = 0x5151_0000_7777_3333u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state ^ (state >> 29)
+        };
+        for len in [0usize, 1, 2, 3, 5, 1000, 4096] {
+            // Evenly spread hashes, then the same count crowded into one
+            // run and at both ends of the range.
+            let spread: Vec<u64> = (0..len).map(|_| next()).collect();
+            let crowded: Vec<u64> = (0..len as u64).map(|i| 0x4000_0000_0000_0000 + i).collect();
+            let ends: Vec<u64> = (0..len as u64)
+                .map(|i| if i % 2 == 0 { i } else { u64::MAX - i })
+                .collect();
+            for mut hashes in [spread, crowded, ends] {
+                hashes.sort_unstable();
+                hashes.dedup();
+                let entries: Vec<(u64, u32)> =
+                    (1u32..).zip(&hashes).map(|(w, &h)| (h, w)).collect();
+                let idf = LearnedIdf::from_entries(9, &entries).unwrap();
+                for &(hash, weight) in &entries {
+                    assert_eq!(idf.weight(hash), weight, "{len}: {hash:x}");
+                }
+                for _ in 0..2000 {
+                    let probe = next();
+                    let want = entries
+                        .binary_search_by_key(&probe, |e| e.0)
+                        .map_or(0, |i| entries[i].1);
+                    assert_eq!(idf.weight(probe), want);
+                }
+                assert_eq!(
+                    idf.weight(0),
+                    entries.first().filter(|e| e.0 == 0).map_or(0, |e| e.1)
+                );
+                assert_eq!(
+                    idf.weight(u64::MAX),
+                    entries
+                        .last()
+                        .filter(|e| e.0 == u64::MAX)
+                        .map_or(0, |e| e.1)
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_stored_form_is_the_count_then_each_entry_little_endian() {
