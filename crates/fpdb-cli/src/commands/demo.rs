@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use fpdb::{Db, Fingerprint, Options};
 
+use super::demo_planted::{ordered, read_truth, Planted};
 use crate::cli::{DemoArgs, InputFormat};
 use crate::input::{self, Payload, Role};
 
@@ -325,47 +326,6 @@ impl Pair<'_> {
         );
         Ok(())
     }
-}
-
-/// A near-duplicate planted when the corpus was made: the original, its
-/// copy and the edit that made it.
-#[derive(Debug)]
-pub(super) struct Planted {
-    pub a: String,
-    pub b: String,
-    pub edit: String,
-}
-
-impl Planted {
-    /// The two ids in byte order, as pairs are kept.
-    pub fn pair(&self) -> (&str, &str) {
-        ordered(&self.a, &self.b)
-    }
-}
-
-pub(super) fn ordered<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
-    if a <= b {
-        (a, b)
-    } else {
-        (b, a)
-    }
-}
-
-/// The planted pairs of `corpus-truth.tsv`: original, copy, edit.
-fn read_truth(path: &Path) -> Result<Vec<Planted>> {
-    let text = std::fs::read_to_string(path)?;
-    Ok(text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| {
-            let mut fields = l.split('\t');
-            Some(Planted {
-                a: fields.next()?.to_string(),
-                b: fields.next()?.to_string(),
-                edit: fields.next().unwrap_or("").to_string(),
-            })
-        })
-        .collect())
 }
 
 /// `data/corpus.jsonl` of the current directory, else of the source tree

@@ -15,7 +15,7 @@ use anyhow::{bail, Context, Result};
 use fpdb::simhash::Weighting;
 use fpdb::{BulkOptions, Confirmation, Db, Document, Options, SimhashOptions, LEARN_SAMPLE};
 
-use super::demo::{ordered, Planted};
+use super::demo_planted::{ordered, Planted};
 
 /// A pair the rule matched: its distance and confirmed resemblance.
 type Found<'a> = BTreeMap<(&'a str, &'a str), (u32, Option<f64>)>;

@@ -17,6 +17,7 @@ mod create;
 mod dedup;
 mod demo;
 mod demo_pages;
+mod demo_planted;
 mod demo_two_stages;
 mod export;
 mod hash;
