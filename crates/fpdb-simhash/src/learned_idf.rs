@@ -96,20 +96,18 @@ impl LearnedIdf {
         // About one hash a run; at most 2^24 runs (64 MiB of starts).
         let bits = hashes.len().max(1).ilog2().min(24);
         let shift = 64 - bits;
+        // Each run's count, then the counts before it.
         let mut starts = vec![0u32; (1usize << bits) + 1];
         for &hash in &hashes {
-            if let Some(count) = usize::try_from(run_of(hash, shift))
-                .ok()
-                .and_then(|run| starts.get_mut(run + 1))
-            {
+            if let Some(count) = starts.get_mut(run_of(hash, shift)) {
                 *count += 1;
             }
         }
-        for i in 1..starts.len() {
-            let before = starts.get(i - 1).copied().unwrap_or(0);
-            if let Some(start) = starts.get_mut(i) {
-                *start += before;
-            }
+        let mut before = 0;
+        for start in &mut starts {
+            let count = *start;
+            *start = before;
+            before += count;
         }
         LearnedIdf {
             documents,
@@ -204,9 +202,9 @@ impl LearnedIdf {
     /// The weight of the feature with hash `hash`; 0 if it was never seen
     /// or is in every document.
     pub fn weight(&self, hash: u64) -> u32 {
-        let run = usize::try_from(run_of(hash, self.shift)).unwrap_or(usize::MAX);
+        let run = run_of(hash, self.shift);
         let (Some(&start), Some(&end)) =
-            (self.starts.get(run), self.starts.get(run.wrapping_add(1)))
+            (self.starts.get(run), self.starts.get(run.saturating_add(1)))
         else {
             return 0;
         };
@@ -268,9 +266,9 @@ impl LearnedIdf {
     }
 }
 
-/// The run of hashes sharing `hash`'s top `64 - shift` bits.
-fn run_of(hash: u64, shift: u32) -> u64 {
-    hash.checked_shr(shift).unwrap_or(0)
+/// The run of hashes sharing `hash`'s top `64 - shift` bits (at most 24).
+fn run_of(hash: u64, shift: u32) -> usize {
+    usize::try_from(hash.checked_shr(shift).unwrap_or(0)).unwrap_or(usize::MAX)
 }
 
 /// round(SCALE × min(ln(documents / df), MAX_IDF)³): at most 97,665.
