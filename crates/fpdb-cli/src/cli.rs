@@ -373,7 +373,7 @@ pub struct CreateArgs {
     /// Texts of the crawl (any input format, by extension) to learn from:
     /// with --weights learned, every word's weight; with --confirm, the
     /// features common to more than 20% of them, left out of signatures.
-    /// The first 10,000 texts are read.
+    /// Only the first 10,000 texts with features are read.
     #[arg(long, value_name = "FILE")]
     pub learn_from: Vec<PathBuf>,
 }

@@ -1,6 +1,7 @@
 //! `fpdb create`: a new, empty database.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 
 use anyhow::{bail, Context, Result};
 use fpdb::{Db, DesignChoice, Options, Simhasher, LEARN_SAMPLE};
@@ -77,13 +78,14 @@ pub fn run(args: CreateArgs) -> Result<()> {
 }
 
 /// The feature hashes of the first texts of `--learn-from` (those with
-/// features, up to the sample's size).
+/// features, up to the sample's size). Reading stops there: a crawl's
+/// dump of any size, or a pipe, costs only its first texts.
 fn read_sample(args: &CreateArgs, tokens: &Simhasher) -> Result<Vec<Vec<u64>>> {
     let mut inputs = input::from_parts(None, &args.learn_from, false, Role::Query)
         .with_extract(args.simhash.extract);
     let mut sample: Vec<Vec<u64>> = Vec::new();
     inputs
-        .stream(|records| -> Result<()> {
+        .stream_until(|records| -> Result<ControlFlow<()>> {
             let room = LEARN_SAMPLE.saturating_sub(sample.len());
             let texts: Vec<&str> = records
                 .iter()
@@ -94,7 +96,11 @@ fn read_sample(args: &CreateArgs, tokens: &Simhasher) -> Result<Vec<Vec<u64>>> {
                 .collect();
             let features = fpdb_parallel::map(&texts, |text| tokens.feature_hashes(text));
             sample.extend(features.into_iter().filter(|f| !f.is_empty()).take(room));
-            Ok(())
+            Ok(if sample.len() < LEARN_SAMPLE {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            })
         })
         .context("--learn-from")?;
     Ok(sample)

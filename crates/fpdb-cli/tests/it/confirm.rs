@@ -387,6 +387,44 @@ fn learned_weights_are_refused_where_nothing_learns_them() {
     );
 }
 
+/// `create --learn-from` reads only the texts it learns from, as it reads
+/// only the head of a crawl's dump of any size: a line after them that is
+/// not JSON is never reached, where reading on would stop at it.
+#[test]
+fn create_learns_from_the_first_texts_without_reading_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let texts: String = (0..2 * fpdb::LEARN_SAMPLE)
+        .map(|i| {
+            line(
+                &format!("p{i}"),
+                &format!("page {i} of the crawl, about topic {}", i % 97),
+            )
+        })
+        .collect();
+    std::fs::write(dir.path().join("crawl.jsonl"), texts + "not json\n").unwrap();
+    let out = fpdb(
+        dir.path(),
+        &[
+            "create",
+            "db",
+            "--weights",
+            "learned",
+            "--learn-from",
+            "crawl.jsonl",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "weights learned from {} texts",
+            fpdb::LEARN_SAMPLE
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// The JSON answers of `fpdb query` to the first `n` texts of `docs`, and
 /// the database opened read-only to compare them with.
 fn query_first(

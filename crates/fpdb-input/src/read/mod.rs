@@ -13,7 +13,8 @@
 //! whatever has arrived when the input pauses (a co-process's every
 //! line); [`Inputs::validated`] reads everything once to check it before
 //! handing anything over (standard input saved to a temporary file for
-//! that, so inputs larger than memory work).
+//! that, so inputs larger than memory work); [`Inputs::stream_until`]
+//! stops reading when its caller has what it needs.
 //!
 //! ```
 //! use fpdb_input::{InputFormat, Inputs, ReadError, Role};
@@ -38,6 +39,7 @@ mod pages;
 mod source;
 
 use std::fmt;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -186,6 +188,24 @@ impl Inputs {
         result
     }
 
+    /// [`Inputs::stream`] until `each` breaks: nothing after that batch is
+    /// read, so a caller that needs the first documents of a large file
+    /// (or of a pipe that stays open) does not wait for its end.
+    pub fn stream_until<E: From<ReadError>>(
+        &mut self,
+        mut each: impl FnMut(Vec<Record>) -> Result<ControlFlow<()>, E>,
+    ) -> Result<(), E> {
+        let streamed = self.stream(|records| match each(records) {
+            Ok(ControlFlow::Continue(())) => Ok(()),
+            Ok(ControlFlow::Break(())) => Err(Until::Stopped),
+            Err(error) => Err(Until::Failed(error)),
+        });
+        match streamed {
+            Ok(()) | Err(Until::Stopped) => Ok(()),
+            Err(Until::Failed(error)) => Err(error),
+        }
+    }
+
     /// [`Inputs::stream`], but a batch is also handed over whenever the
     /// input has nothing more buffered (the next read could wait), so each
     /// document is handled before the reader waits for more. A bad
@@ -291,6 +311,19 @@ impl Inputs {
             read_lines(&context, &mut reader, &mut handle)?;
         }
         batch.hand_over(&mut each)
+    }
+}
+
+/// How [`Inputs::stream_until`] ended a reading early: its caller broke,
+/// or failed (a read error included).
+enum Until<E> {
+    Stopped,
+    Failed(E),
+}
+
+impl<E: From<ReadError>> From<ReadError> for Until<E> {
+    fn from(error: ReadError) -> Self {
+        Until::Failed(error.into())
     }
 }
 

@@ -54,6 +54,38 @@ fn a_bad_line_stops_at_its_file_and_line_also_under_gzip() {
 }
 
 #[test]
+fn reading_until_a_break_reads_nothing_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "in.tsv", LINES.as_bytes());
+    // One record a batch: the break after `a` comes before the bad line.
+    let mut inputs = Inputs::new(&[&path], None, Role::Store).with_chunk(1);
+    let mut ids = Vec::new();
+    inputs
+        .stream_until(|records| {
+            ids.extend(records.into_iter().map(|record| record.id));
+            Ok::<_, ReadError>(std::ops::ControlFlow::Break(()))
+        })
+        .unwrap();
+    assert_eq!(ids, ["a"]);
+    // Without a break it reads on to the bad line, and a caller's own
+    // error is returned as it is.
+    let mut inputs = Inputs::new(&[&path], None, Role::Store).with_chunk(1);
+    let error = inputs
+        .stream_until(|_| Ok::<_, ReadError>(std::ops::ControlFlow::Continue(())))
+        .unwrap_err();
+    assert!(matches!(error, ReadError::Bad(_)), "{error}");
+    // (An error no reading of a good file makes stands for the caller's.)
+    let good = write(dir.path(), "good.tsv", b"a\t0123456789abcdef\n");
+    let mut inputs = Inputs::new(&[&good], None, Role::Store);
+    let error = inputs
+        .stream_until(|_| -> Result<std::ops::ControlFlow<()>, ReadError> {
+            Err(ReadError::StdinTwice)
+        })
+        .unwrap_err();
+    assert!(matches!(error, ReadError::StdinTwice), "{error}");
+}
+
+#[test]
 fn skipped_lines_are_reported_counted_and_the_rest_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "in.tsv.gz", &gzip(LINES.as_bytes()));
