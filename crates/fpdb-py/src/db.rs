@@ -10,7 +10,7 @@ use fpdb::Options;
 use fpdb::{Db, DesignChoice, Fingerprint, Simhasher};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 use crate::args::{self, Document};
 use crate::bulk::{self, BulkSource};
@@ -132,20 +132,12 @@ pub fn learned_from_texts(
     py: Python<'_>,
     options: Options,
     simhash: fpdb::SimhashOptions,
-    learn_from: Option<Vec<String>>,
+    learn_from: Option<&Bound<'_, PyAny>>,
     learn_weights: bool,
 ) -> PyResult<Options> {
     match learn_from {
         Some(texts) => {
-            let tokens = Simhasher::new(simhash);
-            let sample: Vec<Vec<u64>> = py.detach(|| {
-                texts
-                    .iter()
-                    .map(|text| tokens.feature_hashes(text))
-                    .filter(|f| !f.is_empty())
-                    .take(fpdb::LEARN_SAMPLE)
-                    .collect()
-            });
+            let sample = learning_sample(py, &Simhasher::new(simhash), texts)?;
             if sample.is_empty() {
                 return Err(Kind::InvalidInput.err("learn_from: no text with features"));
             }
@@ -154,6 +146,48 @@ pub fn learned_from_texts(
         None if learn_weights => Err(Kind::InvalidInput
             .err("weights=\"learned\": give the texts to learn them from with learn_from=")),
         None => Ok(options),
+    }
+}
+
+/// Texts of `learn_from` tokenized at a time, with the GIL released.
+const LEARN_CHUNK: usize = 1024;
+
+/// The feature hashes of the first texts with features of `texts` (any
+/// iterable of str), up to the sample's size. Nothing past them is taken
+/// from the iterable, so a generator over a whole crawl gives only its
+/// first texts.
+fn learning_sample(
+    py: Python<'_>,
+    tokens: &Simhasher,
+    texts: &Bound<'_, PyAny>,
+) -> PyResult<Vec<Vec<u64>>> {
+    if texts.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "learn_from: texts to learn from (an iterable of str), not one str",
+        ));
+    }
+    let mut texts = texts.try_iter()?;
+    let mut sample: Vec<Vec<u64>> = Vec::new();
+    loop {
+        let room = fpdb::LEARN_SAMPLE - sample.len();
+        if room == 0 {
+            return Ok(sample);
+        }
+        let chunk = texts
+            .by_ref()
+            .take(room.min(LEARN_CHUNK))
+            .map(|text| text?.extract::<String>())
+            .collect::<PyResult<Vec<String>>>()?;
+        if chunk.is_empty() {
+            return Ok(sample);
+        }
+        sample.extend(py.detach(|| {
+            chunk
+                .iter()
+                .map(|text| tokens.feature_hashes(text))
+                .filter(|features| !features.is_empty())
+                .collect::<Vec<_>>()
+        }));
     }
 }
 
@@ -177,7 +211,8 @@ impl PyDb {
     /// at least `confirm_numbers_from` percent of its letters and digits
     /// (default 20; 0 for never) is signed with its numbers among its
     /// words. Each `Match` then names one document and its `similarity`.
-    /// `learn_from` (texts of the crawl; the first 10,000 are read) teaches
+    /// `learn_from` (texts of the crawl, any iterable of str; only its
+    /// first 10,000 texts with features are taken from it) teaches
     /// the database, once and for good: with `weights="learned"` how rare
     /// each word is (every word then weighs tf × IDF³, the IDF capped
     /// at ln 100, unseen words nothing), with `confirm=True` which features a site's template puts
@@ -208,7 +243,7 @@ impl PyDb {
         confirm_weak_bits: Option<u32>,
         confirm_min_shared: Option<u16>,
         confirm_numbers_from: Option<u16>,
-        learn_from: Option<Vec<String>>,
+        learn_from: Option<Bound<'_, PyAny>>,
     ) -> PyResult<PyDb> {
         let design = design
             .parse::<DesignChoice>()
@@ -242,7 +277,7 @@ impl PyDb {
             return Err(Kind::InvalidInput
                 .err("learn_from: nothing to learn without weights=\"learned\" or confirm=True"));
         }
-        options = learned_from_texts(py, options, simhash, learn_from, learn_weights)?;
+        options = learned_from_texts(py, options, simhash, learn_from.as_ref(), learn_weights)?;
         let open = open_options(false, cache_bytes, sync);
         let open = if exist_ok {
             open.create_if_missing(options)

@@ -94,7 +94,8 @@ impl PySigner {
 #[pymethods]
 impl PySigner {
     /// A signer with `tokenizer` and `weights` (as for `Db.create`).
-    /// `learn_from` (texts; the first 10,000 with features are read)
+    /// `learn_from` (texts, any iterable of str; only its first 10,000
+    /// with features are taken from it)
     /// teaches it what `Db.create(..., confirm=True, learn_from=...)`
     /// learns: the features common to more than 20% of them (from 1,000
     /// texts on), left out of signatures, and with `weights="learned"`
@@ -105,15 +106,20 @@ impl PySigner {
         py: Python<'_>,
         tokenizer: Option<&str>,
         weights: Option<&str>,
-        learn_from: Option<Vec<String>>,
+        learn_from: Option<Bound<'_, PyAny>>,
     ) -> PyResult<PySigner> {
         let learn_weights = weights == Some("learned");
         let simhash = simhash_options(tokenizer, if learn_weights { Some("tf") } else { weights })?;
         let options = Options::default()
             .simhash(simhash)
             .confirmation(Some(Confirmation::signatures_alone()));
-        let options =
-            crate::db::learned_from_texts(py, options, simhash, learn_from, learn_weights)?;
+        let options = crate::db::learned_from_texts(
+            py,
+            options,
+            simhash,
+            learn_from.as_ref(),
+            learn_weights,
+        )?;
         let simhasher = match &options.learned_weights {
             Some(idf) => Simhasher::learned(simhash.tokenizer, idf.clone()),
             None => Simhasher::new(simhash),

@@ -137,6 +137,31 @@ def test_learned_weights_are_kept_and_equal_the_clis(tmp_path):
         assert list(db.fingerprint_many(pages[:50])) == list(learned)
 
 
+def test_learning_takes_only_the_sample_from_an_iterable(tmp_path):
+    sample = 10_000  # Db.create learns from the first 10,000 texts with features
+    taken = 0
+
+    def crawl():
+        nonlocal taken
+        for n in range(sample):
+            taken += 1
+            yield f"page {n} of the crawl about topic {n % 97}"
+        raise AssertionError("learn_from was read past the texts it learns from")
+
+    with fpdb.Db.create(tmp_path / "db", weights="learned", learn_from=crawl()) as db:
+        from_generator = db.stats()["simhash"]
+    assert "weights=learned:" in from_generator
+    assert taken == sample
+    # The same texts as a list learn the same weights.
+    texts = [f"page {n} of the crawl about topic {n % 97}" for n in range(sample)]
+    with fpdb.Db.create(tmp_path / "list", weights="learned", learn_from=texts) as db:
+        assert db.stats()["simhash"] == from_generator
+    with pytest.raises(TypeError, match="not one str"):
+        fpdb.Db.create(tmp_path / "str", weights="learned", learn_from="one text")
+    with pytest.raises(TypeError):
+        fpdb.Signer(weights="learned", learn_from=[1, 2, 3])
+
+
 def test_learned_weights_need_texts(tmp_path):
     with pytest.raises(fpdb.InvalidInputError, match="learn_from"):
         fpdb.Db.create(tmp_path / "a", weights="learned")

@@ -103,7 +103,7 @@ class Db:
         confirm_weak_bits: int | None = None,
         confirm_min_shared: int | None = None,
         confirm_numbers_from: int | None = None,
-        learn_from: Sequence[str] | None = None,
+        learn_from: Iterable[str] | None = None,
     ) -> Db: ...
     @staticmethod
     def open(
@@ -203,7 +203,7 @@ class Signer:
         *,
         tokenizer: str | None = None,
         weights: str | None = None,
-        learn_from: Sequence[str] | None = None,
+        learn_from: Iterable[str] | None = None,
     ) -> Signer: ...
     @classmethod
     def from_state(cls, state: bytes) -> Signer: ...
