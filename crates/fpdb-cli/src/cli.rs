@@ -376,6 +376,10 @@ pub struct CreateArgs {
     /// Only the first 10,000 texts with features are read.
     #[arg(long, value_name = "FILE")]
     pub learn_from: Vec<PathBuf>,
+    /// The format of --learn-from [default, by the file's name, as for
+    /// `--input`; lines for standard input (`-`)].
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "learn_from")]
+    pub learn_input: Option<InputFormat>,
 }
 
 /// Two-stage matching, for `create`.

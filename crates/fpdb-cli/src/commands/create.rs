@@ -81,7 +81,9 @@ pub fn run(args: CreateArgs) -> Result<()> {
 /// features, up to the sample's size). Reading stops there: a crawl's
 /// dump of any size, or a pipe, costs only its first texts.
 fn read_sample(args: &CreateArgs, tokens: &Simhasher) -> Result<Vec<Vec<u64>>> {
-    let mut inputs = input::from_parts(None, &args.learn_from, false, Role::Query)
+    // Texts are what is learned from: standard input, and any file whose
+    // name says no other format, is a text a line.
+    let mut inputs = input::from_parts(args.learn_input, &args.learn_from, false, Role::Hash)
         .with_extract(args.simhash.extract);
     let mut sample: Vec<Vec<u64>> = Vec::new();
     inputs

@@ -389,7 +389,8 @@ fn learned_weights_are_refused_where_nothing_learns_them() {
 
 /// `create --learn-from` reads only the texts it learns from, as it reads
 /// only the head of a crawl's dump of any size: a line after them that is
-/// not JSON is never reached, where reading on would stop at it.
+/// not JSON is never reached, where reading on would stop at it. From
+/// standard input (`--learn-input jsonl`) it learns the same tables.
 #[test]
 fn create_learns_from_the_first_texts_without_reading_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -401,7 +402,8 @@ fn create_learns_from_the_first_texts_without_reading_on() {
             )
         })
         .collect();
-    std::fs::write(dir.path().join("crawl.jsonl"), texts + "not json\n").unwrap();
+    let texts = texts + "not json\n";
+    std::fs::write(dir.path().join("crawl.jsonl"), &texts).unwrap();
     let out = fpdb(
         dir.path(),
         &[
@@ -423,6 +425,29 @@ fn create_learns_from_the_first_texts_without_reading_on() {
         "{}",
         stderr(&out)
     );
+    let piped = ok(
+        dir.path(),
+        &[
+            "create",
+            "piped",
+            "--weights",
+            "learned",
+            "--learn-from",
+            "-",
+            "--learn-input",
+            "jsonl",
+        ],
+        &texts,
+    );
+    let weights = |created: &str| {
+        created
+            .split_whitespace()
+            .find(|word| word.starts_with("weights=learned:"))
+            .map(str::to_string)
+    };
+    let from_file = String::from_utf8(out.stdout).unwrap();
+    assert!(weights(&from_file).is_some(), "{from_file}");
+    assert_eq!(weights(&piped), weights(&from_file), "{piped}");
 }
 
 /// The JSON answers of `fpdb query` to the first `n` texts of `docs`, and
