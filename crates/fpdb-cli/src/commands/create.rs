@@ -88,7 +88,6 @@ fn read_sample(args: &CreateArgs, tokens: &Simhasher) -> Result<Vec<Vec<u64>>> {
     let mut sample: Vec<Vec<u64>> = Vec::new();
     inputs
         .stream_until(|records| -> Result<ControlFlow<()>> {
-            let room = LEARN_SAMPLE.saturating_sub(sample.len());
             let texts: Vec<&str> = records
                 .iter()
                 .filter_map(|record| match &record.payload {
@@ -96,8 +95,16 @@ fn read_sample(args: &CreateArgs, tokens: &Simhasher) -> Result<Vec<Vec<u64>>> {
                     Payload::Fingerprint(_) => None,
                 })
                 .collect();
-            let features = fpdb_parallel::map(&texts, |text| tokens.feature_hashes(text));
-            sample.extend(features.into_iter().filter(|f| !f.is_empty()).take(room));
+            // Only as many texts as the sample still has room for are
+            // tokenized at a time: the last batch is seldom needed whole.
+            let mut rest = texts.as_slice();
+            while !rest.is_empty() && sample.len() < LEARN_SAMPLE {
+                let room = LEARN_SAMPLE - sample.len();
+                let (next, after) = rest.split_at(room.min(rest.len()));
+                let features = fpdb_parallel::map(next, |text| tokens.feature_hashes(text));
+                sample.extend(features.into_iter().filter(|f| !f.is_empty()));
+                rest = after;
+            }
             Ok(if sample.len() < LEARN_SAMPLE {
                 ControlFlow::Continue(())
             } else {
