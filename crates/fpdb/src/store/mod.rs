@@ -171,7 +171,7 @@ impl Store {
         if occupied {
             return Err(Error::AlreadyExists { path: path.into() });
         }
-        let mut options = rocksdb::Options::default();
+        let mut options = families::db_options();
         options.create_if_missing(true);
         options.create_missing_column_families(true);
         options.set_error_if_exists(true);
@@ -201,7 +201,7 @@ impl Store {
         } else {
             Some(take_lock(path)?)
         };
-        let options = rocksdb::Options::default();
+        let options = families::db_options();
         let names = DB::list_cf(&options, path)
             .map_err(storage(|| "the list of column families".into()))?;
         let tables = names.iter().filter(|n| Family::is_table_name(n)).count();

@@ -12,6 +12,7 @@ use rocksdb::DB;
 
 use super::db_files::{manifest_state, ManifestState};
 use super::error::{io, storage};
+use super::families::db_options;
 use super::lock::writer_is_live;
 use crate::error::{Error, Result};
 
@@ -94,7 +95,7 @@ pub(super) fn open_reader(
     replay_log: bool,
 ) -> Result<(DB, Option<ReaderDir>)> {
     if !writer_is_live(path)? {
-        let mut options = rocksdb::Options::default();
+        let mut options = db_options();
         options.set_max_open_files(-1);
         match DB::open_cf_for_read_only(&options, path, families, false) {
             Ok(db) => return Ok((db, None)),
@@ -127,7 +128,7 @@ pub(super) fn open_following(
 ) -> Result<(DB, ReaderDir)> {
     remove_orphaned_dirs();
     let dir = ReaderDir::create()?;
-    let mut options = rocksdb::Options::default();
+    let mut options = db_options();
     // Secondary instances must keep every table file open.
     options.set_max_open_files(-1);
     if skip_long_log && writer_is_live(path)? && log_bytes(path) > REPLAYED_LOG_LIMIT {
