@@ -34,8 +34,8 @@ const ZSTD_WINDOW_BITS: i32 = -14;
 /// The database-wide options every open starts from. An open reads each
 /// table file's footer, index and filter on RocksDB's file-opening
 /// threads, 16 by default and started afresh for each column family:
-/// about 200 threads for one fresh `fpdb query` at 100M. One a core
-/// opened that database in 0.89 of the CPU time (docs/BENCHMARKS.md).
+/// 208 threads for one fresh `fpdb query` at 100M. One a core opened
+/// that database in 0.92 of the CPU time (docs/BENCHMARKS.md).
 pub(crate) fn db_options() -> rocksdb::Options {
     let mut options = rocksdb::Options::default();
     let threads = i32::try_from(fpdb_parallel::cores()).unwrap_or(i32::MAX);
