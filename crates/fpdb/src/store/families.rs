@@ -31,7 +31,9 @@ pub(crate) const FP_IDS_BLOCK_BYTES: usize = 4 << 10;
 /// but the call sets every option at once).
 const ZSTD_WINDOW_BITS: i32 = -14;
 
-/// The database-wide options every open starts from. An open reads each
+/// The database-wide options a handle's open starts from (create,
+/// writable, read-only, secondary; the copies and scratch databases of
+/// `backup` and `repair` keep RocksDB's defaults). An open reads each
 /// table file's footer, index and filter on RocksDB's file-opening
 /// threads, 16 by default and started afresh for each column family:
 /// 208 threads for one fresh `fpdb query` at 100M. One a core opened
