@@ -45,6 +45,28 @@ pub(crate) fn db_options() -> rocksdb::Options {
     options
 }
 
+/// The column families of a read-only handle, named `names`: RocksDB's
+/// default options, as an open by names alone would give, so that no
+/// family's filters are read at open (about 250 MB of them in the id
+/// families at 100M), except that `id_fp`'s index is read on its first
+/// use rather than at open: a query never reads `id_fp`, and
+/// decompressing its index was an eighth of a fresh open's instructions
+/// at 100M (docs/BENCHMARKS.md).
+pub(crate) fn reader_descriptors(names: &[String]) -> Vec<ColumnFamilyDescriptor> {
+    names
+        .iter()
+        .map(|name| {
+            let mut options = rocksdb::Options::default();
+            if Family::from_name(name) == Some(Family::IdToFp) {
+                let mut block_options = BlockBasedOptions::default();
+                block_options.set_cache_index_and_filter_blocks(true);
+                options.set_block_based_table_factory(&block_options);
+            }
+            ColumnFamilyDescriptor::new(name, options)
+        })
+        .collect()
+}
+
 /// Every family of a database with `tables` tables: the fixed ones, then
 /// the tables.
 pub(crate) fn all_families(tables: usize) -> impl Iterator<Item = Family> {

@@ -12,7 +12,7 @@ use rocksdb::DB;
 
 use super::db_files::{manifest_state, ManifestState};
 use super::error::{io, storage};
-use super::families::db_options;
+use super::families::{db_options, reader_descriptors};
 use super::lock::writer_is_live;
 use crate::error::{Error, Result};
 
@@ -97,7 +97,8 @@ pub(super) fn open_reader(
     if !writer_is_live(path)? {
         let mut options = db_options();
         options.set_max_open_files(-1);
-        match DB::open_cf_for_read_only(&options, path, families, false) {
+        match DB::open_cf_descriptors_read_only(&options, path, reader_descriptors(families), false)
+        {
             Ok(db) => return Ok((db, None)),
             // A writer that started meanwhile deleted a log: follow it.
             Err(error) if error.kind() == rocksdb::ErrorKind::IOError && writer_is_live(path)? => {}
@@ -148,7 +149,12 @@ pub(super) fn open_following(
     let mut attempt = 0;
     loop {
         let before = manifest_state(path).ok();
-        match DB::open_cf_as_secondary(&options, path, dir.path(), families) {
+        match DB::open_cf_descriptors_as_secondary(
+            &options,
+            path,
+            dir.path(),
+            reader_descriptors(families),
+        ) {
             Ok(db) => {
                 catch_up(&db, path, before)?;
                 return Ok((db, dir));
