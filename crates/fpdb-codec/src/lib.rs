@@ -85,7 +85,7 @@ pub use design::{
     DesignChoice, DesignShape, Table, TableDesign, AUTO_CANDIDATES_PER_PROBE, AUTO_MAX_TABLES,
     MAX_K, MAX_RADIUS, MAX_TABLES,
 };
-pub use directory::{BlockDirectory, DIRECTORY_FORMAT_VERSION};
+pub use directory::{BlockDirectory, DirectoryCursor, DIRECTORY_FORMAT_VERSION};
 pub use distance::{for_each_within, within_distance};
 pub use engine::{wide_pairs_in_table, BlockSource, PairScan};
 pub use error::{CodecError, DesignError};

@@ -15,7 +15,9 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use fpdb_codec::engine::{self, RangeReader};
-use fpdb_codec::{BlockDecoder, BlockDirectory, ChecksumPolicy, HuffmanCode, Table};
+use fpdb_codec::{
+    BlockDecoder, BlockDirectory, ChecksumPolicy, DirectoryCursor, HuffmanCode, Table,
+};
 use fpdb_parallel::{cores, in_parallel};
 use fpdb_simhash::Fingerprint;
 
@@ -293,6 +295,9 @@ struct TableReader<'a> {
     table: usize,
     code: &'a HuffmanCode,
     directory: &'a BlockDirectory,
+    /// Finds the blocks of the walk's ranges, which come in ascending
+    /// order.
+    blocks: DirectoryCursor<'a>,
     scan: Option<BlockCursor<'a>>,
     ahead: ReadAhead,
     /// The block whose keys are in `keys` (dense walks).
@@ -324,8 +329,9 @@ impl<'a> TableReader<'a> {
         };
         let mut ahead = ReadAhead::default();
         if !dense {
+            let mut cursor = directory.cursor();
             for (lo, hi, _) in engine::prefix_groups(table, queries) {
-                for block in directory.locate(lo, hi) {
+                for block in cursor.locate(lo, hi) {
                     let last_key = directory
                         .last_keys()
                         .get(block)
@@ -346,6 +352,7 @@ impl<'a> TableReader<'a> {
             table: index,
             code,
             directory,
+            blocks: directory.cursor(),
             scan,
             ahead,
             decoded: None,
@@ -359,7 +366,7 @@ impl RangeReader for TableReader<'_> {
 
     fn keys_in(&mut self, lo: u64, hi: u64, candidates: &mut Vec<u64>) -> Result<()> {
         let table = self.table;
-        for block in self.directory.locate(lo, hi) {
+        for block in self.blocks.locate(lo, hi) {
             let Some(cursor) = self.scan.as_mut() else {
                 if let Some(kept) = self.state.blocks.get(table, block) {
                     // As a single query reads it.
