@@ -51,17 +51,25 @@ pub fn map<T: Sync, U: Send>(items: &[T], each: impl Fn(&T) -> U + Sync) -> Vec<
 }
 
 /// fpdb's worker pool, one thread per core, built on first use (`None` if
-/// the threads could not be started).
+/// the threads could not be started, or in a process forked from the one
+/// that started them).
 fn pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(cores())
-            .thread_name(|index| format!("fpdb-worker-{index}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
+    /// The pool and the process whose threads run it.
+    static POOL: OnceLock<Option<(rayon::ThreadPool, u32)>> = OnceLock::new();
+    let (pool, owner) = POOL
+        .get_or_init(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(cores())
+                .thread_name(|index| format!("fpdb-worker-{index}"))
+                .build()
+                .ok()
+                .map(|pool| (pool, std::process::id()))
+        })
+        .as_ref()?;
+    // A forked child (how Python's `multiprocessing` starts workers on
+    // Linux) inherits the pool but none of its threads: work sent there
+    // would wait forever, so the child works on scoped threads.
+    (*owner == std::process::id()).then_some(pool)
 }
 
 /// `work(0..count)`, in order, on `threads` scoped threads.

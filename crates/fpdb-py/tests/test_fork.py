@@ -1,0 +1,45 @@
+"""A process forked from one that used fpdb (how `multiprocessing` starts
+its workers on Linux) opens and queries a database read-only: it inherits
+fpdb's worker pool but none of its threads, and works without them."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import pytest
+
+import fpdb
+from conftest import as_dict, brute_force, planted
+
+
+def _in_child(path, fps, answers):
+    with fpdb.Db.open(path, read_only=True) as db:
+        single = [as_dict(db.query(fp)) for fp in fps]
+        batch = db.query_many(fps)
+        answers.put((single, [as_dict(batch.matches(i)) for i in range(len(fps))]))
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+def test_a_forked_child_opens_and_queries(db_path, rng):
+    stored = planted(rng, bases=200, copies=3, max_bits=3)
+    docs = {f"d{i}": int(fp) for i, fp in enumerate(stored)}
+    with fpdb.Db.create(db_path) as db:
+        db.insert_many(list(docs), stored)
+    fps = stored[:50].tolist()
+    # The parent opens (reading the tables' directories on fpdb's worker
+    # threads) and asks a batch, so its pool is running when it forks.
+    with fpdb.Db.open(db_path, read_only=True) as db:
+        db.query_many(fps)
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    child = context.Process(target=_in_child, args=(db_path, fps, answers))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung")
+    assert child.exitcode == 0
+    single, batch = answers.get(timeout=5)
+    expected = [brute_force(docs, fp, 3) for fp in fps]
+    assert single == expected
+    assert batch == expected
