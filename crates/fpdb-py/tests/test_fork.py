@@ -1,6 +1,8 @@
 """A process forked from one that used fpdb (how `multiprocessing` starts
 its workers on Linux) opens and queries a database read-only: it inherits
-fpdb's worker pool but none of its threads, and works without them."""
+fpdb's worker pool but none of its threads, and works without them. It
+cannot write (RocksDB's background threads are not inherited either), and
+is told so rather than left hanging."""
 
 from __future__ import annotations
 
@@ -43,3 +45,31 @@ def test_a_forked_child_opens_and_queries(db_path, rng):
     expected = [brute_force(docs, fp, 3) for fp in fps]
     assert single == expected
     assert batch == expected
+
+
+def _write_in_child(path, answers):
+    try:
+        with fpdb.Db.create(path) as db:
+            db.insert("a", 1)
+        answers.put("created")
+    except fpdb.Error as error:
+        answers.put(f"{type(error).__name__}: {error}")
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+def test_a_forked_child_is_refused_a_writable_database(db_path, tmp_path):
+    with fpdb.Db.create(db_path) as db:
+        db.insert("a", 1)
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    child = context.Process(target=_write_in_child, args=(str(tmp_path / "child"), answers))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung")
+    answer = answers.get(timeout=5)
+    assert answer.startswith("Error: cannot open a database for writing in a process forked"), (
+        answer
+    )
+    assert "spawn" in answer

@@ -7,6 +7,7 @@
 //! interrupted bulk load. What a block or a manifest means is decided
 //! above it (`tables.rs`); the store moves bytes.
 
+mod background;
 mod backup;
 mod cursor;
 mod db_files;
@@ -171,6 +172,7 @@ impl Store {
         if occupied {
             return Err(Error::AlreadyExists { path: path.into() });
         }
+        background::claim_for_writing()?;
         let mut options = families::db_options();
         options.create_if_missing(true);
         options.create_missing_column_families(true);
@@ -199,6 +201,7 @@ impl Store {
         let lock = if read_only {
             None
         } else {
+            background::claim_for_writing()?;
             Some(take_lock(path)?)
         };
         let options = families::db_options();
