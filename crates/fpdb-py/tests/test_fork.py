@@ -7,6 +7,8 @@ is told so rather than left hanging."""
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
+import sys
 
 import pytest
 
@@ -47,7 +49,13 @@ def test_a_forked_child_opens_and_queries(db_path, rng):
     assert batch == expected
 
 
-def _write_in_child(path, answers):
+# Run in a fresh interpreter, so that nothing else this test process
+# opened decides what the parent has done before it forks.
+_PARENT = """
+import multiprocessing, sys
+import fpdb
+
+def write(path, answers):
     try:
         with fpdb.Db.create(path) as db:
             db.insert("a", 1)
@@ -55,20 +63,44 @@ def _write_in_child(path, answers):
     except fpdb.Error as error:
         answers.put(f"{type(error).__name__}: {error}")
 
-
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
-def test_a_forked_child_is_refused_a_writable_database(db_path, tmp_path):
-    with fpdb.Db.create(db_path) as db:
-        db.insert("a", 1)
+if __name__ == "__main__":
+    db_path, child_path, parent_writes = sys.argv[1], sys.argv[2], sys.argv[3] == "write"
+    if parent_writes:
+        with fpdb.Db.create(db_path) as db:
+            db.insert("a", 1)
+    else:
+        with fpdb.Db.open(db_path, read_only=True) as db:
+            assert db.get("a") == 1
     context = multiprocessing.get_context("fork")
     answers = context.Queue()
-    child = context.Process(target=_write_in_child, args=(str(tmp_path / "child"), answers))
+    child = context.Process(target=write, args=(child_path, answers))
     child.start()
     child.join(timeout=60)
     if child.is_alive():
         child.kill()
-        pytest.fail("the forked child hung")
-    answer = answers.get(timeout=5)
+        print("the forked child hung")
+    else:
+        print(answers.get(timeout=5))
+"""
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+@pytest.mark.parametrize("parent", ["write", "read"])
+def test_a_forked_child_is_refused_a_writable_database(db_path, tmp_path, parent):
+    if parent == "read":
+        # Made by another process: the parent only reads it.
+        with fpdb.Db.create(db_path) as db:
+            db.insert("a", 1)
+    script = tmp_path / "parent.py"
+    script.write_text(_PARENT)
+    run = subprocess.run(
+        [sys.executable, str(script), db_path, str(tmp_path / "child"), parent],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    answer = run.stdout.strip()
     assert answer.startswith("Error: cannot open a database for writing in a process forked"), (
         answer
     )

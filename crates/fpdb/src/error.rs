@@ -102,16 +102,15 @@ pub enum Error {
         path: PathBuf,
     },
     /// A database opened for writing in a process forked from one that
-    /// had opened one for writing: RocksDB's background threads (flushes,
-    /// compactions) do not survive a fork, so the handle would wait for
-    /// them forever.
+    /// had opened a database: RocksDB's threads do not survive a fork, so
+    /// the handle would wait for them forever.
     #[error(
         "cannot open a database for writing in a process forked from process {parent}, which had opened one: \
-         RocksDB's background threads do not survive a fork; start the process without forking \
+         RocksDB's threads do not survive a fork; start the process without forking \
          (Python: multiprocessing's \"spawn\" or \"forkserver\" start method)"
     )]
     ForkedWriter {
-        /// The process that opened a database for writing before the fork.
+        /// The process that had opened a database before the fork.
         parent: u32,
     },
     /// A write on a database opened read-only.

@@ -1,23 +1,29 @@
-//! RocksDB's background threads belong to the process that started them.
+//! RocksDB's threads belong to the process that started them.
 //!
-//! A writable open starts RocksDB's flush and compaction threads (once
-//! per process, shared by every handle). A process forked afterwards
-//! inherits RocksDB's record of those threads but not the threads, so its
-//! flushes never run and its handle hangs when it closes. Such an open is
-//! refused with a typed error instead.
+//! Opening a database starts threads of RocksDB's own, shared by every
+//! later handle of the process (flushes, compactions, periodic tasks). A
+//! process forked afterwards inherits RocksDB's record of those threads
+//! but not the threads: a writable handle there hangs when it flushes or
+//! closes (seen even when the parent had opened databases only to read).
+//! Such an open is refused with a typed error instead; reading works.
 
 use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 
-/// The process whose writable open started RocksDB's background threads.
-static WRITER_PROCESS: OnceLock<u32> = OnceLock::new();
+/// The process that first opened a database.
+static FIRST_OPENER: OnceLock<u32> = OnceLock::new();
 
-/// Claims RocksDB's background threads for a writable open in this
-/// process: refused in a process forked from one that claimed them.
-pub(super) fn claim_for_writing() -> Result<()> {
+/// Notes that this process opens a database.
+pub(super) fn opening() {
+    FIRST_OPENER.get_or_init(std::process::id);
+}
+
+/// [`opening`] for writing: refused in a process forked from one that had
+/// opened a database.
+pub(super) fn opening_for_writing() -> Result<()> {
     let here = std::process::id();
-    let parent = *WRITER_PROCESS.get_or_init(|| here);
+    let parent = *FIRST_OPENER.get_or_init(|| here);
     if parent == here {
         Ok(())
     } else {

@@ -172,7 +172,7 @@ impl Store {
         if occupied {
             return Err(Error::AlreadyExists { path: path.into() });
         }
-        background::claim_for_writing()?;
+        background::opening_for_writing()?;
         let mut options = families::db_options();
         options.create_if_missing(true);
         options.create_missing_column_families(true);
@@ -199,9 +199,10 @@ impl Store {
             Access::Read { .. } | Access::Salvage => (true, false),
         };
         let lock = if read_only {
+            background::opening();
             None
         } else {
-            background::claim_for_writing()?;
+            background::opening_for_writing()?;
             Some(take_lock(path)?)
         };
         let options = families::db_options();
