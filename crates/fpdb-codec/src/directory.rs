@@ -232,7 +232,6 @@ impl BlockDirectory {
     pub fn cursor(&self) -> DirectoryCursor<'_> {
         DirectoryCursor {
             directory: self,
-            lo: 0,
             start: 0,
         }
     }
@@ -304,10 +303,7 @@ impl BlockDirectory {
 #[derive(Debug, Clone)]
 pub struct DirectoryCursor<'a> {
     directory: &'a BlockDirectory,
-    /// The low end of the last range asked for.
-    lo: u64,
-    /// The first block whose last key reaches `lo`: every block before
-    /// it ends below `lo`.
+    /// The first block whose last key reaches the last range's low end.
     start: usize,
 }
 
@@ -318,10 +314,12 @@ impl DirectoryCursor<'_> {
         if lo > hi {
             return 0..0;
         }
-        if lo < self.lo {
+        let keys = self.directory.last_keys();
+        let before = self.start.checked_sub(1).and_then(|block| keys.get(block));
+        if before.is_some_and(|&last| last >= lo) {
+            // A range below the last one.
             self.start = 0;
         }
-        let keys = self.directory.last_keys();
         // Every block before `low` ends below `lo`; steps double until one
         // reaches it, then a binary search within the last step.
         let mut low = self.start;
@@ -336,7 +334,6 @@ impl DirectoryCursor<'_> {
         let high = (low + step).min(keys.len());
         let within = keys.get(low..high).unwrap_or_default();
         self.start = low + within.partition_point(|&last| last < lo);
-        self.lo = lo;
         self.directory.blocks_from(self.start, hi)
     }
 }
