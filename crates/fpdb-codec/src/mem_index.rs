@@ -385,7 +385,7 @@ impl BlockSource for MemSource<'_> {
     }
 
     #[inline]
-    fn touch_bytes(&self, table: usize, block: usize, lo: u64) -> u64 {
+    fn touch_bytes(&self, table: usize, block: usize, lo: u64, _hi: u64) -> u64 {
         self.tables
             .get(table)
             .map_or(0, |encoded| encoded.touch_start(block, lo))

@@ -156,6 +156,14 @@ impl BlockSource for StoreSource<'_> {
             .map_or(0, |kept| kept.touch(lo))
     }
 
+    #[inline]
+    fn touch_bytes(&self, table: usize, block: usize, lo: u64, hi: u64) -> u64 {
+        self.state
+            .blocks
+            .get(table, block)
+            .map_or(0, |kept| kept.touch_probe(lo, hi))
+    }
+
     fn for_each_in_range<F: FnMut(u64)>(
         &mut self,
         table: usize,

@@ -155,9 +155,9 @@ pub(super) fn locate_blocks<S: BlockSource>(
             touched ^= source.touch_block(table, range.start, lo);
         }
     }
-    for ((table, lo, _, _), range) in probes.zip(&blocks) {
+    for ((table, lo, hi, _), range) in probes.zip(&blocks) {
         if !range.is_empty() {
-            touched ^= source.touch_bytes(table, range.start, lo);
+            touched ^= source.touch_bytes(table, range.start, lo, hi);
         }
     }
     std::hint::black_box(touched);

@@ -53,9 +53,10 @@ pub trait BlockSource {
         0
     }
 
-    /// Starts loading the bytes decoding block `block` from `lo` reads.
+    /// Starts loading the bytes decoding block `block` for keys in
+    /// `[lo, hi]` reads.
     #[inline]
-    fn touch_bytes(&self, _table: usize, _block: usize, _lo: u64) -> u64 {
+    fn touch_bytes(&self, _table: usize, _block: usize, _lo: u64, _hi: u64) -> u64 {
         0
     }
 
