@@ -15,11 +15,9 @@ use fpdb_fingerprint::{Fingerprint, WeakBits, QUARTERS};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::probe::{locate_blocks, PROBE_BATCH};
 use super::source::BlockSource;
-use super::wide_probe::ProbedRange;
+use super::wide_probe::scan_prefixes;
 use crate::design::TableDesign;
-use crate::error::CodecError;
 
 /// The `budget` cheapest subsets of `bits` (each a single-bit mask with
 /// its cost), as the XOR of their masks, cheapest first (ties in the
@@ -136,53 +134,16 @@ pub fn probe_flips<S: BlockSource>(
     radius: u32,
     out: &mut Vec<(Fingerprint, u32)>,
 ) -> Result<(), S::Error> {
-    let tables = design.tables().len();
     for ((index, table), sets) in design.tables().iter().enumerate().zip(flips) {
         let permutation = table.permutation();
-        let permuted = permutation.permute(query.0);
-        for batch in sets.chunks(PROBE_BATCH) {
-            // The probes' key ranges and directory groups.
-            let mut ranges = [(0u64, 0u64, 0usize); PROBE_BATCH];
-            let mut count = 0;
-            for &set in batch {
-                let neighbour = permutation.permute(query.0 ^ set);
-                if !source.may_hold_prefix(index, neighbour) {
-                    continue;
-                }
-                let (lo, hi) = table.prefix_range(neighbour);
-                let group = source
-                    .directory(index)
-                    .ok_or(CodecError::NoSuchTable {
-                        table: index,
-                        tables,
-                    })?
-                    .group_for(lo);
-                if let Some(range) = ranges.get_mut(count) {
-                    *range = (lo, hi, group);
-                    count += 1;
-                }
-            }
-            let ranges = ranges.get(..count).unwrap_or_default();
-            // Every probe's reads started before any is decoded, so that
-            // their cache misses overlap instead of forming one chain.
-            let blocks = locate_blocks(
-                source,
-                ranges.iter().map(|&(lo, hi, group)| (index, lo, hi, group)),
-            );
-            for (&(lo, hi, _), blocks) in ranges.iter().zip(blocks) {
-                let range = ProbedRange {
-                    table: index,
-                    permuted,
-                    tables,
-                    lo,
-                    hi,
-                    radius,
-                };
-                range.scan_blocks(source, blocks, permutation, query, out, |xor| {
-                    reaching_table(design, flips, xor) == Some(index)
-                })?;
-            }
-        }
+        scan_prefixes(
+            design,
+            source,
+            (index, query, radius),
+            sets.iter().map(|&set| permutation.permute(query.0 ^ set)),
+            out,
+            |xor| reaching_table(design, flips, xor) == Some(index),
+        )?;
     }
     Ok(())
 }

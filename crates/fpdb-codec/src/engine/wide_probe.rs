@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use fpdb_fingerprint::Fingerprint;
 
+use super::probe::{locate_blocks, PROBE_BATCH};
 use super::source::BlockSource;
 use crate::design::{binomial, top_bits_mask, TableDesign};
 use crate::distance::for_each_within;
@@ -38,23 +39,87 @@ pub(super) fn probe_wide<S: BlockSource>(
             tables,
         })?;
         let probes = prefixes_within(table.prefix_bits(), errors);
+        let reports = |xor| design.first_table_within(xor, errors) == Some(index);
         // More neighbouring prefixes than blocks: one pass over the whole
         // table reads less than a probe per prefix would.
-        let whole_table = probes > directory.len() as u128 + 16;
-        if whole_table {
-            neighbours.clear();
-            neighbours.push(0);
-        } else {
-            neighbouring_prefixes(permuted, table.prefix_bits(), errors, &mut neighbours);
-        }
-        for &neighbour in &neighbours {
-            let (lo, hi) = if whole_table {
-                (0, u64::MAX)
-            } else if source.may_hold_prefix(index, neighbour) {
-                table.prefix_range(neighbour)
-            } else {
-                continue;
+        if probes > directory.len() as u128 + 16 {
+            let range = ProbedRange {
+                table: index,
+                permuted,
+                tables,
+                lo: 0,
+                hi: u64::MAX,
+                radius,
             };
+            range.scan(source, permutation, query, out, reports)?;
+            continue;
+        }
+        neighbouring_prefixes(permuted, table.prefix_bits(), errors, &mut neighbours);
+        scan_prefixes(
+            design,
+            source,
+            (index, query, radius),
+            neighbours.iter().copied(),
+            out,
+            reports,
+        )?;
+    }
+    Ok(())
+}
+
+/// Scans, in table `index`, the key range of each prefix of `neighbours`
+/// (permuted keys, in any order) for keys within `radius` of `query`
+/// that `reports` accepts, [`PROBE_BATCH`] prefixes at a time: each step
+/// (directory group, first block, the lines decoding will read) is
+/// started for every prefix of a batch before the next, so that their
+/// cache misses overlap instead of forming one chain per prefix.
+pub(super) fn scan_prefixes<S: BlockSource>(
+    design: &TableDesign,
+    source: &mut S,
+    (index, query, radius): (usize, Fingerprint, u32),
+    neighbours: impl Iterator<Item = u64>,
+    out: &mut Vec<(Fingerprint, u32)>,
+    reports: impl Fn(u64) -> bool,
+) -> Result<(), S::Error> {
+    let tables = design.tables().len();
+    let table = design.tables().get(index).ok_or(CodecError::NoSuchTable {
+        table: index,
+        tables,
+    })?;
+    let permutation = table.permutation();
+    let permuted = permutation.permute(query.0);
+    let mut neighbours = neighbours.peekable();
+    while neighbours.peek().is_some() {
+        // The probes' key ranges and directory groups.
+        let mut ranges = [(0u64, 0u64, 0usize); PROBE_BATCH];
+        let mut count = 0;
+        for neighbour in neighbours.by_ref() {
+            if !source.may_hold_prefix(index, neighbour) {
+                continue;
+            }
+            let (lo, hi) = table.prefix_range(neighbour);
+            let group = source
+                .directory(index)
+                .ok_or(CodecError::NoSuchTable {
+                    table: index,
+                    tables,
+                })?
+                .group_for(lo);
+            if let Some(range) = ranges.get_mut(count) {
+                *range = (lo, hi, group);
+                count += 1;
+            }
+            if count == PROBE_BATCH {
+                break;
+            }
+        }
+        let ranges = ranges.get(..count).unwrap_or_default();
+        // Every probe's reads started before any is decoded.
+        let blocks = locate_blocks(
+            source,
+            ranges.iter().map(|&(lo, hi, group)| (index, lo, hi, group)),
+        );
+        for (&(lo, hi, _), blocks) in ranges.iter().zip(blocks) {
             let range = ProbedRange {
                 table: index,
                 permuted,
@@ -63,9 +128,7 @@ pub(super) fn probe_wide<S: BlockSource>(
                 hi,
                 radius,
             };
-            range.scan(source, permutation, query, out, |xor| {
-                design.first_table_within(xor, errors) == Some(index)
-            })?;
+            range.scan_blocks(source, blocks, permutation, query, out, &reports)?;
         }
     }
     Ok(())
