@@ -20,6 +20,7 @@
 
 mod batch_walk;
 mod flip_probe;
+mod locate;
 mod pair_scan;
 mod probe;
 mod source;

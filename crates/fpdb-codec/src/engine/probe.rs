@@ -12,6 +12,7 @@ use std::ops::Range;
 
 use fpdb_fingerprint::Fingerprint;
 
+use super::locate::{locate_blocks, PROBE_BATCH};
 use super::source::BlockSource;
 use super::wide_probe::probe_wide;
 use crate::design::{TableDesign, MAX_RADIUS};
@@ -19,10 +20,6 @@ use crate::directory::BlockDirectory;
 use crate::directory::GROUP;
 use crate::error::CodecError;
 use crate::match_rule::TableMatcher;
-
-/// Probes taken together (tables of one query, or one table's flip
-/// probes).
-pub(super) const PROBE_BATCH: usize = 16;
 
 /// One table's probe while a batch is in flight.
 #[derive(Debug, Clone, Copy, Default)]
@@ -107,6 +104,7 @@ fn probe_batch<S: BlockSource>(
     )]
     let probes = &probes[..count];
     let groups = find_groups(source, probes, design.tables().len())?;
+    // Steps 2 and 3: each probe's blocks, and the lines its decode reads.
     let blocks = locate_blocks(
         source,
         probes
@@ -128,40 +126,6 @@ fn probe_batch<S: BlockSource>(
         })?;
     }
     Ok(())
-}
-
-/// Steps 2 and 3 for at most [`PROBE_BATCH`] probes, each (table, lo,
-/// hi, directory group): start loading every group, then search each and
-/// start loading its first block's info, then the bytes where decoding
-/// will start, so that the probes' cache misses overlap. A group of
-/// `usize::MAX` (an empty table) holds no block. Returns each probe's
-/// blocks.
-pub(super) fn locate_blocks<S: BlockSource>(
-    source: &S,
-    probes: impl Iterator<Item = (usize, u64, u64, usize)> + Clone,
-) -> [Range<usize>; PROBE_BATCH] {
-    let mut touched = 0u64;
-    for (table, _, _, group) in probes.clone() {
-        touched ^= source.touch_group(table, group);
-    }
-    let mut blocks: [Range<usize>; PROBE_BATCH] = std::array::from_fn(|_| 0..0);
-    for ((table, lo, hi, group), range) in probes.clone().zip(blocks.iter_mut()) {
-        // An empty table has no group to search (`find_groups` says so
-        // with `usize::MAX`), but its source may still hold keys.
-        if group != usize::MAX {
-            *range = source.locate_in_group(table, group, lo, hi);
-        }
-        if !Range::is_empty(range) {
-            touched ^= source.touch_block(table, range.start, lo);
-        }
-    }
-    for ((table, lo, hi, _), range) in probes.zip(&blocks) {
-        if !range.is_empty() {
-            touched ^= source.touch_bytes(table, range.start, lo, hi);
-        }
-    }
-    std::hint::black_box(touched);
-    blocks
 }
 
 /// Step 1: each probe's directory group (`usize::MAX` for an empty

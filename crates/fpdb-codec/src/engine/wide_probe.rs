@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use fpdb_fingerprint::Fingerprint;
 
-use super::probe::{locate_blocks, PROBE_BATCH};
+use super::locate::{locate_blocks, PROBE_BATCH};
 use super::source::BlockSource;
 use crate::design::{binomial, top_bits_mask, TableDesign};
 use crate::distance::for_each_within;
