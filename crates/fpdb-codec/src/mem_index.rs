@@ -384,6 +384,9 @@ impl BlockSource for MemSource<'_> {
             .map_or(0, |info| info.touch(lo))
     }
 
+    /// Only the lines where decoding starts, without branching on the
+    /// block: loading the whole range, as the database does, measured
+    /// slower here on most designs (docs/BENCHMARKS.md).
     #[inline]
     fn touch_bytes(&self, table: usize, block: usize, lo: u64, _hi: u64) -> u64 {
         self.tables
