@@ -104,6 +104,43 @@ pub fn create_temp_db(options: Options) -> (TempDir, PathBuf, Db) {
     (dir, path, db)
 }
 
+/// Inserts documents with 1000-byte ids into `db` until its writer has
+/// filled logs past its 8 MiB cap several times, then flushes: the
+/// writer's next log is written over an old one (RocksDB's reused logs).
+/// Returns what it inserted.
+pub fn fill_logs_for_reuse(db: &Db) -> Model {
+    let mut written = Model::new();
+    for round in 0..8u64 {
+        let documents: Vec<(String, Fingerprint)> = (0..1_500u64)
+            .map(|i| {
+                let n = round * 1_500 + i;
+                (
+                    format!("{n:01000}"),
+                    Fingerprint(n.wrapping_mul(0x9e37_79b9)),
+                )
+            })
+            .collect();
+        db.insert_batch(&documents).unwrap();
+        written.extend(documents);
+    }
+    db.flush().unwrap();
+    written
+}
+
+/// The newest write-ahead log file of the database in `path`, and its
+/// length: a reused log keeps the length of the log it held before.
+pub fn newest_log(path: &Path) -> (PathBuf, u64) {
+    let newest = std::fs::read_dir(path)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|file| file.extension().is_some_and(|ext| ext == "log"))
+        .max()
+        .unwrap();
+    let length = std::fs::metadata(&newest).unwrap().len();
+    (newest, length)
+}
+
 /// Bulk-loads `documents` into `db` (default [`BulkOptions`]).
 pub fn bulk_load<S: AsRef<str>>(
     db: &mut Db,

@@ -41,8 +41,8 @@ mod db;
 #[cfg(feature = "db")]
 pub use db::{
     assert_equals_model, assert_verifies, block_keys, brute_force, bulk_load, bulk_load_within,
-    create_temp_db, damage_a_table_file, export, live_files, open_raw, open_raw_read_only,
-    small_options,
+    create_temp_db, damage_a_table_file, export, fill_logs_for_reuse, live_files, newest_log,
+    open_raw, open_raw_read_only, small_options,
 };
 pub use files::{
     article_paragraphs, bless_golden_copy, copy_dir, damage_the_largest_file, env_rounds,

@@ -11,7 +11,7 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::options::OpenOptions;
 use crate::progress::Progress;
-use crate::store::{log_tail_error, options_file_error, Access, Salvage, Store};
+use crate::store::{log_damage, options_file_error, Access, Salvage, Store};
 use crate::tables::Tables;
 use crate::verify::{verify, Problem, VerifyReport};
 
@@ -39,17 +39,13 @@ pub(crate) fn inspect(path: &Path, progress: &dyn Progress) -> Result<Inspection
     let mut report = match opened {
         Ok((store, tables)) => {
             let mut report = verify(&store, &tables, progress)?;
-            let families = store.family_names();
             let live_writer = store.follows_writer();
             drop(store);
             if !live_writer {
-                if let Some(error) = log_tail_error(path, &families) {
+                if let Some(damage) = log_damage(path) {
                     report.problems.push(Problem::Storage {
                         what: "the write-ahead log".into(),
-                        reason: format!(
-                            "its last record is torn (a write in flight when a process died, \
-                             or damage); every open keeps the writes before it: {error}"
-                        ),
+                        reason: format!("{damage}; every open keeps the writes before it"),
                     });
                 }
             }

@@ -25,6 +25,7 @@ mod reader;
 mod salvage;
 mod sorted_batch;
 mod sst;
+mod wal;
 mod write_set;
 
 use std::fs::File;
@@ -51,9 +52,10 @@ use self::keys::{decode_counter, decode_fingerprint};
 pub(crate) use self::lock::take_lock;
 pub(crate) use self::paths::sibling;
 use self::reader::{open_following, open_reader, ReaderDir};
-pub(crate) use self::salvage::{log_tail_error, options_file_error, Salvage, Unreadable};
+pub(crate) use self::salvage::{options_file_error, Salvage, Unreadable};
 pub(crate) use self::sorted_batch::{SortedBatch, RECORD_OVERHEAD};
 pub(crate) use self::sst::SstFile;
+pub(crate) use self::wal::damage_in as log_damage;
 pub(crate) use self::write_set::WriteSet;
 use crate::error::{Error, Result};
 use crate::seeded_hash::{FastMap, SeededState};
@@ -67,6 +69,12 @@ pub(crate) const BULK_SCRATCH_DIR: &str = "bulk.tmp";
 /// the column families holding the oldest log, so a reader opening beside
 /// a busy writer replays at most this much (docs/RELIABILITY.md).
 const WRITER_WAL_LIMIT: u64 = 8 << 20;
+
+/// How many logs a writer keeps to reuse once they are flushed: one is
+/// enough to reuse a log at every switch (a flush ends long before the
+/// next 8 MiB of log), and each is copied by a reader that replays the
+/// logs (`wal::copy_live_logs`).
+const WRITER_RECYCLED_LOGS: usize = 1;
 
 /// What a scan of a whole family reads per `pread` (RocksDB's
 /// `readahead_size`). Without it RocksDB only hints the kernel and still
@@ -237,6 +245,14 @@ impl Store {
                 // blocks (seen as "block missing from the store" once
                 // flushes came often).
                 options.set_atomic_flush(true);
+                // Logs made old by a flush are kept and written over: a
+                // sync of an appended log also writes the file's size to
+                // its inode, a sync of a reused one does not (single
+                // check-and-inserts from 16 clients of `fpdb serve`:
+                // docs/BENCHMARKS.md). `fpdb verify` reads reused logs
+                // itself (`wal.rs`): RocksDB's strict recovery mode takes
+                // their old tails for damage.
+                options.set_recycle_log_file_num(WRITER_RECYCLED_LOGS);
                 let db = DB::open_cf_descriptors(&options, path, descriptors)
                     .map_err(storage(|| format!("opening {}", path.display())))?;
                 (db, None)
@@ -271,13 +287,6 @@ impl Store {
     /// instance) rather than having opened every file itself.
     pub fn follows_writer(&self) -> bool {
         self.reader_dir.is_some()
-    }
-
-    /// The names of the database's column families.
-    pub fn family_names(&self) -> Vec<String> {
-        families::all_families(self.tables)
-            .map(|family| family.name().into_owned())
-            .collect()
     }
 
     /// The database directory.

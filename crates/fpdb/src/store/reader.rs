@@ -14,10 +14,12 @@ use super::db_files::{manifest_state, ManifestState};
 use super::error::{io, storage};
 use super::families::{db_options, reader_descriptors};
 use super::lock::writer_is_live;
+use super::wal::copy_live_logs;
 use crate::error::{Error, Result};
 
-/// A live writer's log up to this size is replayed by a reader that opens
-/// (so it sees every acknowledged write); a longer one is skipped.
+/// A live writer's logs holding up to this many bytes of records are
+/// replayed by a reader that opens (so it sees every acknowledged write);
+/// longer ones are skipped.
 const REPLAYED_LOG_LIMIT: u64 = 1 << 20;
 
 /// What a reader's private directory is named after, in the temporary
@@ -132,17 +134,15 @@ pub(super) fn open_following(
     let mut options = db_options();
     // Secondary instances must keep every table file open.
     options.set_max_open_files(-1);
-    if skip_long_log && writer_is_live(path)? && log_bytes(path) > REPLAYED_LOG_LIMIT {
-        // Beside a live writer with a long log, read the state of its last
-        // flush and skip the log (pointed at an empty directory):
-        // replaying a log that is being written cost seconds and hundreds
-        // of MB per open. The writer flushes every family at once (atomic
-        // flush), so that state is consistent, and at least every
-        // WRITER_WAL_LIMIT bytes of log, so it is never far behind.
-        let no_log = dir.path().join("no-log");
-        std::fs::create_dir(&no_log).map_err(io(&no_log))?;
-        options.set_wal_dir(&no_log);
-    }
+    // The logs a secondary instance replays are copies in its own
+    // directory, each cut where its records end, made once it has read
+    // the MANIFEST (`replay_live_logs`): RocksDB's reader of them loops
+    // forever on a reused log's older records (a writer writes new logs
+    // over old ones, `WRITER_RECYCLED_LOGS`).
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).map_err(io(&logs))?;
+    options.set_wal_dir(&logs);
+    let limit = (skip_long_log && writer_is_live(path)?).then_some(REPLAYED_LOG_LIMIT);
     // The open reads the writer's MANIFEST, then opens every file it
     // lists; a compaction finishing in between deletes some ("No such file
     // or directory"). Each attempt reads the MANIFEST afresh.
@@ -156,6 +156,7 @@ pub(super) fn open_following(
             reader_descriptors(families),
         ) {
             Ok(db) => {
+                replay_live_logs(&db, path, &logs, limit)?;
                 catch_up(&db, path, before)?;
                 return Ok((db, dir));
             }
@@ -174,6 +175,27 @@ pub(super) fn open_following(
             }
         }
     }
+}
+
+/// Copies the logs the secondary instance `db` needs into its log
+/// directory `logs` and replays them: those from the oldest log its
+/// MANIFEST still needs (the writer keeps a flushed one to reuse, and
+/// counting its records would skip every replay). With `limit`, logs
+/// holding more bytes of records are skipped: the reader sees the
+/// writer's last flush. Replaying a log that is being written cost
+/// seconds and hundreds of MB per open; the writer flushes every family
+/// at once (atomic flush), so that state is consistent, and at least
+/// every WRITER_WAL_LIMIT bytes of log, so it is never far behind.
+fn replay_live_logs(db: &DB, path: &Path, logs: &Path, limit: Option<u64>) -> Result<()> {
+    let first = db
+        .property_int_value("rocksdb.min-log-number-to-keep")
+        .map_err(storage(|| format!("reading {}", path.display())))?
+        .unwrap_or(0);
+    if copy_live_logs(path, logs, first, limit)? {
+        db.try_catch_up_with_primary()
+            .map_err(storage(|| format!("following {}", path.display())))?;
+    }
+    Ok(())
 }
 
 /// Brings a secondary instance opened while the MANIFEST was `before` up
@@ -213,17 +235,3 @@ const CATCH_UPS: u32 = 100;
 /// How many times a reader retries an open that lost a race with the
 /// writer deleting files, waiting 1, 2, … ms in between.
 const OPEN_RETRIES: u8 = 20;
-
-/// The size of the write-ahead log files in `path` now (files deleted
-/// while they are listed count as empty).
-fn log_bytes(path: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "log"))
-        .filter_map(|entry| entry.metadata().ok())
-        .map(|metadata| metadata.len())
-        .sum()
-}

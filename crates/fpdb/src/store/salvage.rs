@@ -492,25 +492,3 @@ fn midpoint(low: &[u8], high: &[u8]) -> Option<Vec<u8>> {
     }
     (middle.as_slice() > low && middle.as_slice() < high).then_some(middle)
 }
-
-/// Why the write-ahead logs in `path` do not replay completely, if they
-/// do not: a torn last record (a write in flight when a process died, or
-/// damage). Every open replays up to such a record and drops the rest,
-/// as after a crash, so this takes a check that demands every record.
-/// Only asked when no writer is live (a live writer's log is being
-/// written).
-pub(crate) fn log_tail_error(path: &Path, families: &[String]) -> Option<String> {
-    let has_log = std::fs::read_dir(path).ok()?.flatten().any(|entry| {
-        entry.file_name().to_string_lossy().ends_with(".log")
-            && entry.metadata().is_ok_and(|metadata| metadata.len() > 0)
-    });
-    if !has_log {
-        return None;
-    }
-    let mut options = rocksdb::Options::default();
-    options.set_wal_recovery_mode(rocksdb::DBRecoveryMode::AbsoluteConsistency);
-    DB::open_cf_for_read_only(&options, path, families, false)
-        .err()
-        .filter(|error| error.kind() == rocksdb::ErrorKind::Corruption)
-        .map(|error| error.to_string())
-}

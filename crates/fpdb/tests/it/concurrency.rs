@@ -290,6 +290,47 @@ fn a_reader_beside_a_writer_with_a_long_log_sees_a_consistent_earlier_state() {
 }
 
 #[test]
+fn a_reader_beside_a_writer_whose_log_is_reused_sees_every_acknowledged_write() {
+    let (_dir, path, writer) = fpdb_testkit::create_temp_db(fpdb_testkit::small_options());
+    let mut written = fpdb_testkit::fill_logs_for_reuse(&writer);
+    let everything = |replay_log: bool| {
+        let reader = fpdb::OpenOptions::new()
+            .read_only(true)
+            .replay_log(replay_log)
+            .open(&path)
+            .unwrap();
+        export(&reader)
+    };
+    // The newest log holds no record of its own yet: it begins with the
+    // old log's, which RocksDB's secondary instances read forever.
+    assert_eq!(everything(false), written);
+    for i in 0..20u64 {
+        let id = format!("after-{i}");
+        writer.insert(&id, stable_fp(1_000_000 + i)).unwrap();
+        written.insert(id, stable_fp(1_000_000 + i));
+    }
+    let (newest, length) = fpdb_testkit::newest_log(&path);
+    assert!(length > 1 << 20, "the newest log was not a reused one");
+    // The flushed log the writer keeps to reuse next holds more than the
+    // 1 MiB a reader replays: it is not one the reader counts.
+    let kept = std::fs::read_dir(&path)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|file| file.extension().is_some_and(|ext| ext == "log") && *file != newest)
+        .map(|file| std::fs::metadata(file).unwrap().len())
+        .max();
+    assert!(
+        kept > Some(1 << 20),
+        "no flushed log kept to reuse: {kept:?}"
+    );
+    // The newest log's records are short: the reader replays them, none
+    // of the old log's bytes after them.
+    assert_eq!(everything(false), written);
+    assert_eq!(everything(true), written);
+}
+
+#[test]
 fn read_only_handles_beside_a_writer_see_their_snapshot() {
     let (_dir, path, writer) = fpdb_testkit::create_temp_db(fpdb_testkit::small_options());
     let mut rng = Rng::new(31);

@@ -253,6 +253,25 @@ fn a_torn_log_tail_is_named_and_repair_keeps_the_writes_before_it() {
 }
 
 #[test]
+fn a_reused_log_ending_in_an_older_logs_bytes_verifies_clean_after_a_crash() {
+    let (_live, live_path, db) = fpdb_testkit::create_temp_db(fpdb_testkit::small_options());
+    // The writer's background work done (so that the copy below is what a
+    // kill would leave), its new log begun over an old one, and a short
+    // write in it: the newest log is mostly the old log's bytes.
+    let mut model = fpdb_testkit::fill_logs_for_reuse(&db);
+    db.insert("last", Fingerprint(5)).unwrap();
+    model.insert("last".into(), Fingerprint(5));
+    let (_dir, path) = fpdb_testkit::temp_copy(&live_path);
+    std::mem::forget(db);
+    let (_, length) = fpdb_testkit::newest_log(&path);
+    assert!(length > 1 << 20, "the newest log was not a reused one");
+    let report = Db::verify_at(&path).unwrap();
+    assert!(report.is_clean(), "{}", report_text(&report));
+    let db = Db::open(&path).unwrap();
+    assert_equals_model(&db, &model, 200, &mut Rng::new(8));
+}
+
+#[test]
 fn a_missing_file_is_named_and_restored_from_the_other_copies() {
     let fixture = fixture();
     let missing = |file: String| {
