@@ -2,8 +2,8 @@
 //! the write that fills the delta, and the server writes every
 //! check-and-insert on one thread: its groups would wait for the merge.
 //! Here writes never merge (`Db::set_merge_on_write`); this thread looks
-//! whenever the writer thread has written a group, and every
-//! [`POLL`] for the other writes, and merges when the delta is due. The
+//! whenever the writer thread has written a group that left the delta
+//! due, and every [`POLL`] for the other writes, and merges. The
 //! merge plans without the writer lock, so writers wait only while it
 //! writes its batch; it plans on this thread alone, at the lowest
 //! priority, so that on a small machine it takes CPU from the requests
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use fpdb::Db;
 
 /// How often the thread looks without being woken.
-const POLL: Duration = Duration::from_millis(100);
+pub(crate) const POLL: Duration = Duration::from_millis(100);
 
 /// Wakes the merge thread.
 #[derive(Debug, Clone)]
@@ -28,13 +28,14 @@ impl Merger {
     /// Turns off merging in writes and starts the thread, which holds the
     /// database only while it looks or merges, and ends with the last
     /// `Merger` or the database.
-    pub fn start(db: &Arc<Db>) -> std::io::Result<Self> {
+    /// It looks every `poll` without being woken.
+    pub fn start(db: &Arc<Db>, poll: Duration) -> std::io::Result<Self> {
         db.set_merge_on_write(false);
         let (wake, woken) = sync_channel(1);
         let db = Arc::downgrade(db);
         std::thread::Builder::new()
             .name("fpdb-merger".into())
-            .spawn(move || merge_when_due(&db, &woken))?;
+            .spawn(move || merge_when_due(&db, &woken, poll))?;
         Ok(Merger { wake })
     }
 
@@ -44,10 +45,10 @@ impl Merger {
     }
 }
 
-fn merge_when_due(db: &Weak<Db>, woken: &Receiver<()>) {
+fn merge_when_due(db: &Weak<Db>, woken: &Receiver<()>, poll: Duration) {
     lowest_priority();
     loop {
-        match woken.recv_timeout(POLL) {
+        match woken.recv_timeout(poll) {
             Ok(()) | Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
         }

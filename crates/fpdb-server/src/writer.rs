@@ -8,12 +8,13 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use fpdb::{Checked, Db, Fingerprint};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::ApiError;
-use crate::merger::Merger;
+use crate::merger::{self, Merger};
 use crate::metrics::Metrics;
 
 /// Most requests given to the library at once: bounds how long one group
@@ -47,11 +48,17 @@ impl Writer {
     /// The merge thread (`merger.rs`) starts with it, and is woken after
     /// each group.
     pub fn start(db: &Arc<Db>, metrics: Arc<Metrics>) -> std::io::Result<Self> {
+        Self::start_polling(db, metrics, merger::POLL)
+    }
+
+    /// [`Writer::start`] with a merge thread that looks every `poll`
+    /// when not woken.
+    fn start_polling(db: &Arc<Db>, metrics: Arc<Metrics>, poll: Duration) -> std::io::Result<Self> {
         let (queue, waiting) = mpsc::unbounded_channel();
         let merger = if db.is_read_only() {
             None
         } else {
-            Some(Merger::start(db)?)
+            Some(Merger::start(db, poll)?)
         };
         let db = Arc::downgrade(db);
         std::thread::Builder::new()
@@ -98,7 +105,10 @@ fn write_groups(
             // get a 500, and the thread goes on with the next group.
             Some(db) => {
                 let _ = std::panic::catch_unwind(AssertUnwindSafe(|| write_group(&db, group)));
-                if let Some(merger) = merger {
+                // Woken only when there is a merge to do: a wake per group
+                // was a thousand context switches a second on the cores
+                // the requests need.
+                if let Some(merger) = merger.filter(|_| db.merge_due()) {
                     merger.wake();
                 }
             }
@@ -132,5 +142,43 @@ fn write_group(db: &Db, group: Vec<Pending>) {
                 let _ = pending.answer.send(Err(error.clone()));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+
+    #[test]
+    fn the_group_that_leaves_the_delta_due_wakes_the_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        drop(Db::create(&path, fpdb_testkit::small_options()).unwrap());
+        let db = Arc::new(
+            fpdb::OpenOptions::new()
+                .delta_limit(64)
+                .open(&path)
+                .unwrap(),
+        );
+        // A merge thread that never looks by itself: only a wake merges.
+        let poll = Duration::from_secs(3_600);
+        let writer = Writer::start_polling(&db, Arc::new(Metrics::default()), poll).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        for i in 0..100u64 {
+            let fp = Fingerprint(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            runtime
+                .block_on(writer.check_and_insert(format!("doc{i}"), fp, 3))
+                .unwrap();
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while db.stats().delta_added >= 64 {
+            assert!(Instant::now() < deadline, "the delta was never merged");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(db.stats().fingerprints, 100);
     }
 }
