@@ -72,8 +72,9 @@ const WRITER_WAL_LIMIT: u64 = 8 << 20;
 
 /// How many logs a writer keeps to reuse once they are flushed: one is
 /// enough to reuse a log at every switch (a flush ends long before the
-/// next 8 MiB of log), and each is copied by a reader that replays the
-/// logs (`wal::copy_live_logs`).
+/// next 8 MiB of log). A reader neither counts nor copies a kept log: it
+/// is older than the oldest log the MANIFEST still needs
+/// (`reader::replay_live_logs`).
 const WRITER_RECYCLED_LOGS: usize = 1;
 
 /// What a scan of a whole family reads per `pread` (RocksDB's
