@@ -154,14 +154,12 @@ mod tests {
     #[test]
     fn the_group_that_leaves_the_delta_due_wakes_the_merge() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db");
-        drop(Db::create(&path, fpdb_testkit::small_options()).unwrap());
-        let db = Arc::new(
-            fpdb::OpenOptions::new()
-                .delta_limit(64)
-                .open(&path)
-                .unwrap(),
-        );
+        let db = fpdb::OpenOptions::new()
+            .create_new(fpdb_testkit::small_options())
+            .delta_limit(64)
+            .open(dir.path().join("db"))
+            .unwrap();
+        let db = Arc::new(db);
         // A merge thread that never looks by itself: only a wake merges.
         let poll = Duration::from_secs(3_600);
         let writer = Writer::start_polling(&db, Arc::new(Metrics::default()), poll).unwrap();
