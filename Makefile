@@ -395,7 +395,7 @@ quality-dedup: build
 	$(CARGO_TARGET_DIR)/release/quality --data $(QUALITY_CACHE) --warc $(QUALITY_CACHE)/export/pages-other.warc \
 		--eval-sources $(QUALITY_OTHER_EN),$(QUALITY_OTHER_ZH) --articles 400
 	for set in first other-en other-zh; do \
-		python3 benches/scripts/dedup_quality.py $(BIN) $(QUALITY_CACHE)/export/$$set --rule '$(DEDUP_NUMBERS_NEVER)' --rule '$(DEDUP_BEFORE)' || exit 1; \
+		python3 benches/scripts/dedup_quality.py $(BIN) $(QUALITY_CACHE)/export/$$set --by-edit --rule '$(DEDUP_NUMBERS_NEVER)' --rule '$(DEDUP_BEFORE)' || exit 1; \
 	done
 	python3 benches/scripts/dedup_quality.py $(BIN) --warc $(QUALITY_CACHE)/export/pages.warc --rule '$(DEDUP_NUMBERS_NEVER)' --rule '$(DEDUP_BEFORE)'
 	python3 benches/scripts/dedup_quality.py $(BIN) --warc $(QUALITY_CACHE)/export/pages-other.warc \

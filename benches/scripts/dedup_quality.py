@@ -12,7 +12,8 @@ LANG/I.html`, the pair of one article being the planted pair. Each rule
 is `fpdb dedup`'s arguments (default: none, its default rule). Recall is
 the share of planted pairs reported; precision the share of reported
 pairs whose two documents are copies of one original (pages: of one
-article); time the whole process's wall clock.
+article); time the whole process's wall clock. `--by-edit` adds the
+recall of each kind of planted edit (text sets only).
 """
 
 from __future__ import annotations
@@ -24,11 +25,19 @@ import sys
 import time
 from pathlib import Path
 
+# The planted edits, in the order of the truth files' edit column
+# (fpdb_tune::EditKind::ALL).
+EDITS = ("1% typos", "header+footer", "dates+counters", "drop sentence", "mirror")
 
-def read_truth(path: Path) -> tuple[dict[str, int], set[tuple[str, str]]]:
-    """Each document's group and the planted pairs (ids, smaller first)."""
+
+def read_truth(
+    path: Path,
+) -> tuple[dict[str, int], set[tuple[str, str]], dict[tuple[str, str], int]]:
+    """Each document's group, the planted pairs (ids, smaller first) and
+    each planted pair's edit."""
     groups: dict[str, int] = {}
     planted: set[tuple[str, str]] = set()
+    edits: dict[tuple[str, str], int] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("#"):
             continue
@@ -36,8 +45,11 @@ def read_truth(path: Path) -> tuple[dict[str, int], set[tuple[str, str]]]:
         if fields[0] == "group":
             groups[fields[1]] = int(fields[2])
         elif fields[0] == "pair":
-            planted.add(tuple(sorted((fields[1], fields[2]))))
-    return groups, planted
+            pair = tuple(sorted((fields[1], fields[2])))
+            planted.add(pair)
+            if len(fields) > 3:
+                edits[pair] = int(fields[3])
+    return groups, planted, edits
 
 
 def dedup_pairs(fpdb: str, corpus: Path, args: list[str]) -> tuple[set, float]:
@@ -57,10 +69,23 @@ def dedup_pairs(fpdb: str, corpus: Path, args: list[str]) -> tuple[set, float]:
     return pairs, seconds
 
 
-def score(fpdb: str, corpus: Path, truth: Path, args: list[str]) -> dict[str, float]:
-    groups, planted = read_truth(truth)
+def score(fpdb: str, corpus: Path, truth: Path, args: list[str]) -> dict:
+    groups, planted, edits = read_truth(truth)
     pairs, seconds = dedup_pairs(fpdb, corpus, args)
-    return scored(pairs, groups, planted, seconds)
+    result = scored(pairs, groups, planted, seconds)
+    result["by_edit"] = by_edit(pairs, edits)
+    return result
+
+
+def by_edit(pairs: set, edits: dict[tuple[str, str], int]) -> str:
+    """Recall of each kind of planted edit, "name recall" joined by commas."""
+    cells = []
+    for kind, name in enumerate(EDITS):
+        mine = [pair for pair, edit in edits.items() if edit == kind]
+        if mine:
+            found = sum(1 for pair in mine if pair in pairs)
+            cells.append(f"{name} {found / len(mine):.1%}")
+    return ", ".join(cells)
 
 
 def scored(pairs: set, groups: dict, planted: set, seconds: float) -> dict[str, float]:
@@ -84,13 +109,20 @@ def main() -> int:
         "--articles", type=int, default=2000, help="articles per language"
     )
     parser.add_argument("--rule", action="append", default=[], help="NAME=ARGS")
+    parser.add_argument(
+        "--by-edit", action="store_true", help="recall of each kind of planted edit"
+    )
     options = parser.parse_args()
     rules = [("default", [])]
     for rule in options.rule:
         name, _, args = rule.partition("=")
         rules.append((name, args.split()))
-    print("| set | rule | recall | precision | pairs (false) | wall |")
-    print("|---|---|---|---|---|---|")
+    by_edit_column = options.by_edit and not options.warc
+    print(
+        "| set | rule | recall | precision | pairs (false) | wall |"
+        + (" recall by edit |" if by_edit_column else "")
+    )
+    print("|---|---|---|---|---|---|" + ("---|" if by_edit_column else ""))
     if options.warc:
         for name, args in rules:
             pairs, seconds = dedup_pairs(options.fpdb, options.warc, args)
@@ -121,7 +153,8 @@ def main() -> int:
             s = score(options.fpdb, corpus, truth, args)
             print(
                 f"| {corpus.stem} | {name} | {s['recall']:.1%} | {s['precision']:.2%} "
-                f"| {s['pairs']} ({s['false']}) | {s['seconds']:.1f} s |",
+                f"| {s['pairs']} ({s['false']}) | {s['seconds']:.1f} s |"
+                + (f" {s['by_edit']} |" if by_edit_column else ""),
                 flush=True,
             )
     return 0

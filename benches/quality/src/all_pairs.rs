@@ -94,6 +94,9 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
         let shingles_of = |i: usize| plain_shingles[i].get_or_init(|| shingles(plain[i], c.lang));
         let features = feature_hashes(&texts);
         let crawl = feature_hashes(&c.learn_crawled);
+        // What a weighted rule learns its weights from: every other text,
+        // as a database learns from a sample of what it holds.
+        let sample: Vec<Vec<u64>> = features.iter().step_by(2).cloned().collect();
         for rule in rules {
             let method = candidate_method(&rule.candidate, c.lang)?;
             let (fps, weak) = match rule.weak_bits {
@@ -111,7 +114,7 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
             let sigs = rule
                 .signature
                 .as_ref()
-                .map(|spec| Confirmer::new(spec, &texts, &features, &crawl));
+                .map(|spec| Confirmer::with_weights_from(spec, &texts, &features, &crawl, &sample));
             let rare = rule
                 .signature
                 .as_ref()

@@ -46,6 +46,9 @@ pub enum Gate {
     Shared(f64),
     Containment(f64),
     LowerBound(f64),
+    /// Passes (score 1) a pair whose estimated containment is at least the
+    /// first value and whose estimate is at least the second, whatever θ.
+    ContainedAbove(f64, f64),
 }
 
 impl Gate {
@@ -61,6 +64,9 @@ impl Gate {
             Ok(Gate::Ratio(number(f)?))
         } else if let Some(m) = text.strip_prefix("shared") {
             Ok(Gate::Shared(number(m)?))
+        } else if let Some(spec) = text.strip_prefix("incl") {
+            let (c, t) = spec.split_once('j').context("+inclCjT")?;
+            Ok(Gate::ContainedAbove(number(c)?, number(t)?))
         } else if let Some(c) = text.strip_prefix("cont") {
             Ok(Gate::Containment(number(c)?))
         } else if let Some(z) = text.strip_prefix("lb") {
@@ -77,6 +83,7 @@ impl Gate {
             Gate::Shared(m) => format!("shared ≥ {m}"),
             Gate::Containment(c) => format!("containment ≥ {c}"),
             Gate::LowerBound(z) => format!("lower bound z = {z}"),
+            Gate::ContainedAbove(c, t) => format!("or containment ≥ {c} at ≥ {t}"),
         }
     }
 }
@@ -102,6 +109,8 @@ pub struct Confirm {
     /// Rarest words kept per text and how many of them a pair shares
     /// (`crate::rare`).
     pub rare: Option<(usize, usize)>,
+    /// Shingles weighted by their idf to this power (`crate::weighted`).
+    pub idf: Option<f64>,
 }
 
 impl Confirm {
@@ -112,8 +121,15 @@ impl Confirm {
         let mut numbers = None;
         let mut dotted = None;
         let mut rare = None;
+        let mut idf = None;
         let mut gates = Vec::new();
         for part in parts {
+            if let Some(power) = part.strip_prefix("idf") {
+                let power: f64 = power.parse().context("+idfP")?;
+                anyhow::ensure!(power.is_finite() && power > 0.0, "+idfP: P is positive");
+                idf = Some(power);
+                continue;
+            }
             if let Some(spec) = part.strip_prefix("rare") {
                 let (keep, shared) = spec.split_once('s').context("+rareKsM")?;
                 let (keep, shared): (usize, usize) = (
@@ -153,6 +169,7 @@ impl Confirm {
             numbers,
             dotted,
             rare,
+            idf,
         })
     }
 
@@ -213,6 +230,10 @@ impl Confirm {
             Some((keep, shared)) => format!("{numbers}, sharing {shared} of {keep} rarest words"),
             None => numbers,
         };
+        let numbers = match self.idf {
+            Some(power) => format!("{numbers}, shingles weighted by idf^{power}"),
+            None => numbers,
+        };
         self.gates
             .iter()
             .map(|g| format!(", {}", g.name()))
@@ -271,6 +292,11 @@ pub fn score(gates: &[Gate], j: f64, slots: usize, n1: u32, n2: u32) -> f64 {
             Gate::LowerBound(z) => {
                 score = score.min(wilson_lower(j, effective_sample(slots, small), z));
             }
+            Gate::ContainedAbove(c, t)
+                if j >= t && estimated_shared(j, n1, n2) >= c * f64::from(small.max(1)) =>
+            {
+                score = 1.0;
+            }
             _ => {}
         }
     }
@@ -320,6 +346,18 @@ impl Confirmer {
         features: &[Vec<u64>],
         crawl: &[Vec<u64>],
     ) -> Confirmer {
+        Confirmer::with_weights_from(confirm, texts, features, crawl, crawl)
+    }
+
+    /// [`Confirmer::new`], a weighted rule learning its weights from
+    /// `sample` (each document's feature hashes).
+    pub fn with_weights_from(
+        confirm: &Confirm,
+        texts: &[String],
+        features: &[Vec<u64>],
+        crawl: &[Vec<u64>],
+        sample: &[Vec<u64>],
+    ) -> Confirmer {
         let features = &confirm.features(texts, features);
         let slots = match confirm.sig {
             SigSpec::MinHash { hashes, .. } | SigSpec::MinHashRare { hashes, .. } => {
@@ -327,8 +365,44 @@ impl Confirmer {
             }
             SigSpec::WideSimhash { bits } => usize::from(bits),
         };
+        let sigs = match (confirm.idf, confirm.sig) {
+            (
+                Some(power),
+                SigSpec::MinHashRare {
+                    hashes,
+                    bits,
+                    shingle,
+                    max_df,
+                },
+            ) => {
+                let common =
+                    CommonFeatures::learn(crawl.iter().map(Vec::as_slice), max_df).unwrap();
+                let rare: Vec<Vec<u64>> =
+                    features.par_iter().map(|f| common.remove_from(f)).collect();
+                let weights = crate::weighted::ShingleWeights::learn(sample, power);
+                Signatures::Codes {
+                    codes: crate::weighted::all_codes(hashes, bits, shingle, &rare, &weights),
+                    bits,
+                }
+            }
+            (
+                Some(power),
+                SigSpec::MinHash {
+                    hashes,
+                    bits,
+                    shingle,
+                },
+            ) => {
+                let weights = crate::weighted::ShingleWeights::learn(sample, power);
+                Signatures::Codes {
+                    codes: crate::weighted::all_codes(hashes, bits, shingle, features, &weights),
+                    bits,
+                }
+            }
+            _ => Signatures::new(confirm.sig, features, crawl),
+        };
         Confirmer {
-            sigs: Signatures::new(confirm.sig, features, crawl),
+            sigs,
             own: if confirm.gates.is_empty() {
                 Vec::new()
             } else {
@@ -454,6 +528,20 @@ mod tests {
         assert_eq!(score(&[Gate::Containment(0.99)], 0.5, 64, 10, 20), 0.5);
         assert_eq!(score(&[Gate::Containment(0.7)], 0.5, 64, 20, 20), 0.0);
         assert_eq!(score(&[Gate::Containment(0.6)], 0.5, 64, 20, 20), 0.5);
+        // The smaller text wholly shared passes whatever θ; two of equal
+        // counts, each two thirds shared, keep their estimate.
+        let contained = [Gate::ContainedAbove(0.9, 0.4)];
+        assert_eq!(score(&contained, 0.5, 64, 10, 20), 1.0);
+        assert_eq!(score(&contained, 0.5, 64, 20, 20), 0.5);
+        assert_eq!(
+            score(&[Gate::ContainedAbove(0.9, 0.6)], 0.5, 64, 10, 20),
+            0.5
+        );
+        let rule = Confirm::parse("minhash:64x4/w2/df20+shared7+incl0.9j0.45+idf2").unwrap();
+        assert_eq!(rule.idf, Some(2.0));
+        assert_eq!(rule.gates[1], Gate::ContainedAbove(0.9, 0.45));
+        assert!(Confirm::parse("minhash:64x4/w2+idf0").is_err());
+        assert!(Confirm::parse("minhash:64x4/w2+incl0.9").is_err());
     }
 
     #[test]

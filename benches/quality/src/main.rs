@@ -9,11 +9,13 @@
 //! (two-stage matching, `two_stage_report.rs`) or `... --growth 'CANDIDATES|SIGNATURE|R|THETA;...'`
 //! (false matches per query against a growing background, `growth.rs`) or
 //! `... --all-pairs RULES` (the same rules on every pair of planted and
-//! background texts, `all_pairs.rs`);
+//! background texts, `all_pairs.rs`; `--sets en-paragraphs` keeps one
+//! language);
 //! `--settings` in the growth rules' syntax names the rules the two-stage
 //! report shows on every set side by side (their candidates and signatures
 //! are measured too). A signature may carry gates on each document's own
-//! content, `minhash:64x4/w2/df20+shared7` (`confirm.rs`).
+//! content, `minhash:64x4/w2/df20+shared7` (`confirm.rs`), or weigh its
+//! shingles by rarity, `+idf2` (`weighted.rs`).
 //! `--export DIR` writes the planted sets the probe report measures as
 //! files (`export.rs`) for `benches/scripts/dedup_quality.py` to score
 //! whole `fpdb dedup` processes on.
@@ -49,6 +51,7 @@ mod rare;
 mod two_stage;
 mod two_stage_report;
 mod warc;
+mod weighted;
 use fpdb_rng as rng;
 
 use std::collections::HashMap;
@@ -340,6 +343,13 @@ fn main() -> Result<()> {
         return growth::run(&args.growth, &corpora, args.show_false.is_some());
     }
     if !args.all_pairs.is_empty() {
+        // `--sets` names languages here: a set of either language keeps it.
+        let corpora: Vec<Corpus> = corpora
+            .into_iter()
+            .filter(|c| {
+                args.sets.is_empty() || args.sets.iter().any(|s| s.starts_with(c.lang.code()))
+            })
+            .collect();
         return all_pairs::run(&args.all_pairs, &corpora, args.show_false.is_some());
     }
     if args.probes {

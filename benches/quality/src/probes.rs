@@ -39,6 +39,20 @@ const THETA: f64 = 0.5;
 /// this many shingles estimated shared.
 const GATED: &str = "minhash:64x4/w2/df20+shared7";
 const GATED_THETA: f64 = 0.45;
+/// The gated confirmation of the last column: [`GATED`] at
+/// [`GATED_THETA`], or `FPDB_QUALITY_GATED=RULE|θ` to measure another.
+fn gated_rule() -> Result<(Confirm, f64)> {
+    match std::env::var("FPDB_QUALITY_GATED") {
+        Ok(spec) => {
+            let (rule, theta) = spec
+                .split_once('|')
+                .ok_or_else(|| anyhow::anyhow!("FPDB_QUALITY_GATED is RULE|θ"))?;
+            Ok((Confirm::parse(rule)?, theta.parse()?))
+        }
+        Err(_) => Ok((Confirm::parse(GATED)?, GATED_THETA)),
+    }
+}
+
 /// The narrower radius adaptive candidates are also kept within (fewer
 /// random candidates for the signature to turn down).
 const NEAR: u32 = 12;
@@ -83,6 +97,9 @@ struct Reach {
     confirmed: bool,
     /// Whether the gated confirmation confirms it.
     gated: bool,
+    /// Per entry of [`KEYED_BY_WEAK_SET`]: whether the pair meets that
+    /// keyed rule ([`keyed_reaches`]).
+    keyed: Vec<bool>,
     /// Per entry of [`WEAK_BITS`]: whether some subset of the later
     /// document's weakest bits per piece reaches the earlier one, whether
     /// either document's do, and whether both documents' do (what the
@@ -99,6 +116,34 @@ struct WeakReach {
 
 /// Bits of a piece kept per document in the storable variant, measured.
 const WEAK_BITS: [usize; 4] = [3, 4, 5, 6];
+
+/// Tables keyed by a document's own weak set: each document is stored,
+/// per piece, under its 5 weakest bits and the piece's other 11 bits; a
+/// query probes every 5 of its `m` weakest (`m` choose 5 probes a table,
+/// each about one key at 10M against a 16-bit prefix's 150). Measured for
+/// m = 5, 6 and 7: a pair is found when, in some piece, each document's 5
+/// weakest lie inside the other's `m` weakest and the pieces differ only
+/// in bits weak in both (the symmetric rule such tables answer, the
+/// stored document's `m` weakest read with its signature).
+const KEYED_BY_WEAK_SET: [usize; 3] = [5, 6, 7];
+
+/// Whether some piece of `diff` lies in both documents' 5 weakest bits
+/// while each one's 5 weakest lie in the other's `m` weakest (`five_*`
+/// and `wide_*` are the 5 and `m` weakest of each).
+pub fn keyed_reaches(
+    five_a: &[u16; PIECES],
+    wide_a: &[u16; PIECES],
+    five_b: &[u16; PIECES],
+    wide_b: &[u16; PIECES],
+    diff: u64,
+) -> bool {
+    (0..PIECES).any(|p| {
+        let piece = (diff >> (64 - PIECE_BITS * (p + 1))) as u16;
+        five_a[p] & !wide_b[p] == 0
+            && five_b[p] & !wide_a[p] == 0
+            && piece & !(five_a[p] & five_b[p]) == 0
+    })
+}
 
 /// Each piece's `n` weakest bits (smallest vote sizes, ties to the lower
 /// bit), as a mask of the piece's 16 bits.
@@ -169,7 +214,8 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
             let features = feature_hashes(&texts);
             let crawl = feature_hashes(&c.learn_crawled);
             let sigs = Signatures::new(spec, &features, &crawl);
-            let gated = Confirmer::new(&Confirm::parse(GATED)?, &texts, &features, &crawl);
+            let (gated_rule, gated_theta) = gated_rule()?;
+            let gated = Confirmer::new(&gated_rule, &texts, &features, &crawl);
             let votes = proto.vote_sums(&prepare(&proto, &texts, c));
             let fps: Vec<u64> = votes.iter().map(crate::proto::sign_bits).collect();
             let ranks: Vec<Vec<HashMap<u16, usize>>> = votes
@@ -180,13 +226,26 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
                 .iter()
                 .map(|&n| votes.iter().map(|v| weak_masks(v, n)).collect())
                 .collect();
+            let keyed_masks: Vec<Vec<[u16; PIECES]>> = [5, 6, 7]
+                .iter()
+                .map(|&n| votes.iter().map(|v| weak_masks(v, n)).collect())
+                .collect();
             let reach = |a: u32, b: u32| {
                 let diff = fps[a as usize] ^ fps[b as usize];
+                let (a_, b_) = (a as usize, b as usize);
                 Reach {
+                    keyed: KEYED_BY_WEAK_SET
+                        .iter()
+                        .map(|&m| {
+                            let wide = &keyed_masks[m - 5];
+                            let five = &keyed_masks[0];
+                            keyed_reaches(&five[a_], &wide[a_], &five[b_], &wide[b_], diff)
+                        })
+                        .collect(),
                     distance: diff.count_ones(),
                     probes: probes_needed(&ranks[b as usize], diff),
                     confirmed: sigs.similarity(a as usize, b as usize) >= THETA,
-                    gated: gated.similarity(a as usize, b as usize) >= GATED_THETA,
+                    gated: gated.similarity(a as usize, b as usize) >= gated_theta,
                     weak: weak
                         .iter()
                         .map(|masks| {
@@ -254,7 +313,8 @@ fn report(name: &str, documents: usize, truth: &Truth, planted: &[Reach], false_
         "\nStorable weak bits (n per piece, their 2^n subsets probed, within {NEAR} bits): recall / false pairs\n"
     );
     println!(
-        "| n | from the later document | from either | from both (the database's rule) | from both, θ = {GATED_THETA} and shared ≥ 7 |"
+        "| n | from the later document | from either | from both (the database's rule) | from both, confirmed by {} |",
+        gated_rule().map_or_else(|e| e.to_string(), |(rule, theta)| format!("{} ≥ {theta}", rule.name()))
     );
     println!("|---|---|---|---|---|");
     for (i, n) in WEAK_BITS.iter().enumerate() {
@@ -276,6 +336,20 @@ fn report(name: &str, documents: usize, truth: &Truth, planted: &[Reach], false_
             weak_gated(true, |w| w.both)
         );
     }
+    println!(
+        "\nKeyed by the weak set (m weakest probed as every 5 of them, within {NEAR} bits, confirmed as the last column above): recall / false pairs\n"
+    );
+    println!("| m | probes a table | recall / false |");
+    println!("|---|---|---|");
+    for (i, m) in KEYED_BY_WEAK_SET.iter().enumerate() {
+        let hit = |x: &Reach| x.keyed[i] && x.distance <= NEAR && x.gated;
+        let probes = (1..=*m).product::<usize>() / (120 * (1..=m - 5).product::<usize>());
+        println!(
+            "| {m} | {probes} | {} / {} |",
+            pct(planted.iter().filter(|x| hit(x)).count() as f64 / total),
+            false_pairs.iter().filter(|x| hit(x)).count()
+        );
+    }
     let beyond = planted.iter().filter(|x| x.distance > R_MAX).count();
     println!("\n({beyond} planted copies lie beyond {R_MAX} bits.)\n");
 }
@@ -283,6 +357,28 @@ fn report(name: &str, documents: usize, truth: &Truth, planted: &[Reach], false_
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keyed_rule_asks_each_weak_set_inside_the_others_and_the_difference_inside_both() {
+        let five = [0b1_1111u16; PIECES];
+        let six = [0b11_1111u16; PIECES];
+        let mut moved = five;
+        moved[0] = 0b11_1110;
+        // Pieces 1 to 3 differ outside every weak set, so only piece 0
+        // can reach.
+        let elsewhere = (1 << 47) | (1 << 31) | (1 << 15);
+        let bit = |b: u32| elsewhere | 1u64 << (48 + b);
+        // The same five: any subset of them may differ.
+        assert!(keyed_reaches(&five, &five, &five, &five, bit(0) | bit(4)));
+        assert!(!keyed_reaches(&five, &five, &five, &five, bit(5)));
+        // One weak bit moved: allowed within six, the difference only
+        // where both are weak.
+        assert!(!keyed_reaches(&five, &five, &moved, &six, bit(1)));
+        assert!(keyed_reaches(&five, &six, &moved, &six, bit(1)));
+        assert!(!keyed_reaches(&five, &six, &moved, &six, bit(0)));
+        // A piece that does not differ at all reaches.
+        assert!(keyed_reaches(&five, &five, &five, &five, 1 << 63));
+    }
 
     #[test]
     fn weak_bits_are_each_pieces_smallest_votes_and_reach_their_subsets() {
