@@ -21,7 +21,7 @@ use fpdb_tune::{shingles, Planted, REPOST_SHARE};
 use crate::confirm::Confirmer;
 use crate::corpus::Corpus;
 use crate::growth::Rule;
-use crate::probes::{weak_masks, weak_reaches};
+use crate::probes::{weak_masks, weak_reaches, weak_reaches_flipping};
 use crate::proto::sign_bits;
 use crate::rare::{shared, RareWords};
 use crate::two_stage::{Similarity, R_MAX};
@@ -131,8 +131,14 @@ one's shingles (counted apart, neither true nor false). At 10M: false matches pe
                     (a + 1..n).filter_map(move |b| {
                         let diff = fp ^ fps[b];
                         (diff.count_ones() <= rule.r
-                            && weak.is_none_or(|masks| {
-                                weak_reaches(&masks[a], diff) && weak_reaches(&masks[b], diff)
+                            && weak.is_none_or(|masks| match rule.weak_flips {
+                                Some(f) => {
+                                    weak_reaches_flipping(&masks[a], diff, f)
+                                        && weak_reaches_flipping(&masks[b], diff, f)
+                                }
+                                None => {
+                                    weak_reaches(&masks[a], diff) && weak_reaches(&masks[b], diff)
+                                }
                             })
                             && sigs.is_none_or(|s| s.similarity(a, b) >= rule.theta)
                             && rare.is_none_or(|r| r.passes(a, b)))

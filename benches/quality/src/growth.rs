@@ -23,7 +23,8 @@ use crate::{eval, load_average, probes};
 /// signature at `theta` (none: distance alone); with `probes`, only those
 /// the query reaches with that many adaptive probes per table
 /// (`probes.rs`); with `weak_bits` (`wN`), only those both documents'
-/// N weakest bits a quarter reach, as a database keeps them
+/// N weakest bits a quarter reach, as a database keeps them, and with
+/// `wNfF` with at most F of them flipped in the reaching quarter
 /// (`--all-pairs` only).
 #[derive(Debug, Clone)]
 pub struct Rule {
@@ -33,6 +34,8 @@ pub struct Rule {
     pub theta: f64,
     probes: Option<usize>,
     pub weak_bits: Option<usize>,
+    /// At most this many weak bits flipped in the reaching quarter.
+    pub weak_flips: Option<u32>,
 }
 
 impl Rule {
@@ -45,11 +48,18 @@ impl Rule {
             [c, s, r, t, last] => (c, s, r, t, Some(last)),
             _ => bail!("rule {text:?} is not CANDIDATES|SIGNATURE|R|THETA[|PROBES|wN]"),
         };
-        let (probes, weak_bits) = match last {
-            None => (None, None),
+        let (probes, weak_bits, weak_flips) = match last {
+            None => (None, None, None),
             Some(last) => match last.strip_prefix('w') {
-                Some(n) => (None, Some(n.parse().context("wN")?)),
-                None => (Some(last.parse().context("PROBES")?), None),
+                Some(spec) => match spec.split_once('f') {
+                    Some((n, f)) => (
+                        None,
+                        Some(n.parse().context("wNfF")?),
+                        Some(f.parse().context("wNfF")?),
+                    ),
+                    None => (None, Some(spec.parse().context("wN")?), None),
+                },
+                None => (Some(last.parse().context("PROBES")?), None, None),
             },
         };
         Ok(Rule {
@@ -62,6 +72,7 @@ impl Rule {
             theta: theta.parse().context("THETA")?,
             probes,
             weak_bits,
+            weak_flips,
         })
     }
 
@@ -84,7 +95,12 @@ impl Rule {
         };
         match (self.probes, self.weak_bits) {
             (Some(b), _) => format!("{name}, {b} adaptive probes per table"),
-            (_, Some(n)) => format!("{name}, both documents' {n} weak bits a quarter reach"),
+            (_, Some(n)) => match self.weak_flips {
+                Some(f) => format!(
+                    "{name}, both documents' {n} weak bits a quarter reach, at most {f} flipped"
+                ),
+                None => format!("{name}, both documents' {n} weak bits a quarter reach"),
+            },
             (None, None) => name,
         }
     }

@@ -100,6 +100,9 @@ struct Reach {
     /// Per entry of [`KEYED_BY_WEAK_SET`]: whether the pair meets that
     /// keyed rule ([`keyed_reaches`]).
     keyed: Vec<bool>,
+    /// Per entry of [`FLIPS_AT_MOST`]: whether both documents' n weak
+    /// bits reach with at most f of them flipped.
+    capped: Vec<bool>,
     /// Per entry of [`WEAK_BITS`]: whether some subset of the later
     /// document's weakest bits per piece reaches the earlier one, whether
     /// either document's do, and whether both documents' do (what the
@@ -126,6 +129,19 @@ const WEAK_BITS: [usize; 4] = [3, 4, 5, 6];
 /// in bits weak in both (the symmetric rule such tables answer, the
 /// stored document's `m` weakest read with its signature).
 const KEYED_BY_WEAK_SET: [usize; 3] = [5, 6, 7];
+
+/// Weak bits a quarter and at most how many of them flipped in the
+/// reaching quarter: `C(n, 0) + … + C(n, f)` probes a table, against 32
+/// for every subset of 5.
+const FLIPS_AT_MOST: [(usize, u32); 7] = [(5, 1), (5, 2), (5, 3), (6, 2), (6, 3), (7, 2), (7, 3)];
+
+/// [`weak_reaches`] through a piece where at most `flips` bits differ.
+pub fn weak_reaches_flipping(masks: &[u16; PIECES], diff: u64, flips: u32) -> bool {
+    masks.iter().enumerate().any(|(p, &mask)| {
+        let piece = (diff >> (64 - PIECE_BITS * (p + 1))) as u16;
+        piece & !mask == 0 && piece.count_ones() <= flips
+    })
+}
 
 /// Whether some piece of `diff` lies in both documents' 5 weakest bits
 /// while each one's 5 weakest lie in the other's `m` weakest (`five_*`
@@ -234,6 +250,14 @@ each cell is recall / false pairs. Adaptive rows report pairs within {R_MAX} bit
                 let diff = fps[a as usize] ^ fps[b as usize];
                 let (a_, b_) = (a as usize, b as usize);
                 Reach {
+                    capped: FLIPS_AT_MOST
+                        .iter()
+                        .map(|&(n, f)| {
+                            let masks = &keyed_masks[n - 5];
+                            weak_reaches_flipping(&masks[a_], diff, f)
+                                && weak_reaches_flipping(&masks[b_], diff, f)
+                        })
+                        .collect(),
                     keyed: KEYED_BY_WEAK_SET
                         .iter()
                         .map(|&m| {
@@ -346,6 +370,22 @@ fn report(name: &str, documents: usize, truth: &Truth, planted: &[Reach], false_
         let probes = (1..=*m).product::<usize>() / (120 * (1..=m - 5).product::<usize>());
         println!(
             "| {m} | {probes} | {} / {} |",
+            pct(planted.iter().filter(|x| hit(x)).count() as f64 / total),
+            false_pairs.iter().filter(|x| hit(x)).count()
+        );
+    }
+    println!(
+        "\nBoth documents' n weak bits with at most f of them flipped in the reaching piece (within {NEAR} bits, confirmed as above): recall / false pairs\n"
+    );
+    println!("| n | f | probes a table | recall / false |");
+    println!("|---|---|---|---|");
+    for (i, &(n, f)) in FLIPS_AT_MOST.iter().enumerate() {
+        let hit = |x: &Reach| x.capped[i] && x.distance <= NEAR && x.gated;
+        let probes: usize = (0..=f as usize)
+            .map(|k| (0..k).fold(1, |c, j| c * (n - j) / (j + 1)))
+            .sum();
+        println!(
+            "| {n} | {f} | {probes} | {} / {} |",
             pct(planted.iter().filter(|x| hit(x)).count() as f64 / total),
             false_pairs.iter().filter(|x| hit(x)).count()
         );
