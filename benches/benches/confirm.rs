@@ -7,7 +7,7 @@
 //! ```text
 //! cargo bench -p fpdb-benches --bench confirm                              # N = 1,000,000
 //! FPDB_CONFIRM_BENCH_N=10000000 cargo bench -p fpdb-benches --bench confirm
-//! FPDB_CONFIRM_BENCH_WEAK_BITS=4 cargo bench -p fpdb-benches --bench confirm   # 4 a quarter, not 5
+//! FPDB_CONFIRM_BENCH_WEAK_BITS=4 cargo bench -p fpdb-benches --bench confirm   # 4 a quarter, not the recommended 6
 //! ```
 //!
 //! N documents with random fingerprints, weak bits and signatures (the

@@ -14,8 +14,8 @@
 //! ```
 //!
 //! The documents are the `confirm` bench's kind: random fingerprints, the
-//! recommended signature over 60 random feature hashes, 5 weak bits a
-//! quarter from random vote sizes, ids `doc0`…; document `i` is made from
+//! recommended signature over 60 random feature hashes, the recommended
+//! rule's weak bits a quarter from random vote sizes, ids `doc0`…; document `i` is made from
 //! seed `i`, so queries can be made without the corpus. Queries: stored
 //! documents with 0 to 12 bits of the fingerprint flipped and up to all
 //! features replaced. Alternate the runs being compared: one run on this
@@ -45,7 +45,8 @@ fn item(i: usize) -> (u64, Vec<u64>, WeakBits) {
     let fp = rng.next_u64();
     let features = (0..FEATURES).map(|_| rng.next_u64()).collect();
     let sizes: [u64; 64] = std::array::from_fn(|_| rng.next_u64() % 1000);
-    (fp, features, WeakBits::of_vote_sizes(&sizes, 5))
+    let per_quarter = Confirmation::recommended().weak_bits();
+    (fp, features, WeakBits::of_vote_sizes(&sizes, per_quarter))
 }
 
 fn document(fp: u64, features: &[u64], weak: WeakBits) -> Document {

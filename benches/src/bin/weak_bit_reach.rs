@@ -5,7 +5,8 @@
 //!
 //! Usage: `weak_bit_reach [N]` (default 10,000,000): random stored
 //! fingerprints in the split-4 design (`MemIndex`), 2,000 random queries
-//! with 5 weak bits a quarter from random vote sizes, at radii 12, 14 and
+//! with the recommended rule's weak bits a quarter from random vote sizes
+//! (and its cap on how many of them a reach flips), at radii 12, 14 and
 //! 16.
 #![allow(
     clippy::indexing_slicing,
@@ -14,7 +15,7 @@
 )]
 
 use fpdb::simhash::WeakBits;
-use fpdb::Fingerprint;
+use fpdb::{Confirmation, Fingerprint};
 use fpdb_benches::rng::Rng;
 use fpdb_codec::{MemIndex, TableDesign, DEFAULT_BLOCK_BYTES};
 
@@ -35,14 +36,15 @@ fn main() {
         DEFAULT_BLOCK_BYTES,
     )
     .unwrap();
+    let rule = Confirmation::recommended();
     for radius in [12, 14, 16] {
         let mut reached = 0;
         for _ in 0..QUERIES {
             let sizes: [u64; 64] = std::array::from_fn(|_| rng.next_u64() % 1000);
-            let weak = WeakBits::of_vote_sizes(&sizes, 5);
+            let weak = WeakBits::of_vote_sizes(&sizes, rule.weak_bits());
             let query = Fingerprint(rng.next_u64());
             reached += index
-                .query_weak_bits(query, weak, radius)
+                .query_weak_bits(query, weak, rule.weak_flips(), radius)
                 .unwrap()
                 .unwrap()
                 .len();

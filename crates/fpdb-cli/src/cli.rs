@@ -400,11 +400,16 @@ pub struct ConfirmArgs {
     pub confirm_threshold: f64,
     /// With --confirm: weak bits kept per quarter of each fingerprint (0
     /// to 8). Candidates are then those within --confirm-radius that both
-    /// documents' weak bits reach, probed 2^N times a table (needs the
+    /// documents' weak bits reach, probed in each table (needs the
     /// split-4 design, which `auto` then picks); 0 takes every
     /// fingerprint within the radius, far slower past k.
     #[arg(long, value_name = "N", default_value_t = fpdb::Confirmation::recommended().weak_bits(), requires = "confirm")]
     pub confirm_weak_bits: u32,
+    /// With --confirm: at most this many of a quarter's weak bits flipped
+    /// where one document reaches another (1 to 8; 8: any number, 2^N
+    /// probes a table for N weak bits).
+    #[arg(long, value_name = "F", default_value_t = fpdb::Confirmation::recommended().weak_flips(), value_parser = clap::value_parser!(u32).range(1..=8), requires = "confirm")]
+    pub confirm_weak_flips: u32,
     /// With --confirm: the fewest shingles two documents must be
     /// estimated to share (0 for no such gate), so that short texts
     /// sharing little besides a site template are not confirmed.
@@ -441,6 +446,10 @@ pub struct DedupRuleArgs {
     /// every fingerprint within the radius.
     #[arg(long, value_name = "N", default_value_t = fpdb::Confirmation::recommended().weak_bits(), conflicts_with = "no_confirm")]
     pub confirm_weak_bits: u32,
+    /// At most this many of a quarter's weak bits flipped where one text
+    /// reaches another (1 to 8; 8: any number).
+    #[arg(long, value_name = "F", default_value_t = fpdb::Confirmation::recommended().weak_flips(), value_parser = clap::value_parser!(u32).range(1..=8), conflicts_with = "no_confirm")]
+    pub confirm_weak_flips: u32,
     /// The fewest shingles two texts must be estimated to share (0 for no
     /// such gate).
     #[arg(long, value_name = "N", default_value_t = fpdb::Confirmation::recommended().min_shared(), conflicts_with = "no_confirm")]
@@ -459,6 +468,7 @@ impl DedupRuleArgs {
             confirm_radius: self.confirm_radius,
             confirm_threshold: self.confirm_threshold,
             confirm_weak_bits: self.confirm_weak_bits,
+            confirm_weak_flips: self.confirm_weak_flips,
             confirm_min_shared: self.confirm_min_shared,
             confirm_numbers_from: self.confirm_numbers_from,
         }

@@ -17,11 +17,14 @@ use crate::format::{claimed_version, decode_frame, encode_frame, Kind};
 use crate::{CodecError, HuffmanCode, TableDesign};
 
 /// The database format this build writes. It also reads formats 1 to
-/// 5, whose writable opens upgrade them (docs/FORMAT.md).
-pub const FORMAT_VERSION: u32 = 6;
+/// 6, whose writable opens upgrade them (docs/FORMAT.md).
+pub const FORMAT_VERSION: u32 = 7;
 
 /// [`FORMAT_VERSION`] as the frame stores it.
-const FRAME_VERSION: u8 = 6;
+const FRAME_VERSION: u8 = 7;
+
+/// Format 6: the confirmation without [`Confirmation::weak_flips`].
+const FRAME_VERSION_6: u8 = 6;
 
 /// Format 5: the confirmation without [`Confirmation::numbers_permille`].
 const FRAME_VERSION_5: u8 = 5;
@@ -84,6 +87,10 @@ pub struct Confirmation {
     /// fingerprints within `radius` that both documents' weak bits reach;
     /// 0 for every fingerprint within `radius` (every format-4 database).
     pub weak_bits: u8,
+    /// The most weak bits flipped in the quarter through which one
+    /// document reaches another; 0 for any number, every subset (every
+    /// database before format 7).
+    pub weak_flips: u8,
     /// The fewest shingles two documents must be estimated to share (from
     /// the estimate and each document's stored shingle count); 0 for no
     /// such gate (every format-4 database).
@@ -92,6 +99,58 @@ pub struct Confirmation {
     /// bare numbers are features of its signature; 0 for never (every
     /// format-5 database).
     pub numbers_permille: u16,
+}
+
+/// The manifest of format 6: a confirmation reaching through every subset
+/// of the weak bits.
+#[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
+struct ManifestV6 {
+    k: u32,
+    block_bytes: u32,
+    design: Vec<u8>,
+    codes: Vec<Vec<u8>>,
+    tokenizer: String,
+    weighting: String,
+    confirmation: Option<ConfirmationV6>,
+}
+
+/// The confirmation of format 6.
+#[derive(Debug, Clone, PartialEq, Eq, Encode, Decode)]
+struct ConfirmationV6 {
+    hashes: u16,
+    bits: u8,
+    shingle: u8,
+    threshold_permille: u16,
+    radius: u32,
+    common_features: Vec<u64>,
+    weak_bits: u8,
+    min_shared: u16,
+    numbers_permille: u16,
+}
+
+impl From<ManifestV6> for Manifest {
+    fn from(old: ManifestV6) -> Self {
+        Manifest {
+            k: old.k,
+            block_bytes: old.block_bytes,
+            design: old.design,
+            codes: old.codes,
+            tokenizer: old.tokenizer,
+            weighting: old.weighting,
+            confirmation: old.confirmation.map(|c| Confirmation {
+                hashes: c.hashes,
+                bits: c.bits,
+                shingle: c.shingle,
+                threshold_permille: c.threshold_permille,
+                radius: c.radius,
+                common_features: c.common_features,
+                weak_bits: c.weak_bits,
+                weak_flips: 0,
+                min_shared: c.min_shared,
+                numbers_permille: c.numbers_permille,
+            }),
+        }
+    }
 }
 
 /// The manifest of format 5: a confirmation without numbers.
@@ -121,14 +180,14 @@ struct ConfirmationV5 {
 
 impl From<ManifestV5> for Manifest {
     fn from(old: ManifestV5) -> Self {
-        Manifest {
+        Manifest::from(ManifestV6 {
             k: old.k,
             block_bytes: old.block_bytes,
             design: old.design,
             codes: old.codes,
             tokenizer: old.tokenizer,
             weighting: old.weighting,
-            confirmation: old.confirmation.map(|c| Confirmation {
+            confirmation: old.confirmation.map(|c| ConfirmationV6 {
                 hashes: c.hashes,
                 bits: c.bits,
                 shingle: c.shingle,
@@ -139,7 +198,7 @@ impl From<ManifestV5> for Manifest {
                 min_shared: c.min_shared,
                 numbers_permille: 0,
             }),
-        }
+        })
     }
 }
 
@@ -247,6 +306,7 @@ impl Manifest {
             Kind::Manifest,
             &[
                 FRAME_VERSION,
+                FRAME_VERSION_6,
                 FRAME_VERSION_5,
                 FRAME_VERSION_4,
                 FRAME_VERSION_3,
@@ -255,6 +315,7 @@ impl Manifest {
         )?;
         let manifest = match version {
             FRAME_VERSION => decode::<Manifest>(payload)?,
+            FRAME_VERSION_6 => decode::<ManifestV6>(payload)?.into(),
             FRAME_VERSION_5 => decode::<ManifestV5>(payload)?.into(),
             FRAME_VERSION_4 => decode::<ManifestV4>(payload)?.into(),
             _ => decode::<ManifestV3>(payload)?.into(),
@@ -348,10 +409,34 @@ mod tests {
                 radius: 12,
                 common_features: vec![3, 17, u64::MAX],
                 weak_bits: 4,
+                weak_flips: 2,
                 min_shared: 7,
                 numbers_permille: 200,
             }),
             ..sample()
+        }
+    }
+
+    /// A manifest as format 6 held it (every subset of the weak bits).
+    fn v6(manifest: Manifest) -> ManifestV6 {
+        ManifestV6 {
+            k: manifest.k,
+            block_bytes: manifest.block_bytes,
+            design: manifest.design,
+            codes: manifest.codes,
+            tokenizer: manifest.tokenizer,
+            weighting: manifest.weighting,
+            confirmation: manifest.confirmation.map(|c| ConfirmationV6 {
+                hashes: c.hashes,
+                bits: c.bits,
+                shingle: c.shingle,
+                threshold_permille: c.threshold_permille,
+                radius: c.radius,
+                common_features: c.common_features,
+                weak_bits: c.weak_bits,
+                min_shared: c.min_shared,
+                numbers_permille: c.numbers_permille,
+            }),
         }
     }
 
@@ -425,18 +510,26 @@ mod tests {
     }
 
     #[test]
-    fn round_trips_and_reads_formats_1_to_5() {
+    fn round_trips_and_reads_formats_1_to_6() {
         assert_eq!(u32::from(FRAME_VERSION), FORMAT_VERSION);
         for manifest in [sample(), confirmed()] {
             let bytes = manifest.to_bytes().unwrap();
             let stored = Manifest::from_bytes(&bytes).unwrap();
-            assert_eq!((stored.manifest, stored.version), (manifest, 6));
-            assert_eq!(Manifest::claimed_format(&bytes), Some(6));
+            assert_eq!((stored.manifest, stored.version), (manifest, 7));
+            assert_eq!(Manifest::claimed_format(&bytes), Some(7));
         }
+        let v6_bytes = encode_frame(Kind::Manifest, 6, &encode(&v6(confirmed())).unwrap());
+        let stored = Manifest::from_bytes(&v6_bytes).unwrap();
+        let mut every_subset = confirmed();
+        if let Some(c) = every_subset.confirmation.as_mut() {
+            c.weak_flips = 0;
+        }
+        assert_eq!((stored.manifest, stored.version), (every_subset, 6));
         let v5_bytes = encode_frame(Kind::Manifest, 5, &encode(&v5(confirmed())).unwrap());
         let stored = Manifest::from_bytes(&v5_bytes).unwrap();
         let mut without_numbers = confirmed();
         if let Some(c) = without_numbers.confirmation.as_mut() {
+            c.weak_flips = 0;
             c.numbers_permille = 0;
         }
         assert_eq!((stored.manifest, stored.version), (without_numbers, 5));
@@ -445,6 +538,7 @@ mod tests {
         let mut without_weak_bits = confirmed();
         if let Some(c) = without_weak_bits.confirmation.as_mut() {
             c.weak_bits = 0;
+            c.weak_flips = 0;
             c.min_shared = 0;
             c.numbers_permille = 0;
         }
@@ -486,13 +580,13 @@ mod tests {
     #[test]
     fn other_versions_are_named() {
         let payload = encode(&sample()).unwrap();
-        let bytes = encode_frame(Kind::Manifest, 7, &payload);
+        let bytes = encode_frame(Kind::Manifest, 8, &payload);
         assert_eq!(
             Manifest::from_bytes(&bytes),
             Err(CodecError::Version {
                 what: "manifest",
-                expected: 6,
-                got: 7
+                expected: 7,
+                got: 8
             })
         );
     }

@@ -157,16 +157,18 @@ impl MemIndex {
     }
 
     /// The stored fingerprints within `radius` that a query with weak
-    /// bits `weak` reaches ([`WeakBits::reaches`], probed by
-    /// [`engine::weak_bit_flips`]), sorted by distance then fingerprint;
-    /// `None` when the design cannot probe weak bits.
+    /// bits `weak`, at most `flips` of them flipped in a quarter, reaches
+    /// ([`WeakBits::reaches`], probed by [`engine::weak_bit_flips`]),
+    /// sorted by distance then fingerprint; `None` when the design cannot
+    /// probe weak bits.
     pub fn query_weak_bits(
         &self,
         query: Fingerprint,
         weak: WeakBits,
+        flips: u32,
         radius: u32,
     ) -> Result<Option<Vec<(Fingerprint, u32)>>, CodecError> {
-        let Some(flips) = engine::weak_bit_flips(&self.design, weak) else {
+        let Some(flips) = engine::weak_bit_flips(&self.design, weak, flips) else {
             return Ok(None);
         };
         self.probe_flips(query, &flips, radius).map(Some)
@@ -181,6 +183,7 @@ impl MemIndex {
         &self,
         fps: &[Fingerprint],
         weak: &[WeakBits],
+        flips: u32,
         radius: u32,
     ) -> Result<Option<Vec<Answer>>, CodecError> {
         if fps.len() != weak.len() || u32::try_from(fps.len()).is_err() {
@@ -191,7 +194,7 @@ impl MemIndex {
         }
         let Some(flips) = weak
             .iter()
-            .map(|&weak| engine::weak_bit_flips(&self.design, weak))
+            .map(|&weak| engine::weak_bit_flips(&self.design, weak, flips))
             .collect::<Option<Vec<_>>>()
         else {
             return Ok(None);

@@ -9,12 +9,14 @@ use fpdb_fingerprint::{Fingerprint, WeakBits, QUARTERS};
 use crate::dedup::DocPair;
 
 /// Every pair `a < b` of positions within `radius` whose fingerprints
-/// differ, in some quarter, only in `weak[a]` (documents without weak bits
-/// reach nothing, but are reached), each once, sorted by `(a, b)`.
+/// differ, in some quarter, only in at most `flips` of `weak[a]`'s bits
+/// (documents without weak bits reach nothing, but are reached), each
+/// once, sorted by `(a, b)`.
 pub fn reach_pairs(
     fingerprints: &[Fingerprint],
     weak: &[Option<WeakBits>],
     radius: u32,
+    flips: u32,
 ) -> Vec<DocPair> {
     let mut pairs = Vec::new();
     for (index, &quarter) in QUARTERS.iter().enumerate() {
@@ -29,7 +31,7 @@ pub fn reach_pairs(
         by_quarter.sort_unstable();
         for (a, (&fp, weak)) in fingerprints.iter().zip(weak).enumerate() {
             let Some(weak) = weak else { continue };
-            for subset in weak.subsets_in(quarter) {
+            for subset in weak.subsets_in(quarter, flips) {
                 let wanted = key(Fingerprint(fp.0 ^ subset));
                 let start = by_quarter.partition_point(|&(k, _)| k < wanted);
                 let equal = by_quarter.get(start..).unwrap_or_default();
@@ -69,23 +71,25 @@ mod tests {
         let weak: Vec<Option<WeakBits>> = (0..fingerprints.len())
             .map(|i| (i % 7 != 0).then(|| WeakBits(next() & next())))
             .collect();
-        for radius in [0, 3, 8, 12, 20, 64] {
-            let mut expected = Vec::new();
-            for a in 0..fingerprints.len() {
-                for b in a + 1..fingerprints.len() {
-                    let xor = fingerprints[a].0 ^ fingerprints[b].0;
-                    let distance = xor.count_ones();
-                    if distance <= radius && weak[a].is_some_and(|w| w.reaches(xor)) {
-                        expected.push(DocPair { a, b, distance });
+        for flips in [0, 1, 2, fpdb_fingerprint::EVERY_SUBSET] {
+            for radius in [0, 3, 8, 12, 20, 64] {
+                let mut expected = Vec::new();
+                for a in 0..fingerprints.len() {
+                    for b in a + 1..fingerprints.len() {
+                        let xor = fingerprints[a].0 ^ fingerprints[b].0;
+                        let distance = xor.count_ones();
+                        if distance <= radius && weak[a].is_some_and(|w| w.reaches(xor, flips)) {
+                            expected.push(DocPair { a, b, distance });
+                        }
                     }
                 }
+                assert!(radius < 8 || !expected.is_empty());
+                assert_eq!(
+                    reach_pairs(&fingerprints, &weak, radius, flips),
+                    expected,
+                    "radius {radius}, flips {flips}"
+                );
             }
-            assert!(radius < 8 || !expected.is_empty());
-            assert_eq!(
-                reach_pairs(&fingerprints, &weak, radius),
-                expected,
-                "radius {radius}"
-            );
         }
     }
 }

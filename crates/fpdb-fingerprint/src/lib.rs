@@ -23,4 +23,4 @@ mod weak_bits;
 
 pub use fingerprint::{Fingerprint, ParseFingerprintError};
 pub use id::{validate_id, BadId, MAX_ID_BYTES};
-pub use weak_bits::{WeakBits, MAX_WEAK_BITS_PER_QUARTER, QUARTERS};
+pub use weak_bits::{WeakBits, EVERY_SUBSET, MAX_WEAK_BITS_PER_QUARTER, QUARTERS};

@@ -16,6 +16,10 @@ pub const QUARTERS: [u64; 4] = [
 /// The most weak bits a quarter may have (so at most 256 probes a table).
 pub const MAX_WEAK_BITS_PER_QUARTER: u32 = 8;
 
+/// A cap on the weak bits a reach flips that caps nothing: every subset
+/// of a quarter's weak bits.
+pub const EVERY_SUBSET: u32 = MAX_WEAK_BITS_PER_QUARTER;
+
 /// A mask of a fingerprint's weak bits, some in each quarter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct WeakBits(pub u64);
@@ -40,16 +44,21 @@ impl WeakBits {
     }
 
     /// Whether a fingerprint `xor` away (the XOR of the two) is within
-    /// reach: in some quarter every differing bit is a weak bit. Anything
-    /// within 3 bits is, since one quarter then differs nowhere.
-    pub fn reaches(self, xor: u64) -> bool {
-        QUARTERS.iter().any(|&quarter| xor & quarter & !self.0 == 0)
+    /// reach: in some quarter every differing bit is a weak bit, and at
+    /// most `flips` of them differ ([`EVERY_SUBSET`] for any number).
+    /// Anything within 3 bits is, since one quarter then differs nowhere.
+    pub fn reaches(self, xor: u64, flips: u32) -> bool {
+        QUARTERS.iter().any(|&quarter| {
+            let differing = xor & quarter;
+            differing & !self.0 == 0 && differing.count_ones() <= flips
+        })
     }
 
-    /// Every subset of the weak bits inside `quarter` (a mask, one of
-    /// [`QUARTERS`]), the whole first and the empty one last: the flips
-    /// that take a fingerprint's quarter to the quarters it reaches.
-    pub fn subsets_in(self, quarter: u64) -> impl Iterator<Item = u64> {
+    /// Every subset of at most `flips` of the weak bits inside `quarter`
+    /// (a mask, one of [`QUARTERS`]; [`EVERY_SUBSET`] for all of them), in
+    /// descending order, the empty one last: the flips that take a
+    /// fingerprint's quarter to the quarters it reaches.
+    pub fn subsets_in(self, quarter: u64, flips: u32) -> impl Iterator<Item = u64> {
         let bits = self.0 & quarter;
         let mut next = Some(bits);
         std::iter::from_fn(move || {
@@ -57,6 +66,7 @@ impl WeakBits {
             next = (subset != 0).then(|| (subset - 1) & bits);
             Some(subset)
         })
+        .filter(move |subset| subset.count_ones() <= flips)
     }
 
     /// The mask's 8 bytes, big-endian, as stored.
@@ -94,20 +104,35 @@ mod tests {
     #[test]
     fn reach_is_a_quarter_differing_only_in_weak_bits() {
         let bit = |i: u32| 1u64 << (63 - i);
-        let weak = WeakBits(bit(2) | bit(9) | bit(20));
+        let weak = WeakBits(bit(2) | bit(9) | bit(11) | bit(20));
         let elsewhere = bit(40) | bit(50) | bit(60);
-        assert!(weak.reaches(0));
-        assert!(weak.reaches(elsewhere), "quarters 0 and 1 differ nowhere");
-        assert!(weak.reaches(bit(2) | bit(9) | bit(17) | bit(40) | bit(50) | bit(60)));
-        assert!(!weak.reaches(bit(3) | bit(17) | elsewhere));
-        assert!(weak.reaches(bit(20) | bit(3) | elsewhere));
+        let every = EVERY_SUBSET;
+        assert!(weak.reaches(0, every));
+        assert!(
+            weak.reaches(elsewhere, every),
+            "quarters 0 and 1 differ nowhere"
+        );
+        assert!(weak.reaches(
+            bit(2) | bit(9) | bit(17) | bit(40) | bit(50) | bit(60),
+            every
+        ));
+        assert!(!weak.reaches(bit(3) | bit(17) | elsewhere, every));
+        assert!(weak.reaches(bit(20) | bit(3) | elsewhere, every));
+        // At most two flipped: three weak bits of one quarter do not reach.
+        let three = bit(2) | bit(9) | bit(11) | bit(17) | elsewhere;
+        assert!(weak.reaches(three, every));
+        assert!(weak.reaches(three, 3));
+        assert!(!weak.reaches(three, 2));
+        assert!(weak.reaches(bit(2) | bit(11) | bit(17) | elsewhere, 2));
+        assert!(weak.reaches(elsewhere, 0), "a quarter differing nowhere");
+        assert!(!weak.reaches(bit(2) | bit(17) | elsewhere, 0));
     }
 
     #[test]
     fn subsets_in_a_quarter_are_each_flip_once() {
         let bit = |i: u32| 1u64 << (63 - i);
         let weak = WeakBits(bit(2) | bit(9) | bit(11) | bit(20));
-        let mut subsets: Vec<u64> = weak.subsets_in(QUARTERS[0]).collect();
+        let mut subsets: Vec<u64> = weak.subsets_in(QUARTERS[0], EVERY_SUBSET).collect();
         assert_eq!(subsets.len(), 8);
         assert_eq!(subsets.first(), Some(&(bit(2) | bit(9) | bit(11))));
         assert_eq!(subsets.last(), Some(&0));
@@ -117,6 +142,28 @@ mod tests {
         assert!(subsets
             .iter()
             .all(|&s| s & !(bit(2) | bit(9) | bit(11)) == 0));
-        assert_eq!(weak.subsets_in(QUARTERS[2]).collect::<Vec<_>>(), [0]);
+        assert_eq!(
+            weak.subsets_in(QUARTERS[2], EVERY_SUBSET)
+                .collect::<Vec<_>>(),
+            [0]
+        );
+        // Capped: the subsets of at most that many bits, nothing else.
+        let capped: Vec<u64> = weak.subsets_in(QUARTERS[0], 1).collect();
+        assert_eq!(capped, [bit(2), bit(9), bit(11), 0]);
+        assert_eq!(weak.subsets_in(QUARTERS[0], 2).count(), 7);
+        // Each capped subset reaches under the same cap.
+        for subset in weak.subsets_in(QUARTERS[0], 2) {
+            assert!(weak.reaches(subset | elsewhere_of(0), 2));
+        }
+    }
+
+    /// A difference in every quarter but `keep`'s, outside any weak bit.
+    fn elsewhere_of(keep: usize) -> u64 {
+        QUARTERS
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != keep)
+            .map(|(_, q)| q & 0x8000_8000_8000_8000)
+            .fold(0, |a, b| a | b)
     }
 }

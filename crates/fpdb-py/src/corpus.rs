@@ -160,7 +160,8 @@ pub fn pages_fingerprints<'py>(
 /// weighs each word by its rarity in the first 10,000 texts, and
 /// `confirm=True` pairs them in two stages (candidates within
 /// `confirm_radius` bits, default 14, that both texts' weak bits reach,
-/// `confirm_weak_bits` a quarter, default 5, kept when their signatures'
+/// `confirm_weak_bits` a quarter, default 6, at most two of them flipped,
+/// kept when their signatures'
 /// estimated resemblance reaches `confirm_threshold`, default 0.45, with
 /// at least `confirm_min_shared` shingles, default 7, estimated shared;
 /// the features common to the first texts left out; numbers count in the

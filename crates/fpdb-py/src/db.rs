@@ -203,7 +203,8 @@ impl PyDb {
     /// the options it was created with. With `confirm=True`, texts and
     /// pages keep a 32-byte signature and match in two stages: candidates
     /// within `confirm_radius` bits (default 14) that each document's
-    /// `confirm_weak_bits` weak bits a quarter reach (default 5; 0 takes
+    /// `confirm_weak_bits` weak bits a quarter reach with at most two of
+    /// them flipped (default 6; 0 takes
     /// every candidate within the radius, far slower), kept when their
     /// estimated resemblance reaches `confirm_threshold` (default 0.45)
     /// and they are estimated to share at least `confirm_min_shared`

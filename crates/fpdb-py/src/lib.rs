@@ -50,6 +50,7 @@ fn _fpdb(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("CONFIRM_RADIUS", confirmation.radius())?;
     module.add("CONFIRM_THRESHOLD", confirmation.threshold())?;
     module.add("CONFIRM_WEAK_BITS", confirmation.weak_bits())?;
+    module.add("CONFIRM_WEAK_FLIPS", confirmation.weak_flips())?;
     module.add("CONFIRM_MIN_SHARED", confirmation.min_shared())?;
     module.add("MAX_ID_BYTES", fpdb::MAX_ID_BYTES)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -215,8 +215,8 @@ fn quarter_key(index: usize, quarter: u64, fp: u64) -> u64 {
 /// document's bytes as `Signer.documents` makes them under the
 /// `confirm_` options, None for a bare one, which probes nothing), the
 /// keys each signed document's weak bits probe: per quarter, its quarter
-/// with every subset of its weak bits there flipped
-/// (`WeakBits::subsets_in`), exactly the own keys of the fingerprints its
+/// with every subset of its weak bits there flipped that the rule allows
+/// (`WeakBits::subsets_in`, at most two of them by default), exactly the own keys of the fingerprints its
 /// weak bits reach in that quarter. Returns the groups' `bucket`, their
 /// byte `offsets` into `packed` (one more than the groups), and `packed`.
 #[pyfunction]
@@ -234,10 +234,13 @@ pub fn route_keys<'py>(
         .ok_or_else(|| Kind::InvalidInput.err("buckets must be at least 1"))?;
     // (fingerprint, mask of the bits whose subsets it flips): an owner
     // flips nothing, a prober its weak bits.
+    // The most weak bits flipped in a quarter, under the rule's cap.
+    let mut most_flipped = fpdb::simhash::EVERY_SUBSET;
     let mut flipping: Vec<(u64, u64)> = match stored {
         None => fps.iter().map(|fp| (fp.0, 0)).collect(),
         Some(stored) => {
             let rule = confirming_rule(0, None, None, confirm_weak_bits, confirm_min_shared)?;
+            most_flipped = rule.weak_flips();
             if stored.len() != fps.len() {
                 return Err(Kind::InvalidInput.err("one signature (or None) per fingerprint"));
             }
@@ -273,10 +276,14 @@ pub fn route_keys<'py>(
         let mut rows: Vec<(u64, u64, u64)> = Vec::new();
         for &(fp, flips) in &flipping {
             for (index, &quarter) in QUARTERS.iter().enumerate() {
-                rows.extend(WeakBits(flips).subsets_in(quarter).map(|flip| {
-                    let key = quarter_key(index, quarter, fp ^ flip);
-                    (key % buckets, key, fp)
-                }));
+                rows.extend(
+                    WeakBits(flips)
+                        .subsets_in(quarter, most_flipped)
+                        .map(|flip| {
+                            let key = quarter_key(index, quarter, fp ^ flip);
+                            (key % buckets, key, fp)
+                        }),
+                );
             }
         }
         rows.sort_unstable();

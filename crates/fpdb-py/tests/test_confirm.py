@@ -99,7 +99,8 @@ def test_learned_weights_are_kept_and_equal_the_clis(tmp_path):
         confirmation = stats["confirmation"]
         assert confirmation is not None
         assert (confirmation["radius"], confirmation["threshold"]) == (14, 0.45)
-        assert (confirmation["weak_bits"], confirmation["min_shared"]) == (5, 7)
+        assert (confirmation["weak_bits"], confirmation["min_shared"]) == (6, 7)
+        assert confirmation["weak_flips"] == 2
         assert confirmation["numbers_from_permille"] == 200
         # The template is on every page: its words are common features.
         assert confirmation["common_features"] >= 8

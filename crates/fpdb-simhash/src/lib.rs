@@ -84,7 +84,7 @@ pub use common_features::CommonFeatures;
 pub use error::OptionsError;
 pub use feature_hash::{hash_feature, FEATURE_HASH_SEED};
 pub use fpdb_fingerprint::{
-    Fingerprint, ParseFingerprintError, WeakBits, MAX_WEAK_BITS_PER_QUARTER, QUARTERS,
+    Fingerprint, ParseFingerprintError, WeakBits, EVERY_SUBSET, MAX_WEAK_BITS_PER_QUARTER, QUARTERS,
 };
 pub use learned_idf::{LearnedIdf, LearnedIdfError};
 pub use numbers::digit_permille;

@@ -37,7 +37,12 @@ impl MatchRule {
             // both, so by the earlier; bare pairs match within k.
             let weak: Vec<_> = documents.iter().map(|d| self.probed_weak_bits(d)).collect();
             let mut candidates = dedup::near_pairs(&fingerprints, self.k)?;
-            candidates.extend(reach_pairs(&fingerprints, &weak, self.retrieval_radius()));
+            candidates.extend(reach_pairs(
+                &fingerprints,
+                &weak,
+                self.retrieval_radius(),
+                self.weak_flips(),
+            ));
             candidates.sort_unstable();
             candidates.dedup();
             candidates

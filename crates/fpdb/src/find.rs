@@ -30,6 +30,7 @@ pub(crate) fn find(
                 state,
                 document.fingerprint,
                 weak,
+                rule.weak_flips(),
                 rule.retrieval_radius(),
             )?;
             // Bare documents match within k, which the weak bits reach

@@ -18,9 +18,9 @@ use crate::rule::{Document, MatchRule, Near};
 use crate::store::Store;
 use crate::tables::{State, Tables};
 
-/// Queries walked together, so that their flip sets (about 1 KiB a query
-/// under split-4 with 5 weak bits a quarter) and a table's probes (32 a
-/// query, 16 bytes each) stay near 100 MB.
+/// Queries walked together, so that their flip sets (at most 1 KiB a
+/// query under split-4 with 5 weak bits a quarter, every subset) and a
+/// table's probes (at most 32 a query, 16 bytes each) stay near 100 MB.
 const WALK_PART: usize = 65_536;
 
 /// The (id, stored bytes) of every document with one fingerprint.
@@ -92,7 +92,7 @@ fn walk(
             let weak = rule
                 .probed_weak_bits(d)
                 .ok_or_else(|| Error::corrupt("batch find", "a document without weak bits"))?;
-            weak_bit_flips(tables, weak)
+            weak_bit_flips(tables, weak, rule.weak_flips())
         })
         .collect::<Result<_>>()?;
     let radius = rule.retrieval_radius();

@@ -89,19 +89,25 @@ pub(crate) fn probed_fingerprints(
     state: &State,
     fp: Fingerprint,
     weak: WeakBits,
+    most_flipped: u32,
     radius: u32,
 ) -> Result<Vec<(Fingerprint, u32)>> {
-    let flips = weak_bit_flips(tables, weak)?;
+    let flips = weak_bit_flips(tables, weak, most_flipped)?;
     live_found(store, tables, state, |source, found| {
         engine::probe_flips(&tables.design, source, fp, &flips, radius, found)
     })
 }
 
-/// Each table's flip sets for weak bits `weak` ([`engine::weak_bit_flips`]);
-/// a design without quarter tables under a confirmation keeping weak bits
-/// is damage (create and open refuse it).
-pub(crate) fn weak_bit_flips(tables: &Tables, weak: WeakBits) -> Result<Vec<Vec<u64>>> {
-    engine::weak_bit_flips(&tables.design, weak).ok_or_else(|| {
+/// Each table's flip sets for weak bits `weak`, at most `most_flipped` of
+/// them in a quarter ([`engine::weak_bit_flips`]); a design without
+/// quarter tables under a confirmation keeping weak bits is damage
+/// (create and open refuse it).
+pub(crate) fn weak_bit_flips(
+    tables: &Tables,
+    weak: WeakBits,
+    most_flipped: u32,
+) -> Result<Vec<Vec<u64>>> {
+    engine::weak_bit_flips(&tables.design, weak, most_flipped).ok_or_else(|| {
         Error::corrupt(
             "manifest",
             "a confirmation keeping weak bits over a design without quarter tables",

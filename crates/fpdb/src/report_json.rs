@@ -60,6 +60,8 @@ struct ConfirmationJson {
     common_features: usize,
     /// Weak bits kept per quarter (0: every candidate within the radius).
     weak_bits: u32,
+    /// The most of them flipped in a reaching quarter (8: any number).
+    weak_flips: u32,
     /// The fewest shingles estimated shared (0: no such gate).
     min_shared: u16,
     /// Digits per thousand from which a text's numbers count in its
@@ -85,6 +87,7 @@ impl Serialize for Stats {
                 threshold: c.threshold(),
                 common_features: c.common_features().hashes().len(),
                 weak_bits: c.weak_bits(),
+                weak_flips: c.weak_flips(),
                 min_shared: c.min_shared(),
                 numbers_from_permille: c.numbers_from_permille(),
             }),

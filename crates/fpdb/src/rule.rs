@@ -20,7 +20,7 @@
 
 use fpdb_simhash::{
     digit_permille, distinct_shingles, CommonFeatures, Fingerprint, Signature, SignatureLayout,
-    Simhasher, WeakBits, MAX_WEAK_BITS_PER_QUARTER,
+    Simhasher, WeakBits, EVERY_SUBSET, MAX_WEAK_BITS_PER_QUARTER,
 };
 
 use crate::error::{Error, Result};
@@ -37,6 +37,8 @@ pub struct Confirmation {
     radius: u32,
     common_features: CommonFeatures,
     weak_bits: u8,
+    /// The most weak bits a reach flips in a quarter; 0 for every subset.
+    weak_flips: u8,
     min_shared: u16,
     numbers_permille: u16,
 }
@@ -49,7 +51,8 @@ const RECOMMENDED_RADIUS: u32 = 14;
 impl Confirmation {
     /// The measured choice (docs/BENCHMARKS.md, detection quality): the
     /// recommended signature layout; candidates within 14 bits that both
-    /// documents' 5 weak bits a quarter reach (32 probes a table);
+    /// documents' 6 weak bits a quarter reach with at most 2 of them
+    /// flipped (22 probes a table);
     /// confirmed at an estimated resemblance of 0.45 with at least 7
     /// shingles estimated shared; numbers count in the signature of a
     /// text whose digits are at least 20% of its letters and digits.
@@ -59,7 +62,8 @@ impl Confirmation {
             threshold_permille: 450,
             radius: RECOMMENDED_RADIUS,
             common_features: CommonFeatures::default(),
-            weak_bits: 5,
+            weak_bits: 6,
+            weak_flips: 2,
             min_shared: 7,
             numbers_permille: 200,
         }
@@ -76,6 +80,7 @@ impl Confirmation {
             radius: 12,
             common_features: CommonFeatures::default(),
             weak_bits: 0,
+            weak_flips: 0,
             min_shared: 0,
             numbers_permille: 0,
         }
@@ -117,6 +122,7 @@ impl Confirmation {
             radius,
             common_features: CommonFeatures::default(),
             weak_bits: 0,
+            weak_flips: 0,
             min_shared: 0,
             numbers_permille: 0,
         })
@@ -195,6 +201,43 @@ impl Confirmation {
         u32::from(self.weak_bits)
     }
 
+    /// The same confirmation reaching only through a quarter where at
+    /// most `flips` (at least 1) of the weak bits differ: `1 + n + … +
+    /// C(n, flips)` probes a table for `n` weak bits instead of 2^n (the
+    /// copies an edit makes seldom differ in more than two of a quarter's
+    /// weakest bits). [`EVERY_SUBSET`] or more reaches through every
+    /// subset of them.
+    pub fn with_weak_flips(mut self, flips: u32) -> Result<Confirmation> {
+        if flips == 0 {
+            return Err(Error::InvalidOptions(
+                "at most 0 weak bits flipped reaches nothing the weak bits add: ask at least 1"
+                    .to_string(),
+            ));
+        }
+        // Stored as 0 for every subset, as databases before the cap hold it.
+        self.weak_flips = u8::try_from(flips)
+            .ok()
+            .filter(|&flips| u32::from(flips) < EVERY_SUBSET)
+            .unwrap_or(0);
+        Ok(self)
+    }
+
+    /// The most weak bits flipped in a reaching quarter
+    /// ([`WeakBits::reaches`]); [`EVERY_SUBSET`] when any number may be.
+    pub fn weak_flips(&self) -> u32 {
+        if self.weak_flips == 0 {
+            EVERY_SUBSET
+        } else {
+            u32::from(self.weak_flips)
+        }
+    }
+
+    /// [`Confirmation::weak_flips`] as the manifest stores it: 0 for every
+    /// subset.
+    pub(crate) fn stored_weak_flips(&self) -> u8 {
+        self.weak_flips
+    }
+
     /// The same confirmation leaving `common` out of every signature (a
     /// site template's words, learned from a sample of the crawl).
     pub fn with_common_features(mut self, common: CommonFeatures) -> Confirmation {
@@ -258,12 +301,17 @@ impl Confirmation {
     }
 
     /// Rebuilds a stored confirmation (the manifest's fields).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per stored field, named as the manifest names them"
+    )]
     pub(crate) fn from_stored(
         layout: SignatureLayout,
         threshold_permille: u16,
         radius: u32,
         common_features: CommonFeatures,
         weak_bits: u8,
+        weak_flips: u8,
         min_shared: u16,
         numbers_permille: u16,
     ) -> Confirmation {
@@ -273,6 +321,7 @@ impl Confirmation {
             radius,
             common_features,
             weak_bits,
+            weak_flips,
             min_shared,
             numbers_permille,
         }
@@ -463,7 +512,9 @@ impl MatchRule {
                 if distance > confirmation.radius {
                     return None;
                 }
-                let reached = |weak: Option<WeakBits>| weak.is_none_or(|weak| weak.reaches(xor));
+                let flips = confirmation.weak_flips();
+                let reached =
+                    |weak: Option<WeakBits>| weak.is_none_or(|weak| weak.reaches(xor, flips));
                 if !(reached(a.weak_bits) && reached(b.weak_bits)) {
                     return None;
                 }
@@ -484,6 +535,13 @@ impl MatchRule {
             .as_ref()
             .filter(|c| c.weak_bits > 0 && document.signature.is_some())
             .and(document.weak_bits)
+    }
+
+    /// The most weak bits a reach flips in a quarter ([`WeakBits::reaches`]).
+    pub fn weak_flips(&self) -> u32 {
+        self.confirmation
+            .as_ref()
+            .map_or(EVERY_SUBSET, Confirmation::weak_flips)
     }
 
     /// The radius a query of `document` retrieves candidates within: a

@@ -19,7 +19,7 @@ use fpdb_codec::{
 use fpdb_html::Extract;
 use fpdb_simhash::{
     CommonFeatures, Fingerprint, LearnedIdf, SignatureLayout, SimhashOptions, Simhasher, Weighting,
-    MAX_WEAK_BITS_PER_QUARTER,
+    EVERY_SUBSET, MAX_WEAK_BITS_PER_QUARTER,
 };
 
 use crate::block_cache::BlockCache;
@@ -511,6 +511,7 @@ fn stored_confirmation(confirmation: &Confirmation) -> manifest::Confirmation {
         radius: confirmation.radius(),
         common_features: confirmation.common_features().hashes().to_vec(),
         weak_bits: u8::try_from(confirmation.weak_bits()).unwrap_or(u8::MAX),
+        weak_flips: confirmation.stored_weak_flips(),
         min_shared: confirmation.min_shared(),
         numbers_permille: confirmation.numbers_from_permille(),
     }
@@ -524,11 +525,16 @@ fn parsed_confirmation(stored: &manifest::Confirmation) -> Result<Confirmation> 
     if stored.threshold_permille > 1000
         || stored.radius > MAX_RADIUS
         || u32::from(stored.weak_bits) > MAX_WEAK_BITS_PER_QUARTER
+        || u32::from(stored.weak_flips) >= EVERY_SUBSET
         || stored.numbers_permille > 1000
     {
         return Err(corrupt(format!(
-            "threshold {}‰, radius {}, {} weak bits or numbers from {}‰ out of range",
-            stored.threshold_permille, stored.radius, stored.weak_bits, stored.numbers_permille
+            "threshold {}‰, radius {}, {} weak bits, at most {} flipped or numbers from {}‰ out of range",
+            stored.threshold_permille,
+            stored.radius,
+            stored.weak_bits,
+            stored.weak_flips,
+            stored.numbers_permille
         )));
     }
     if !stored.common_features.is_sorted_by(|a, b| a < b) {
@@ -540,6 +546,7 @@ fn parsed_confirmation(stored: &manifest::Confirmation) -> Result<Confirmation> 
         stored.radius,
         CommonFeatures::from_hashes(stored.common_features.clone()),
         stored.weak_bits,
+        stored.weak_flips,
         stored.min_shared,
         stored.numbers_permille,
     ))
@@ -574,10 +581,19 @@ mod tests {
             .with_common_features(CommonFeatures::from_hashes(vec![5, 9]));
         let stored = stored_confirmation(&confirmation);
         assert_eq!(parsed_confirmation(&stored).unwrap(), confirmation);
+        for (flips, as_stored) in [(1, 1), (2, 2), (7, 7), (8, 0), (20, 0)] {
+            let capped = confirmation.clone().with_weak_flips(flips).unwrap();
+            let stored = stored_confirmation(&capped);
+            assert_eq!(stored.weak_flips, as_stored);
+            let parsed = parsed_confirmation(&stored).unwrap();
+            assert_eq!(parsed.weak_flips(), flips.min(EVERY_SUBSET));
+        }
+        assert!(confirmation.clone().with_weak_flips(0).is_err());
         for damage in [
             |c: &mut manifest::Confirmation| c.threshold_permille = 1001,
             |c: &mut manifest::Confirmation| c.radius = MAX_RADIUS + 1,
             |c: &mut manifest::Confirmation| c.weak_bits = 9,
+            |c: &mut manifest::Confirmation| c.weak_flips = 8,
             |c: &mut manifest::Confirmation| c.numbers_permille = 1001,
             |c: &mut manifest::Confirmation| c.common_features = vec![9, 5],
         ] {

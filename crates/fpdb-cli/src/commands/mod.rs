@@ -89,6 +89,8 @@ fn confirmation(args: &crate::cli::ConfirmArgs) -> Result<Option<fpdb::Confirmat
         .context("--confirm")?
         .with_weak_bits(args.confirm_weak_bits)
         .context("--confirm-weak-bits")?
+        .with_weak_flips(args.confirm_weak_flips)
+        .context("--confirm-weak-flips")?
         .with_min_shared(args.confirm_min_shared)
         .with_numbers_from(args.confirm_numbers_from * 10)
         .context("--confirm-numbers-from")?;

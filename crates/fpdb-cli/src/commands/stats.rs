@@ -35,12 +35,16 @@ pub fn run(args: StatsArgs) -> Result<()> {
         if let Some(confirmation) = &stats.confirmation {
             writeln!(
                 out,
-                "confirming     {} within {} bits at resemblance >= {}, {} common features left out, {} weak bits a quarter, at least {} shingles shared, {}",
+                "confirming     {} within {} bits at resemblance >= {}, {} common features left out, {} weak bits a quarter{}, at least {} shingles shared, {}",
                 confirmation.layout(),
                 confirmation.radius(),
                 confirmation.threshold(),
                 confirmation.common_features().hashes().len(),
                 confirmation.weak_bits(),
+                match confirmation.weak_flips() {
+                    flips if flips < fpdb::simhash::EVERY_SUBSET => format!(" (at most {flips} flipped)"),
+                    _ => String::new(),
+                },
                 confirmation.min_shared(),
                 match confirmation.numbers_from_permille() {
                     0 => "numbers never count".to_string(),

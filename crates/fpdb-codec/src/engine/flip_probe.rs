@@ -78,12 +78,12 @@ pub fn table_flips(design: &TableDesign, vote_sizes: &[u64; 64], budget: usize) 
 }
 
 /// Each table's flip sets for a query with weak bits `weak`: in a table
-/// keyed by one quarter of the fingerprint, every subset of the weak bits
-/// in that quarter; in any other table, none. So [`probe_flips`] with
-/// them reaches exactly the stored fingerprints [`WeakBits::reaches`]
-/// says the query reaches. `None` when some quarter keys no table (the
+/// keyed by one quarter of the fingerprint, every subset of at most
+/// `flips` of the weak bits in that quarter; in any other table, none. So
+/// [`probe_flips`] with them reaches exactly the stored fingerprints
+/// [`WeakBits::reaches`] says the query reaches. `None` when some quarter keys no table (the
 /// design cannot probe weak bits: split-4 at k = 3 can).
-pub fn weak_bit_flips(design: &TableDesign, weak: WeakBits) -> Option<Vec<Vec<u64>>> {
+pub fn weak_bit_flips(design: &TableDesign, weak: WeakBits, flips: u32) -> Option<Vec<Vec<u64>>> {
     if !probes_weak_bits(design) {
         return None;
     }
@@ -96,7 +96,7 @@ pub fn weak_bit_flips(design: &TableDesign, weak: WeakBits) -> Option<Vec<Vec<u6
                 if !QUARTERS.contains(&prefix) {
                     return Vec::new();
                 }
-                let mut sets: Vec<u64> = weak.subsets_in(prefix).collect();
+                let mut sets: Vec<u64> = weak.subsets_in(prefix, flips).collect();
                 sets.sort_unstable();
                 sets
             })

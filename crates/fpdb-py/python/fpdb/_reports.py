@@ -29,6 +29,7 @@ class ConfirmationStats(TypedDict):
     threshold: float
     common_features: int
     weak_bits: int
+    weak_flips: int
     min_shared: int
     numbers_from_permille: int
 

@@ -41,7 +41,7 @@ mod tests {
         assert!(matches!(
             error,
             Error::Version {
-                expected: 6,
+                expected: FORMAT_VERSION,
                 got: 9
             }
         ));

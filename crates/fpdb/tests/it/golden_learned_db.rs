@@ -5,7 +5,10 @@
 //! some removed) and `data/golden/db-learned-answers.tsv` what `find`
 //! answered for texts of it and edited copies; `db-learned-v5/` and its
 //! answers are the same made in format 5 (weak bits and shingle counts
-//! beside the signatures). The test opens a copy of each (never the
+//! beside the signatures), `db-learned-v6/` in format 6 (numbers counted
+//! in the signatures of texts of many digits), `db-learned-v7/` in format 7
+//! (6 weak bits a quarter, at most 2 of them flipped where a document
+//! reaches another). The test opens a copy of each (never the
 //! committed files) read-only and for writing, and compares: a change to
 //! the learned weights' bytes, the signatures' or the weighting that
 //! cannot read them fails here.
@@ -95,9 +98,11 @@ fn bless(db_dir: &Path, answers_file: &Path) {
 }
 
 /// The golden databases of each format, with their answers.
-const GOLDEN: [(&str, &str, u32); 2] = [
+const GOLDEN: [(&str, &str, u32); 4] = [
     ("db-learned", "db-learned-answers.tsv", 4),
     ("db-learned-v5", "db-learned-v5-answers.tsv", 5),
+    ("db-learned-v6", "db-learned-v6-answers.tsv", 6),
+    ("db-learned-v7", "db-learned-v7-answers.tsv", 7),
 ];
 
 #[test]

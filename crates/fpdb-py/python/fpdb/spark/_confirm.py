@@ -126,8 +126,9 @@ _REACHED = StructType(
     ]
 )
 
-#: Documents keyed per kernel call: up to 132 keys (16 bytes each) a
-#: document with 5 weak bits a quarter, so about 100 MB of keys a call.
+#: Documents keyed per kernel call: up to 92 keys (16 bytes each) a
+#: document with 6 weak bits a quarter, at most two of them flipped (22
+#: probes a quarter and 4 own keys), so about 75 MB of keys a call.
 KEY_BATCH = 50_000
 
 

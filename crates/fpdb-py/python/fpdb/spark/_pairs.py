@@ -65,11 +65,11 @@ def near_duplicate_pairs(
     ``confirm_weak_bits`` and ``confirm_min_shared``) is kept when its
     fingerprints are within ``confirm_radius`` (default 14), each
     document's weak bits reach the other (``confirm_weak_bits`` a quarter,
-    default 5), their estimated resemblance (``fpdb.similarity``) reaches
-    ``confirm_threshold`` (default 0.45) and they are estimated to share
-    at least ``confirm_min_shared`` shingles (default 7); a pair with a
-    bare document (null signature) is kept within ``k``, by distance
-    alone. Candidates are the pairs within ``k`` and, past it, those the
+    default 6, at most two of them flipped), their estimated resemblance
+    (``fpdb.similarity``) reaches ``confirm_threshold`` (default 0.45) and
+    they are estimated to share at least ``confirm_min_shared`` shingles
+    (default 7); a pair with a bare document (null signature) is kept
+    within ``k``, by distance alone. Candidates are the pairs within ``k`` and, past it, those the
     weak bits reach (a join on the fingerprints' quarters, see
     docs/SPARK.md); with ``confirm_weak_bits=0``, every pair within
     ``confirm_radius`` (at most 7 here), all found by the prefix kernels.
