@@ -288,16 +288,17 @@ def test_a_candidate_below_the_threshold_is_not_a_pair(spark):
 
 
 def test_weak_bits_must_reach_both_ways(spark):
-    """Two copies 7 bits apart, differing in every quarter: a pair only
-    when each one's weak bits cover the difference in some quarter."""
+    """Two copies differing in every quarter: a pair only when each one's
+    weak bits cover the difference in some quarter, with at most
+    ``CONFIRM_WEAK_FLIPS`` of them flipped there."""
     article = (
         "近重复网页检测：同一篇文章出现在许多网址下，只有广告和日期不同，指纹数据库用来找出它们。"
     )
     signature, count = fpdb.Signer().signature(article), (20).to_bytes(2, "big")
-    top = 0b1111 << 48
-    apart = top | 1 << 32 | 1 << 16 | 1
+    assert fpdb._fpdb.CONFIRM_WEAK_FLIPS == 2
 
-    def pairs(weak_b):
+    def pairs(top, weak_b):
+        apart = top | 1 << 32 | 1 << 16 | 1
         rows = [
             ("a", None, 0, signature + count + top.to_bytes(8, "big")),
             ("b", None, apart, signature + count + weak_b.to_bytes(8, "big")),
@@ -306,9 +307,14 @@ def test_weak_bits_must_reach_both_ways(spark):
             fps.near_duplicate_pairs(spark.createDataFrame(rows, SIGNED), k=K, confirm=True)
         )
 
-    # a's weak bits cover the top quarter's difference; b's cover none.
-    assert pairs(0b11110) == {}
-    assert pairs(top) == {("a", "b"): (7, 1.0)}
+    # Two bits apart in the top quarter, one in each other quarter: a's
+    # weak bits cover the top quarter's difference; b's cover none.
+    two = 0b11 << 48
+    assert pairs(two, 0b11110) == {}
+    assert pairs(two, two) == {("a", "b"): (5, 1.0)}
+    # Three weak bits flipped in the top quarter are more than the rule's two.
+    three = 0b111 << 48
+    assert pairs(three, three) == {}
 
 
 @pytest.mark.parametrize("weights", [None, "learned"])
