@@ -44,7 +44,7 @@ def fingerprints(
 
     ``confirm=True`` also adds ``signature_col`` (binary): the bytes a
     database created with ``confirm=True`` (and the same
-    ``confirm_weak_bits`` and ``confirm_min_shared``, defaults 5 and 7)
+    ``confirm_weak_bits`` and ``confirm_min_shared``, defaults 6 and 7)
     stores for each document, as ``fpdb.Signer.documents`` makes them:
     its 32-byte confirming signature, then its count of distinct
     shingles (2 bytes, unless ``confirm_min_shared=0``) and its weak bits
