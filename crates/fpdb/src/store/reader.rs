@@ -192,10 +192,32 @@ fn replay_live_logs(db: &DB, path: &Path, logs: &Path, limit: Option<u64>) -> Re
         .map_err(storage(|| format!("reading {}", path.display())))?
         .unwrap_or(0);
     if copy_live_logs(path, logs, first, limit)? {
-        db.try_catch_up_with_primary()
-            .map_err(storage(|| format!("following {}", path.display())))?;
+        try_catch_up(db, path)?;
     }
     Ok(())
+}
+
+/// One catch-up of the secondary instance `db` with the writer at `path`,
+/// retried as an open is when it loses a race with the writer: a
+/// compaction can delete a file the MANIFEST's newest edits list before
+/// the catch-up opens it ("No such file or directory: While open a file
+/// for random read"). Each attempt reads the MANIFEST's edits afresh.
+fn try_catch_up(db: &DB, path: &Path) -> Result<()> {
+    let mut attempt = 0;
+    loop {
+        match db.try_catch_up_with_primary() {
+            Ok(()) => return Ok(()),
+            Err(error)
+                if error.kind() == rocksdb::ErrorKind::IOError
+                    && attempt < OPEN_RETRIES
+                    && writer_is_live(path)? =>
+            {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(attempt.into()));
+            }
+            Err(error) => return Err(storage(|| format!("following {}", path.display()))(error)),
+        }
+    }
 }
 
 /// Brings a secondary instance opened while the MANIFEST was `before` up
@@ -216,8 +238,7 @@ fn catch_up(db: &DB, path: &Path, before: Option<ManifestState>) -> Result<()> {
         if now.as_ref() == Some(&state) {
             return Ok(());
         }
-        db.try_catch_up_with_primary()
-            .map_err(storage(|| format!("following {}", path.display())))?;
+        try_catch_up(db, path)?;
         if let Some(now) = now {
             state = now;
         }
@@ -232,6 +253,6 @@ fn catch_up(db: &DB, path: &Path, before: Option<ManifestState>) -> Result<()> {
 /// meanwhile before it gives up.
 const CATCH_UPS: u32 = 100;
 
-/// How many times a reader retries an open that lost a race with the
-/// writer deleting files, waiting 1, 2, … ms in between.
+/// How many times a reader retries an open (or a catch-up) that lost a
+/// race with the writer deleting files, waiting 1, 2, … ms in between.
 const OPEN_RETRIES: u8 = 20;
