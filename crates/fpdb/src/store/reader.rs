@@ -146,20 +146,39 @@ pub(super) fn open_following(
     // The open reads the writer's MANIFEST, then opens every file it
     // lists; a compaction finishing in between deletes some ("No such file
     // or directory"). Each attempt reads the MANIFEST afresh.
+    let (db, before) = retry_races(
+        path,
+        || format!("opening {} for reading", path.display()),
+        || {
+            let before = manifest_state(path).ok();
+            DB::open_cf_descriptors_as_secondary(
+                &options,
+                path,
+                dir.path(),
+                reader_descriptors(families),
+            )
+            .map(|db| (db, before))
+        },
+    )?;
+    replay_live_logs(&db, path, &logs, limit)?;
+    catch_up(&db, path, before)?;
+    Ok((db, dir))
+}
+
+/// `step` (an open or a catch-up of a secondary instance beside the
+/// writer at `path`), retried while it fails with an I/O error and the
+/// writer is live: it lost a race with the writer deleting files. Up to
+/// [`OPEN_RETRIES`] times, waiting 1, 2, … ms in between; `what` names
+/// the step in the error that ends it.
+fn retry_races<T>(
+    path: &Path,
+    what: impl Fn() -> String,
+    mut step: impl FnMut() -> std::result::Result<T, rocksdb::Error>,
+) -> Result<T> {
     let mut attempt = 0;
     loop {
-        let before = manifest_state(path).ok();
-        match DB::open_cf_descriptors_as_secondary(
-            &options,
-            path,
-            dir.path(),
-            reader_descriptors(families),
-        ) {
-            Ok(db) => {
-                replay_live_logs(&db, path, &logs, limit)?;
-                catch_up(&db, path, before)?;
-                return Ok((db, dir));
-            }
+        match step() {
+            Ok(done) => return Ok(done),
             Err(error)
                 if error.kind() == rocksdb::ErrorKind::IOError
                     && attempt < OPEN_RETRIES
@@ -168,11 +187,7 @@ pub(super) fn open_following(
                 attempt += 1;
                 std::thread::sleep(std::time::Duration::from_millis(attempt.into()));
             }
-            Err(error) => {
-                return Err(storage(|| {
-                    format!("opening {} for reading", path.display())
-                })(error))
-            }
+            Err(error) => return Err(storage(&what)(error)),
         }
     }
 }
@@ -203,21 +218,11 @@ fn replay_live_logs(db: &DB, path: &Path, logs: &Path, limit: Option<u64>) -> Re
 /// the catch-up opens it ("No such file or directory: While open a file
 /// for random read"). Each attempt reads the MANIFEST's edits afresh.
 fn try_catch_up(db: &DB, path: &Path) -> Result<()> {
-    let mut attempt = 0;
-    loop {
-        match db.try_catch_up_with_primary() {
-            Ok(()) => return Ok(()),
-            Err(error)
-                if error.kind() == rocksdb::ErrorKind::IOError
-                    && attempt < OPEN_RETRIES
-                    && writer_is_live(path)? =>
-            {
-                attempt += 1;
-                std::thread::sleep(std::time::Duration::from_millis(attempt.into()));
-            }
-            Err(error) => return Err(storage(|| format!("following {}", path.display()))(error)),
-        }
-    }
+    retry_races(
+        path,
+        || format!("following {}", path.display()),
+        || db.try_catch_up_with_primary(),
+    )
 }
 
 /// Brings a secondary instance opened while the MANIFEST was `before` up
